@@ -1,0 +1,82 @@
+// swift-tools-version:6.1
+//
+// Whereabouts: live positions of people and devices inside circles, over MQTT.
+//
+// Layers depend one way:
+//   WhereaboutsCore (Foundation only: fixes, geodesy, filters, policies, wire format)
+//     <- PositionSources, WhereaboutsMQTT (libmosquitto), Outbox (SQLite)
+//       <- Publisher, Circles, Dashboard
+//         <- the thin executables whereabouts-pub, whereabouts-sub, whereabouts-eval
+import PackageDescription
+
+let package = Package(
+    name: "Whereabouts",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "whereabouts-pub", targets: ["whereabouts-pub"]),
+        .executable(name: "whereabouts-sub", targets: ["whereabouts-sub"]),
+        .executable(name: "whereabouts-eval", targets: ["whereabouts-eval"]),
+        .library(name: "WhereaboutsCore", targets: ["WhereaboutsCore"]),
+        .library(name: "WhereaboutsMQTT", targets: ["WhereaboutsMQTT"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        // MARK: Policy core: Foundation only, so it could run inside an iOS app.
+        .target(name: "WhereaboutsCore"),
+
+        // MARK: Position sources: GPX, NMEA 0183, gpsd, simulator, replay.
+        .target(
+            name: "PositionSources",
+            dependencies: [
+                "WhereaboutsCore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // MARK: Transport: libmosquitto through a system-library target.
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
+        .target(
+            name: "WhereaboutsMQTT",
+            dependencies: [
+                "CMosquitto",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // MARK: Executables.
+        .executableTarget(
+            name: "whereabouts-pub",
+            dependencies: [
+                "WhereaboutsCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "whereabouts-sub",
+            dependencies: [
+                "WhereaboutsCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "whereabouts-eval",
+            dependencies: [
+                "WhereaboutsCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
+        // MARK: Tests.
+        .testTarget(
+            name: "WhereaboutsCoreTests",
+            dependencies: ["WhereaboutsCore"]
+        ),
+    ]
+)

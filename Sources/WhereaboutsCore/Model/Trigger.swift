@@ -1,0 +1,27 @@
+/// Why a location report was sent: OwnTracks' trigger letter (`t` field).
+///
+/// The letters are the ones OwnTracks apps use, so OwnTracks tools display them unchanged.
+public enum Trigger: String, Sendable, Hashable, Codable, CaseIterable {
+    /// First publish after start.
+    case firstPublish = "f"
+    /// Moving: the policy decided the position changed enough.
+    case moving = "t"
+    /// Time passed (for example `maxSilence`) without another reason to report.
+    case timePassed = "T"
+    /// The device went from moving to stationary.
+    case becameStationary = "k"
+    /// The device went from stationary to moving.
+    case startedMoving = "v"
+    /// Requested by a command (`reportLocation`).
+    case requested = "m"
+    /// A ping.
+    case ping = "p"
+}
+
+/// OwnTracks' monitoring mode (`m` field), which Whereabouts uses to name the reporting profile.
+public enum MonitoringMode: Int, Sendable, Hashable, Codable, CaseIterable {
+    /// The frugal significant-change profile.
+    case significant = 1
+    /// The precise active profile ("move" mode in OwnTracks).
+    case active = 2
+}

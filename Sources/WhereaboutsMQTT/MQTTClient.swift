@@ -1,0 +1,1 @@
+// The libmosquitto client lives here (issue 2).
