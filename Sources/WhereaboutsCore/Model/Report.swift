@@ -1,0 +1,37 @@
+/// A velocity in a local east/north frame, in metres per second.
+public struct Velocity: Sendable, Hashable, Codable {
+    /// Eastward component in m/s.
+    public var east: Double
+    /// Northward component in m/s.
+    public var north: Double
+
+    /// Creates a velocity from its east and north components in m/s.
+    public init(east: Double, north: Double) {
+        self.east = east
+        self.north = north
+    }
+
+    /// The zero velocity.
+    public static let zero = Velocity(east: 0, north: 0)
+
+    /// The speed in m/s.
+    public var speed: Double { (east * east + north * north).squareRoot() }
+}
+
+/// A fix that a reporting policy decided to send, with the reason and the velocity a dashboard
+/// should extrapolate it with.
+public struct Report: Sendable, Hashable, Codable {
+    /// The fix being reported.
+    public var fix: Fix
+    /// Why it is reported.
+    public var trigger: Trigger
+    /// The velocity a dashboard extrapolates with (SPEC §5 `predict`), or `nil` to hold the position.
+    public var velocity: Velocity?
+
+    /// Creates a report.
+    public init(fix: Fix, trigger: Trigger, velocity: Velocity? = nil) {
+        self.fix = fix
+        self.trigger = trigger
+        self.velocity = velocity
+    }
+}
