@@ -22,6 +22,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
     targets: [
         // MARK: Policy core: Foundation only, so it could run inside an iOS app.
@@ -50,6 +52,18 @@ let package = Package(
             ]
         ),
 
+        // MARK: Subscriber: circles file, ingest, circle views (issue 5).
+        .target(
+            name: "Circles",
+            dependencies: [
+                "WhereaboutsCore",
+                "WhereaboutsMQTT",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+
         // MARK: Executables.
         .executableTarget(
             name: "whereabouts-pub",
@@ -62,7 +76,10 @@ let package = Package(
             name: "whereabouts-sub",
             dependencies: [
                 "WhereaboutsCore",
+                "Circles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(
@@ -77,6 +94,14 @@ let package = Package(
         .testTarget(
             name: "WhereaboutsCoreTests",
             dependencies: ["WhereaboutsCore"]
+        ),
+        .testTarget(
+            name: "CirclesTests",
+            dependencies: [
+                "Circles",
+                "WhereaboutsCore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
     ]
 )
