@@ -84,3 +84,13 @@ extension CircleViewStore {
         if due { signalChange() }
     }
 }
+
+extension CircleViewStore {
+    /// Marks circles for publishing again (after a failed publish).
+    public func invalidate(circleIDs: [String]) {
+        for id in circleIDs where circlesByID[id] != nil {
+            dirty.insert(id)
+            lastCollected[id] = nil
+        }
+    }
+}
