@@ -92,6 +92,18 @@ let package = Package(
             ]
         ),
 
+        // MARK: Benchmarks (programs, not timed tests; results in BENCHMARKS.md).
+        .executableTarget(
+            name: "SubscriberBenchmark",
+            dependencies: [
+                "Circles",
+                "WhereaboutsCore",
+                "WhereaboutsMQTT",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/SubscriberBenchmark"
+        ),
+
         // MARK: Tests.
         .testTarget(
             name: "WhereaboutsCoreTests",
