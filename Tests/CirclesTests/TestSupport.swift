@@ -21,7 +21,7 @@ enum Build {
     }
 
     static func exampleFile() throws -> CirclesFile {
-        try CirclesFile.load(path: TestPaths.exampleCircles)
+        try CirclesFile.load(path: Fixture.exampleCircles)
     }
 
     static func store(staleTimeout: Double = 300, viewInterval: Double = 1, shard: Shard = .all) throws -> CircleViewStore {
