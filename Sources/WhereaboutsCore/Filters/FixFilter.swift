@@ -29,7 +29,7 @@ public struct FixFilter: Sendable, Hashable {
     ///
     /// - Returns: `nil` when the fix is accepted (and becomes the last accepted fix), else the
     ///   reason it was rejected (and counted).
-    public mutating func check(_ fix: Fix, now: Date) -> RejectionReason? {
+    public mutating func check(_ fix: Fix, now: Date) -> FixFilter.Reason? {
         var rejection = reason(toReject: fix, now: now)
         if rejection == .tooFast {
             // When the last accepted fix was itself the outlier, every later fix looks too fast
@@ -67,7 +67,7 @@ public struct FixFilter: Sendable, Hashable {
     }
 
     /// The reason the filters would reject `fix` now, without changing any state.
-    public func reason(toReject fix: Fix, now: Date) -> RejectionReason? {
+    public func reason(toReject fix: Fix, now: Date) -> FixFilter.Reason? {
         let time = fix.time.timeIntervalSince1970
         guard fix.coordinate.isValid, time.isFinite else { return .invalidCoordinates }
         let age = now.timeIntervalSince(fix.time)

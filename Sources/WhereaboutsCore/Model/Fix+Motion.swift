@@ -23,3 +23,12 @@ extension Fix {
         return Velocity(east: east / elapsed, north: north / elapsed)
     }
 }
+
+extension Fix {
+    /// The velocity the source measured (speed over ground along the course), when it gave both.
+    public var measuredVelocity: Velocity? {
+        guard let speed, let course, speed.isFinite, course.isFinite, speed >= 0 else { return nil }
+        let radians = course * .pi / 180
+        return Velocity(east: speed * sin(radians), north: speed * cos(radians))
+    }
+}

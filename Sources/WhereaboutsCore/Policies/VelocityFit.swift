@@ -4,14 +4,16 @@ import Foundation
 /// the longest time back.
 ///
 /// The recent fixes are projected into the frame of the position being sent, with times relative
-/// to the wire `tst`, exactly as a dashboard will extrapolate. The candidates are zero (hold) and
-/// least-squares fits of a straight line through the sent position over windows of 4, 8, 16, 32,
-/// 64 and 128 seconds. Each candidate is scored by how far back in time every fix stays within
-/// `tolerance` metres of the line; the best score wins, zero on a tie (stationary), otherwise the
-/// longer window (smoother). A device that kept to a line for the last minute is likely to keep
-/// to it for a while; one that has been standing still keeps standing.
-struct VelocityFit {
-    static let windows: [Double] = [4, 8, 16, 32, 64, 128]
+/// to the wire `tst`, exactly as a dashboard will extrapolate. The candidates, in order of
+/// preference on a tie, are: the velocity between the last two fixes (plain dead reckoning's),
+/// least-squares fits of a straight line through the sent position over the last 2, 4, 8, 16,
+/// 32, 64 and 128 seconds, and the velocity the receiver measured (speed and course), when it gave
+/// one. Each is scored by how far back in time every fix stays within `tolerance` metres of its
+/// line; zero velocity (hold) competes too and wins ties, so a device that has been standing still
+/// keeps holding. Candidates slower than `stationarySpeed` are not sent.
+enum VelocityFit {
+    /// The least-squares windows in seconds.
+    static let windows: [Double] = [2, 4, 8, 16, 32, 64, 128]
 
     struct Point {
         var tau: Double
@@ -20,11 +22,29 @@ struct VelocityFit {
     }
 
     /// The chosen velocity, or `nil` for hold.
-    static func choose(history: FixHistory, origin: Coordinate, tst: Double, tolerance: Double, stationarySpeed: Double) -> Velocity? {
+    static func choose(
+        history: FixHistory, origin: Coordinate, tst: Double, tolerance: Double,
+        stationarySpeed: Double, measured: Velocity?
+    ) -> Velocity? {
+        let points = recentPoints(history: history, origin: origin, tst: tst)
+        var best: Velocity? = nil
+        var bestSpan = span(of: .zero, points: points, tolerance: tolerance)
+        for candidate in candidates(points: points, measured: measured) where candidate.speed >= stationarySpeed {
+            let candidateSpan = span(of: candidate, points: points, tolerance: tolerance)
+            if candidateSpan > bestSpan {
+                best = candidate
+                bestSpan = candidateSpan
+            }
+        }
+        return best
+    }
+
+    /// The remembered fixes of the last `windows.last` seconds, newest first, in the sent frame.
+    static func recentPoints(history: FixHistory, origin: Coordinate, tst: Double) -> [Point] {
         let projection = LocalProjection(origin: origin)
         let longest = windows[windows.count - 1]
         var points: [Point] = []
-        points.reserveCapacity(min(history.count, 256))
+        points.reserveCapacity(history.count)
         for age in 0..<history.count {
             let entry = history[age]
             let tau = entry.time - tst
@@ -32,30 +52,33 @@ struct VelocityFit {
             let (east, north) = projection.project(Coordinate(latitude: entry.latitude, longitude: entry.longitude))
             points.append(Point(tau: tau, east: east, north: north))
         }
+        return points
+    }
+
+    /// The candidate velocities in order of preference.
+    static func candidates(points: [Point], measured: Velocity?) -> [Velocity] {
         var candidates: [Velocity] = []
+        if points.count >= 2, points[0].tau > points[1].tau {
+            let dt = points[0].tau - points[1].tau
+            candidates.append(Velocity(east: (points[0].east - points[1].east) / dt, north: (points[0].north - points[1].north) / dt))
+        }
+        // Least squares through the origin: v = Σ τ p / Σ τ², accumulated newest to oldest and
+        // read off at each window boundary.
         var sumTE = 0.0, sumTN = 0.0, sumTT = 0.0
         var window = 0
+        func close() {
+            if sumTT > 0 { candidates.append(Velocity(east: sumTE / sumTT, north: sumTN / sumTT)) }
+            window += 1
+        }
         for point in points {
-            while window < windows.count, point.tau < -windows[window] {
-                if sumTT > 0 { candidates.append(Velocity(east: sumTE / sumTT, north: sumTN / sumTT)) }
-                window += 1
-            }
+            while window < windows.count, point.tau < -windows[window] { close() }
             sumTE += point.tau * point.east
             sumTN += point.tau * point.north
             sumTT += point.tau * point.tau
         }
-        if window < windows.count, sumTT > 0 { candidates.append(Velocity(east: sumTE / sumTT, north: sumTN / sumTT)) }
-
-        var best: Velocity? = nil
-        var bestSpan = span(of: .zero, points: points, tolerance: tolerance)
-        for candidate in candidates where candidate.speed >= stationarySpeed {
-            let candidateSpan = span(of: candidate, points: points, tolerance: tolerance)
-            if candidateSpan > bestSpan || (candidateSpan == bestSpan && best != nil) {
-                best = candidate
-                bestSpan = candidateSpan
-            }
-        }
-        return best
+        if window < windows.count { close() }
+        if let measured { candidates.append(measured) }
+        return candidates
     }
 
     /// How many seconds back every point stays within `tolerance` of the line `velocity * tau`.
