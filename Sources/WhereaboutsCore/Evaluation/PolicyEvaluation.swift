@@ -55,6 +55,13 @@ public struct EvaluatedReport: Sendable, Hashable {
     public var report: Report
     /// The message as sent, after wire rounding.
     public var message: LocationMessage
+
+    /// Creates a report record.
+    public init(index: Int, report: Report, message: LocationMessage) {
+        self.index = index
+        self.report = report
+        self.message = message
+    }
 }
 
 /// Everything an evaluation run produced: the measures, every report and the live error at every
