@@ -16,7 +16,7 @@ public enum RejectionReason: String, Error, Sendable, Hashable, Codable, CaseIte
     case invalidValue = "invalid-value"
     /// A position without a time (a GPX track point without `<time>`, a gpsd TPV without `time`).
     case missingTime = "missing-time"
-    /// An NMEA epoch before any RMC sentence gave the date, so its time of day cannot be dated.
+    /// An NMEA epoch without an RMC sentence to give its date (see `NMEAOptions.carryDate`).
     case missingDate = "missing-date"
     /// The receiver said it has no fix (RMC status V, GGA quality 0, GSA mode 1, gpsd mode 0 or 1).
     case noFix = "no-fix"
@@ -28,6 +28,8 @@ public enum RejectionReason: String, Error, Sendable, Hashable, Codable, CaseIte
     case emptyInput = "empty-input"
     /// A line longer than any valid sentence or report (garbage from a wrong baud rate, say).
     case oversizeLine = "oversize-line"
+    /// A line that is not an NMEA sentence at all (no leading `$`), such as noise on a serial line.
+    case garbage = "garbage"
 
     /// A short sentence describing the reason, for logs and tables.
     public var description: String {
@@ -38,12 +40,13 @@ public enum RejectionReason: String, Error, Sendable, Hashable, Codable, CaseIte
         case .invalidCoordinate: "coordinate is NaN or out of range"
         case .invalidValue: "speed, accuracy or altitude is NaN or impossible"
         case .missingTime: "position without a time"
-        case .missingDate: "NMEA epoch before the first date (RMC)"
+        case .missingDate: "NMEA epoch without a date (no RMC)"
         case .noFix: "receiver reports no fix"
         case .malformedXML: "GPX is not well-formed XML"
         case .malformedJSON: "gpsd report is not valid JSON"
         case .emptyInput: "input is empty"
         case .oversizeLine: "line too long to be a sentence or report"
+        case .garbage: "line is not an NMEA sentence"
         }
     }
 }
