@@ -19,11 +19,12 @@ enum TrackLoader {
         guard FileManager.default.isReadableFile(atPath: path) else {
             throw ValidationError("Cannot read the track \(path): no such readable file.")
         }
+        let kind = try kind(of: url)
         let track: RecordedTrack
         do {
-            switch try kind(of: url) {
+            switch kind {
             case .gpx: track = try GPXFile.read(contentsOf: url, logger: logger)
-            case .nmea: throw ValidationError("NMEA_PENDING")
+            case .nmea: track = try NMEAFile.read(contentsOf: url, logger: logger)
             }
         } catch {
             throw ValidationError("Cannot read the track \(path): \(error)")
@@ -33,14 +34,16 @@ enum TrackLoader {
         return Loaded(fixes: track.fixes, rejections: rejections)
     }
 
-    static func kind(of url: URL) throws -> Kind {
+    static func kind(of url: URL) throws(ValidationError) -> Kind {
         switch url.pathExtension.lowercased() {
         case "gpx", "xml": return .gpx
         case "nmea", "nma", "log", "txt": return .nmea
         default:
-            let handle = try FileHandle(forReadingFrom: url)
+            guard let handle = try? FileHandle(forReadingFrom: url) else {
+                throw ValidationError("Cannot open the track \(url.path).")
+            }
             defer { try? handle.close() }
-            let head = String(decoding: try handle.read(upToCount: 4096) ?? Data(), as: UTF8.self)
+            let head = String(decoding: (try? handle.read(upToCount: 4096)) ?? Data(), as: UTF8.self)
             if head.contains("<gpx") || head.hasPrefix("<?xml") { return .gpx }
             if head.contains("$GP") || head.contains("$GN") || head.contains("$GL") || head.contains("$GA") { return .nmea }
             throw ValidationError("Cannot tell whether \(url.path) is GPX or NMEA; give it a .gpx or .nmea extension.")

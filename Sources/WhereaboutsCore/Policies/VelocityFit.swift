@@ -9,8 +9,10 @@ import Foundation
 /// least-squares fits of a straight line through the sent position over the last 2, 4, 8, 16,
 /// 32, 64 and 128 seconds, and the velocity the receiver measured (speed and course), when it gave
 /// one. Each is scored by how far back in time every fix stays within `tolerance` metres of its
-/// line; zero velocity (hold) competes too and wins ties, so a device that has been standing still
-/// keeps holding. Candidates slower than `stationarySpeed` are not sent.
+/// line; zero velocity (hold) competes too and wins ties against the fitted candidates, so a
+/// device that has been standing still keeps holding, while the receiver's measured velocity wins
+/// ties against everything (it is right even without history, such as at the first fix).
+/// Candidates slower than `stationarySpeed` are not sent.
 enum VelocityFit {
     /// The least-squares windows in seconds.
     static let windows: [Double] = [2, 4, 8, 16, 32, 64, 128]
@@ -29,12 +31,16 @@ enum VelocityFit {
         let points = recentPoints(history: history, origin: origin, tst: tst)
         var best: Velocity? = nil
         var bestSpan = span(of: .zero, points: points, tolerance: tolerance)
-        for candidate in candidates(points: points, measured: measured) where candidate.speed >= stationarySpeed {
+        for candidate in candidates(points: points) where candidate.speed >= stationarySpeed {
             let candidateSpan = span(of: candidate, points: points, tolerance: tolerance)
             if candidateSpan > bestSpan {
                 best = candidate
                 bestSpan = candidateSpan
             }
+        }
+        // The receiver's own measurement (Doppler) wins ties: it needs no history to be right.
+        if let measured, measured.speed >= stationarySpeed, span(of: measured, points: points, tolerance: tolerance) >= bestSpan {
+            best = measured
         }
         return best
     }
@@ -56,7 +62,7 @@ enum VelocityFit {
     }
 
     /// The candidate velocities in order of preference.
-    static func candidates(points: [Point], measured: Velocity?) -> [Velocity] {
+    static func candidates(points: [Point]) -> [Velocity] {
         var candidates: [Velocity] = []
         if points.count >= 2, points[0].tau > points[1].tau {
             let dt = points[0].tau - points[1].tau
@@ -77,7 +83,6 @@ enum VelocityFit {
             sumTT += point.tau * point.tau
         }
         if window < windows.count { close() }
-        if let measured { candidates.append(measured) }
         return candidates
     }
 
