@@ -16,7 +16,7 @@ public struct PolicyOptions: ParsableArguments, Sendable {
     public var policy: String = "seed,interval,distance,significant,dead-reckoning,bounded"
 
     @Option(name: .long, help: ArgumentHelp(
-        "The error bounds in metres for bounded and dead-reckoning, separated by commas; each policy runs once per value (default 50).",
+        "The error bounds in metres for bounded and dead-reckoning, separated by commas; each of the two policies runs once per value.",
         valueName: "metres"))
     public var epsilon: String = "50"
 
