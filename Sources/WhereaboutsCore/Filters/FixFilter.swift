@@ -34,7 +34,7 @@ public struct FixFilter: Sendable, Hashable {
         if rejection == .tooFast {
             // When the last accepted fix was itself the outlier, every later fix looks too fast
             // from it. Fixes that keep agreeing with each other win after a few in a row.
-            let agrees = lastTooFast.map { !isTooFast(fix, from: $0) && fix.time > $0.time } ?? false
+            let agrees = lastTooFast.map { fix.time > $0.time && !isTooFast(fix, from: $0) } ?? false
             consistentTooFast = agrees ? consistentTooFast + 1 : 0
             lastTooFast = fix
             if consistentTooFast >= Self.reanchorAfter { rejection = nil }
@@ -55,10 +55,10 @@ public struct FixFilter: Sendable, Hashable {
     /// outlier, not the new ones.
     public static let reanchorAfter = 3
 
+    /// Whether reaching `fix` from the earlier `previous` needs more than `maxSpeed`.
     private func isTooFast(_ fix: Fix, from previous: Fix) -> Bool {
-        guard let maxSpeed = settings.maxSpeed else { return false }
-        let elapsed = fix.time.timeIntervalSince(previous.time)
-        return Geodesy.distance(previous.coordinate, fix.coordinate) > maxSpeed * elapsed
+        guard let maxSpeed = settings.maxSpeed, let speed = fix.impliedSpeed(from: previous) else { return false }
+        return speed > maxSpeed
     }
 
     /// Whether `fix` passes every filter; counts a rejection like ``check(_:now:)``.
@@ -78,8 +78,7 @@ public struct FixFilter: Sendable, Hashable {
             return .tooInaccurate
         }
         guard let last = lastAccepted else { return nil }
-        let elapsed = fix.time.timeIntervalSince(last.time)
-        guard elapsed > 0 else { return .notNewer }
+        guard fix.time > last.time else { return .notNewer }
         return isTooFast(fix, from: last) ? .tooFast : nil
     }
 }
