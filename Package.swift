@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "WhereaboutsCore", targets: ["WhereaboutsCore"]),
         .library(name: "WhereaboutsMQTT", targets: ["WhereaboutsMQTT"]),
         .library(name: "PositionSources", targets: ["PositionSources"]),
+        .library(name: "PolicyOptions", targets: ["PolicyOptions"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -66,6 +67,16 @@ let package = Package(
             ]
         ),
 
+        // MARK: Policy flags shared by whereabouts-pub and whereabouts-eval; evaluation output.
+        .target(
+            name: "PolicyOptions",
+            dependencies: [
+                "WhereaboutsCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .target(name: "EvalKit", dependencies: ["WhereaboutsCore"]),
+
         // MARK: Executables.
         .executableTarget(
             name: "whereabouts-pub",
@@ -88,7 +99,11 @@ let package = Package(
             name: "whereabouts-eval",
             dependencies: [
                 "WhereaboutsCore",
+                "PositionSources",
+                "PolicyOptions",
+                "EvalKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
@@ -103,6 +118,11 @@ let package = Package(
             ],
             path: "Benchmarks/SubscriberBenchmark"
         ),
+        .executableTarget(
+            name: "PolicyBenchmark",
+            dependencies: ["WhereaboutsCore"],
+            path: "Benchmarks/PolicyBenchmark"
+        ),
 
         // MARK: Tests.
         .testTarget(
@@ -116,6 +136,10 @@ let package = Package(
                 "WhereaboutsCore",
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        .testTarget(
+            name: "WhereaboutsEvalTests",
+            dependencies: ["EvalKit", "PolicyOptions", "WhereaboutsCore"]
         ),
         .testTarget(
             name: "PositionSourcesTests",
