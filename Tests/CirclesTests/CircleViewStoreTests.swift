@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 import WhereaboutsCore
 @testable import Circles
@@ -185,5 +186,24 @@ struct CircleViewStoreTests {
         await store.apply(Build.fix(Int(Date().timeIntervalSince1970)), from: Build.bob, retained: false, at: Date().addingTimeInterval(2))
         await waited
         #expect(await store.collectDue(at: Date().addingTimeInterval(2)).views.count == 2)
+    }
+}
+
+@Suite("Rejection logging")
+struct RejectionLoggingTests {
+    @Test("A rejected message is logged with its topic and reason, never its coordinates")
+    func logged() async throws {
+        let recorder = RecordingLogHandler()
+        let store = CircleViewStore(circles: try Build.exampleFile(), logger: Logger(label: "t", factory: { _ in recorder }))
+        let ingestor = Ingestor(store: store, router: TopicRouter(), settings: ViewSettings())
+        let payload = Array(#"{"_type":"location","lat":91.123456,"lon":8.654321,"tst":1700000000}"#.utf8)
+        await ingestor.handle(TransportMessage(topic: "owntracks/alice/phone", payload: payload, retained: false),
+                              at: Build.date(Build.t0))
+        let record = try #require(recorder.records.first { $0.message == "Rejected a message." })
+        #expect(record.level == .notice)
+        #expect(record.metadata["whereabouts.reason"] == "out_of_range.lat")
+        #expect(record.metadata["whereabouts.topic"] == "owntracks/alice/phone")
+        #expect(!recorder.records.contains { "\($0.message) \($0.metadata)".contains("91.12") || "\($0.metadata)".contains("8.65") })
+        #expect(await store.statistics().rejected == ["out_of_range.lat": 1])
     }
 }
