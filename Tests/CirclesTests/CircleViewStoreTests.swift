@@ -128,7 +128,7 @@ struct CircleViewStoreTests {
     func trailBounds() async throws {
         let store = CircleViewStore(
             circles: try Build.exampleFile(), settings: ViewSettings(trailLength: 5, trailDuration: 60),
-            logger: Build.quietLogger)
+            logger: Build.quietLogger, now: Build.date(Build.t0 - 10))
         for i in 0..<30 {
             await store.apply(Build.fix(Build.t0 + i * 10), from: Build.alice, retained: false, at: Build.date(Build.t0 + i * 10))
         }

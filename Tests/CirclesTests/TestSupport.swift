@@ -27,7 +27,7 @@ enum Build {
     static func store(staleTimeout: Double = 300, viewInterval: Double = 1, shard: Shard = .all) throws -> CircleViewStore {
         CircleViewStore(
             circles: try exampleFile(), shard: shard, settings: ViewSettings(staleTimeout: staleTimeout),
-            viewInterval: viewInterval, logger: quietLogger)
+            viewInterval: viewInterval, logger: quietLogger, now: date(t0 - 10))
     }
 }
 
