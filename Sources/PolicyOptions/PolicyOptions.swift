@@ -12,9 +12,9 @@ public struct PolicyOptions: ParsableArguments, Sendable {
 
     /// The value of `--policy` (its help text says what it does).
     @Option(name: .long, help: ArgumentHelp(
-        "The reporting policies to run, separated by commas: seed, interval, distance, significant, dead-reckoning, bounded.",
+        "The reporting policies to use, separated by commas: seed, interval, distance, significant, dead-reckoning, bounded (default: all six in whereabouts-eval, bounded in whereabouts-pub).",
         valueName: "names"))
-    public var policy: String = "seed,interval,distance,significant,dead-reckoning,bounded"
+    public var policy: String?
 
     /// The value of `--epsilon` (its help text says what it does).
     @Option(name: .long, help: ArgumentHelp(
@@ -84,9 +84,20 @@ public struct PolicyOptions: ParsableArguments, Sendable {
     @Option(name: .long, help: ArgumentHelp("Reject fixes stamped more than this many seconds in the future.", valueName: "seconds"))
     public var futureTolerance: Double = FixFilter.Settings.defaultFutureTolerance
 
-    /// The policies named by `--policy`, in order.
-    public func kinds() throws -> [PolicyKind] {
-        try wrap { () throws(PolicySettingsError) in try PolicyKind.parseList(policy) }
+    /// The policies named by `--policy`, in order, or `defaultKinds` when the flag is absent.
+    public func kinds(default defaultKinds: [PolicyKind] = PolicyKind.allCases) throws -> [PolicyKind] {
+        guard let policy else { return defaultKinds }
+        return try wrap { () throws(PolicySettingsError) in try PolicyKind.parseList(policy) }
+    }
+
+    /// The one policy a publisher runs: `--policy` naming a single policy (default `bounded`) with
+    /// a single `--epsilon`. Throws a `ValidationError` when the flags name more than one.
+    public func makeSinglePolicy(default defaultKind: PolicyKind = .bounded) throws -> any ReportingPolicy {
+        let kinds = try kinds(default: [defaultKind])
+        let epsilons = try epsilons()
+        guard kinds.count == 1 else { throw ValidationError("Name exactly one policy with --policy, not \(kinds.count).") }
+        guard epsilons.count == 1 else { throw ValidationError("Give exactly one --epsilon here, not \(epsilons.count).") }
+        return try settings().makePolicy(kinds[0], epsilon: epsilons[0])
     }
 
     /// The values of `--epsilon`.
