@@ -103,7 +103,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WhereaboutsEvalTests",
-            dependencies: ["EvalKit", "PolicyOptions", "WhereaboutsCore"]
+            dependencies: ["EvalKit", "PolicyOptions", "PositionSources", "WhereaboutsCore"]
         ),
         .testTarget(
             name: "PositionSourcesTests",
