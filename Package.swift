@@ -78,5 +78,23 @@ let package = Package(
             name: "WhereaboutsCoreTests",
             dependencies: ["WhereaboutsCore"]
         ),
+
+        // MARK: Test support (mqtt): real mosquitto brokers, throwaway certificates, paths, timeouts.
+        .target(
+            name: "WhereaboutsTestSupport",
+            dependencies: [
+                "WhereaboutsMQTT",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/WhereaboutsTestSupport"
+        ),
+        .testTarget(
+            name: "WhereaboutsMQTTTests",
+            dependencies: [
+                "WhereaboutsMQTT",
+                "WhereaboutsTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
     ]
 )
