@@ -88,11 +88,20 @@ let package = Package(
             ],
             path: "Tests/WhereaboutsTestSupport"
         ),
+        .executableTarget(
+            name: "mqtt-test-client",
+            dependencies: [
+                "WhereaboutsMQTT",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/MQTTTestClient"
+        ),
         .testTarget(
             name: "WhereaboutsMQTTTests",
             dependencies: [
                 "WhereaboutsMQTT",
                 "WhereaboutsTestSupport",
+                "mqtt-test-client",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -77,9 +77,11 @@ public enum MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
 
 /// Why a broker refused a connection (MQTT 3.1.1 CONNACK return codes and MQTT 5 reason codes).
 public enum MQTTRefusal: Sendable, Equatable, CustomStringConvertible {
-    /// Wrong user name or password (3.1.1 code 4, MQTT 5 0x86).
+    /// Wrong user name or password: 3.1.1 code 4 or MQTT 5 0x86, or "not authorised" (5 / 0x87)
+    /// to a CONNECT that carried credentials, which is how mosquitto 2.0 reports a wrong password.
     case badCredentials
-    /// The user is not allowed to connect, e.g. anonymous access disabled (3.1.1 code 5, 5: 0x87).
+    /// Not allowed to connect without credentials, e.g. anonymous access disabled (3.1.1 code 5,
+    /// MQTT 5 0x87, with no credentials sent).
     case notAuthorized
     /// The broker rejected the client id (3.1.1 code 2, 5: 0x85).
     case identifierRejected

@@ -130,6 +130,17 @@ public final class Broker: Sendable {
         try await launch()
     }
 
+    /// Freezes the broker (SIGSTOP): it keeps its sockets but answers nothing, like a hung
+    /// server or a black-holed network. Undo with `resume()`.
+    public func pause() async {
+        process.withLock { $0 }?.signal(SIGSTOP)
+    }
+
+    /// Lets a paused broker run again (SIGCONT).
+    public func resume() async {
+        process.withLock { $0 }?.signal(SIGCONT)
+    }
+
     /// The tail of mosquitto's log, for failure messages.
     public func logTail(lines: Int = 30) -> String {
         let text = (try? String(contentsOf: logFile, encoding: .utf8)) ?? "(no log)"

@@ -55,8 +55,11 @@ enum MosquittoCode {
     }
 
     /// The refusal for a non-zero CONNACK code (3.1.1 return code or MQTT 5 reason code).
-    static func refusal(_ code: Int32) -> MQTTRefusal {
+    /// mosquitto 2.0 answers a wrong password with "not authorised" (5 / 0x87), so that answer
+    /// to a CONNECT that carried credentials means the credentials were not accepted.
+    static func refusal(_ code: Int32, sentCredentials: Bool) -> MQTTRefusal {
         switch code {
+        case 5 where sentCredentials, 0x87 where sentCredentials: .badCredentials
         case 1, 0x84: .unsupportedProtocolVersion
         case 2, 0x85: .identifierRejected
         case 3, 0x88, 0x89: .serverUnavailable

@@ -41,7 +41,8 @@ extension MosquittoSession {
 
     private func didConnect(code: Int32, sessionPresent: Bool) {
         guard code == 0 else {
-            let refused = MQTTError.connectionRefused(MosquittoCode.refusal(code))
+            let refused = MQTTError.connectionRefused(
+                MosquittoCode.refusal(code, sentCredentials: configuration.credentials != nil))
             lock.lock()
             refusal = refused
             lock.unlock()

@@ -166,6 +166,7 @@ extension MosquittoSession {
         mosquitto_destroy(handle)
         lock.lock()
         finished = true
+        endReason = reason
         isConnected = false
         let operations = acks.removeAll()
         let connects = Array(connectWaiters.values)

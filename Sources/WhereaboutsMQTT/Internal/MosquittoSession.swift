@@ -42,6 +42,8 @@ final class MosquittoSession: @unchecked Sendable {
     var nextWaiterID: UInt64 = 0
     var exitWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
     var finished = false
+    /// Why the session ended, once `finished`.
+    var endReason: MQTTDisconnectReason?
     /// The broker's refusal from the last CONNACK, if it refused.
     var refusal: MQTTError?
     /// The last error libmosquitto logged (TLS details come only this way).
@@ -186,8 +188,9 @@ final class MosquittoSession: @unchecked Sendable {
                     lock.unlock()
                     continuation.resume()
                 } else if finished || stopReason != nil {
+                    let error: MQTTError = if case .failed(let error) = endReason { error } else { .clientClosed }
                     lock.unlock()
-                    continuation.resume(throwing: MQTTError.clientClosed)
+                    continuation.resume(throwing: error)
                 } else {
                     connectWaiters[waiterID] = ConnectWaiter(continuation: continuation, deadline: deadline)
                     lock.unlock()
