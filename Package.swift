@@ -73,6 +73,25 @@ let package = Package(
             ]
         ),
 
+        // MARK: Benchmarks (mqtt): the Swift client against a plain C libmosquitto loop.
+        .target(
+            name: "CMosquittoBaseline",
+            dependencies: ["CMosquitto"],
+            path: "Benchmarks/CMosquittoBaseline",
+            linkerSettings: [.linkedLibrary("mosquitto")]
+        ),
+        .executableTarget(
+            name: "MQTTPublishBenchmark",
+            dependencies: [
+                "CMosquittoBaseline",
+                "WhereaboutsMQTT",
+                "WhereaboutsTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/MQTTPublishBenchmark"
+        ),
+
         // MARK: Tests.
         .testTarget(
             name: "WhereaboutsCoreTests",

@@ -119,6 +119,12 @@ public final class MQTTClient: Sendable {
         }
     }
 
+    /// How many operations wait for an acknowledgement right now (for tests).
+    var pendingAcknowledgements: Int {
+        guard let session = current.withLock({ $0 }) else { return 0 }
+        return session.pendingAcknowledgements
+    }
+
     /// The session operations go through, or `notConnected` when there is none.
     func activeSession() throws(MQTTError) -> MosquittoSession {
         guard let session = current.withLock({ $0 }) else { throw .notConnected(mayStillBeDelivered: false) }

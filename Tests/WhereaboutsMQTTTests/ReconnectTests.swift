@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import Testing
-import WhereaboutsMQTT
+@testable import WhereaboutsMQTT
 import WhereaboutsTestSupport
 
 @Suite("Reconnecting after broker outages")
@@ -119,6 +119,8 @@ struct ReconnectTests {
         let publish = Task {
             try await client.publish(to: "queued/1", payload: "kept", qos: .atLeastOnce, retain: true, timeout: .seconds(20))
         }
+        // Kill only once the publish is handed to libmosquitto and waits for its PUBACK.
+        try await waitUntil("the publish to await its acknowledgement") { client.pendingAcknowledgements == 1 }
         await broker.kill()
         try await client.waitForState("reconnecting") { if case .reconnecting = $0 { true } else { false } }
         try await broker.restart()

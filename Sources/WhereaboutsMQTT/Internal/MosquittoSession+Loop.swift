@@ -3,6 +3,10 @@ import Foundation
 import Logging
 
 extension MosquittoSession {
+    /// How long a stopping session drives the connection so that DISCONNECT (and what is
+    /// queued before it) gets written, before it closes the socket regardless.
+    static let disconnectGrace: Duration = .seconds(2)
+
     /// The session thread: connect, drive the connection, back off and reconnect, until stopped
     /// or failed; then destroy the handle.
     func run() {
@@ -68,9 +72,13 @@ extension MosquittoSession {
         var disconnectDeadline: ContinuousClock.Instant?
         while true {
             if disconnectDeadline == nil, currentStopReason() != nil {
-                // Send DISCONNECT (so the broker does not publish the will) and give it a moment.
-                mosquitto_disconnect(handle)
-                disconnectDeadline = .now + .seconds(1)
+                // Send DISCONNECT (so the broker does not publish the will) and write it at once,
+                // before reading anything: libmosquitto rejects a PUBLISH that arrives once the
+                // handle is marked disconnected by closing the socket without DISCONNECT.
+                if mosquitto_disconnect(handle) == MosquittoCode.success {
+                    mosquitto_loop_write(handle, 1)
+                }
+                disconnectDeadline = .now + Self.disconnectGrace
             }
             let rc = mosquitto_loop(handle, Self.loopTimeoutMilliseconds, 1)
             let loopErrno = errno

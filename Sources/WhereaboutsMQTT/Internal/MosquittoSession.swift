@@ -118,14 +118,23 @@ final class MosquittoSession: @unchecked Sendable {
     // MARK: Stop and wait
 
     /// Asks the session to disconnect and end; returns at once (never blocks on the thread).
+    ///
+    /// The session thread sends DISCONNECT itself (within `loopTimeoutMilliseconds`): calling
+    /// `mosquitto_disconnect` from here would mark the connection disconnected while the thread
+    /// may still read an incoming PUBLISH, which libmosquitto then treats as a protocol error and
+    /// closes the socket without DISCONNECT, so the broker would publish the will.
     func requestStop(_ reason: MQTTDisconnectReason) {
         lock.lock()
         if stopReason == nil { stopReason = reason }
-        let wake = isConnected
         lock.broadcast()
         lock.unlock()
-        // Sending DISCONNECT from here wakes the session thread out of its select() at once.
-        if wake { _ = withHandle { mosquitto_disconnect($0) } }
+    }
+
+    /// How many operations wait for an acknowledgement.
+    var pendingAcknowledgements: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return acks.waiters.count
     }
 
     /// Whether the session has been asked to stop or has ended.
