@@ -89,6 +89,7 @@ let package = Package(
             name: "whereabouts-sub",
             dependencies: [
                 "WhereaboutsCore",
+                "WhereaboutsMQTT",
                 "Circles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -152,6 +153,9 @@ let package = Package(
             dependencies: [
                 "Circles",
                 "WhereaboutsCore",
+                "WhereaboutsMQTT",
+                "WhereaboutsTestSupport",
+                "PositionSources",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
