@@ -39,7 +39,7 @@ extension MosquittoSession {
     ) async throws -> Ack {
         let token = OperationToken()
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Ack, any Error>) in
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Ack, any Error>) in
                 start(operation, timeout: timeout, stillQueuedOnGiveUp: stillQueuedOnGiveUp, subject: subject, token: token, continuation: continuation, call)
             }
         } onCancel: {
@@ -53,20 +53,31 @@ extension MosquittoSession {
 
     private func start(
         _ operation: MQTTOperation, timeout: Duration, stillQueuedOnGiveUp: Bool, subject: String,
-        token: OperationToken, continuation: CheckedContinuation<Ack, any Error>,
+        token: OperationToken, continuation: UnsafeContinuation<Ack, any Error>,
         _ call: (OpaquePointer, UnsafeMutablePointer<Int32>) -> Int32
     ) {
         if Task.isCancelled {
             continuation.resume(throwing: CancellationError())
             return
         }
+        // Two lock sections per operation: enter (count the C call, so the handle is neither
+        // reconnected nor destroyed under it) and leave (register the waiter or claim an early
+        // acknowledgement). The lock is not held during the C call.
         lock.lock()
+        guard !closed && !handleBusy else {
+            lock.unlock()
+            continuation.resume(throwing: MQTTError.notConnected(mayStillBeDelivered: false))
+            return
+        }
+        activeCalls += 1
         acks.beginCall()
         lock.unlock()
         var mid: Int32 = 0
-        let rc = withHandle { handle in call(handle, &mid) }
+        let rc: Int32? = call(handle, &mid)
 
         lock.lock()
+        activeCalls -= 1
+        if activeCalls == 0 && handleBusy { lock.broadcast() }
         var outcome: Result<Ack, any Error>?
         if rc == MosquittoCode.success {
             let waiter = AckTable.Waiter(
