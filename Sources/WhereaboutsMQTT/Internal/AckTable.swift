@@ -19,7 +19,7 @@ enum Ack: Sendable {
 /// owning session guards it with its lock.
 struct AckTable {
     struct Waiter {
-        let continuation: UnsafeContinuation<Ack, any Error>
+        let continuation: CheckedContinuation<Ack, any Error>
         let operation: MQTTOperation
         let timeout: Duration
         let deadline: ContinuousClock.Instant

@@ -39,7 +39,7 @@ extension MosquittoSession {
     ) async throws -> Ack {
         let token = OperationToken()
         return try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Ack, any Error>) in
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Ack, any Error>) in
                 start(operation, timeout: timeout, stillQueuedOnGiveUp: stillQueuedOnGiveUp, subject: subject, token: token, continuation: continuation, call)
             }
         } onCancel: {
@@ -53,7 +53,7 @@ extension MosquittoSession {
 
     private func start(
         _ operation: MQTTOperation, timeout: Duration, stillQueuedOnGiveUp: Bool, subject: String,
-        token: OperationToken, continuation: UnsafeContinuation<Ack, any Error>,
+        token: OperationToken, continuation: CheckedContinuation<Ack, any Error>,
         _ call: (OpaquePointer, UnsafeMutablePointer<Int32>) -> Int32
     ) {
         if Task.isCancelled {
