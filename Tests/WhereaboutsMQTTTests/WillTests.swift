@@ -6,9 +6,7 @@ import WhereaboutsTestSupport
 
 @Suite("Last will")
 struct WillTests {
-    @Test(
-        "The will is published when a client process is killed without DISCONNECT",
-        .enabled(if: TestPaths.builtExecutable(named: "mqtt-test-client") != nil))
+    @Test("The will is published when a client process is killed without DISCONNECT")
     func willOnKill() async throws {
         let broker = try await Broker.start()
         let watcher = broker.client("watcher")
@@ -16,6 +14,7 @@ struct WillTests {
         let messages = watcher.messages
         try await watcher.subscribe(to: "owntracks/ann/phone", qos: .atLeastOnce)
 
+        // Built with the tests: this test target depends on the helper's target.
         let helper = try #require(TestPaths.builtExecutable(named: "mqtt-test-client"))
         let child = try ChildProcess.spawn(
             helper.path,

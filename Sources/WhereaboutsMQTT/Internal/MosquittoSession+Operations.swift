@@ -35,7 +35,7 @@ extension MosquittoSession {
     /// and the session lock is never held across the C call.
     func perform(
         _ operation: MQTTOperation, timeout: Duration, stillQueuedOnGiveUp: Bool, subject: String,
-        _ call: @escaping (OpaquePointer, UnsafeMutablePointer<Int32>) -> Int32
+        _ call: (OpaquePointer, UnsafeMutablePointer<Int32>) -> Int32
     ) async throws -> Ack {
         let token = OperationToken()
         return try await withTaskCancellationHandler {
