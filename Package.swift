@@ -18,6 +18,8 @@ let package = Package(
         .executable(name: "whereabouts-eval", targets: ["whereabouts-eval"]),
         .library(name: "WhereaboutsCore", targets: ["WhereaboutsCore"]),
         .library(name: "WhereaboutsMQTT", targets: ["WhereaboutsMQTT"]),
+        .library(name: "PositionSources", targets: ["PositionSources"]),
+        .library(name: "PolicyOptions", targets: ["PolicyOptions"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -50,6 +52,16 @@ let package = Package(
             ]
         ),
 
+        // MARK: Policy flags shared by whereabouts-pub and whereabouts-eval; evaluation output.
+        .target(
+            name: "PolicyOptions",
+            dependencies: [
+                "WhereaboutsCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .target(name: "EvalKit", dependencies: ["WhereaboutsCore"]),
+
         // MARK: Executables.
         .executableTarget(
             name: "whereabouts-pub",
@@ -69,10 +81,20 @@ let package = Package(
             name: "whereabouts-eval",
             dependencies: [
                 "WhereaboutsCore",
+                "PositionSources",
+                "PolicyOptions",
+                "EvalKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
+        // MARK: Benchmarks (programs; build with -c release).
+        .executableTarget(
+            name: "PolicyBenchmark",
+            dependencies: ["WhereaboutsCore"],
+            path: "Benchmarks/PolicyBenchmark"
+        ),
         // MARK: Benchmarks (mqtt): the Swift client against a plain C libmosquitto loop.
         .target(
             name: "CMosquittoBaseline",
@@ -96,6 +118,18 @@ let package = Package(
         .testTarget(
             name: "WhereaboutsCoreTests",
             dependencies: ["WhereaboutsCore"]
+        ),
+        .testTarget(
+            name: "WhereaboutsEvalTests",
+            dependencies: ["EvalKit", "PolicyOptions", "PositionSources", "WhereaboutsCore"]
+        ),
+        .testTarget(
+            name: "PositionSourcesTests",
+            dependencies: [
+                "PositionSources",
+                "WhereaboutsCore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
 
         // MARK: Test support (mqtt): real mosquitto brokers, throwaway certificates, paths, timeouts.
