@@ -74,6 +74,17 @@ let package = Package(
             ]
         ),
 
+        // MARK: Benchmarks (programs, not timed tests).
+        .executableTarget(
+            name: "sources-benchmark",
+            dependencies: [
+                "PositionSources",
+                "WhereaboutsCore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/SourcesBenchmark"
+        ),
+
         // MARK: Tests.
         .testTarget(
             name: "WhereaboutsCoreTests",

@@ -37,7 +37,7 @@ struct NMEAEpochAssembler {
         lineNumber += 1
         switch NMEASentence.parse(line) {
         case .ignored:
-            if !line.trimmingASCIIWhitespace().isEmpty { sawInput = true }
+            if !line.asciiTrimmed.isEmpty { sawInput = true }
         case let .rejected(reason):
             sawInput = true
             rejections.record(reason, at: "\(label):\(lineNumber)")
@@ -192,7 +192,8 @@ struct NMEAEpochAssembler {
     // MARK: - Building the fix
 
     private mutating func build(_ e: NMEAEpoch) -> Fix? {
-        let at = "\(label):\(e.line)"
+        let (label, line) = (label, e.line)
+        func at() -> String { "\(label):\(line)" }
         guard let timeOfDay = e.timeOfDay else { return nil }  // only GSA/VTG: nothing to date or place
         lastIssuedTime = timeOfDay
         let day: Int?
@@ -208,11 +209,11 @@ struct NMEAEpochAssembler {
             lastTimeOfDay = timeOfDay
         }
         guard let position = e.position else {
-            if e.saidNoFix { rejections.record(.noFix, at: at) }
+            if e.saidNoFix { rejections.record(.noFix, at: at()) }
             return nil
         }
         guard let day else {
-            rejections.record(.missingDate, at: at)
+            rejections.record(.missingDate, at: at())
             return nil
         }
         var candidate = FixCandidate()
@@ -228,7 +229,7 @@ struct NMEAEpochAssembler {
         case let .success(fix):
             return fix
         case let .failure(reason):
-            rejections.record(reason, at: at)
+            rejections.record(reason, at: at())
             return nil
         }
     }
