@@ -47,8 +47,12 @@ func sentence(_ body: String) -> String {
 }
 func angle(_ value: Double, _ positive: String, _ negative: String, degreeDigits: Int) -> String {
     let magnitude = abs(value)
-    let degrees = Int(magnitude)
-    let minutes = (magnitude - Double(degrees)) * 60
+    var degrees = Int(magnitude)
+    var minutes = ((magnitude - Double(degrees)) * 60 * 10_000).rounded() / 10_000
+    if minutes >= 60 {  // 59.99996 would print as 60.0000, which a reader rightly rejects
+        degrees += 1
+        minutes = 0
+    }
     return String(format: "%0\(degreeDigits)d%07.4f,%@", degrees, minutes, value >= 0 ? positive : negative)
 }
 var nmea = ""
