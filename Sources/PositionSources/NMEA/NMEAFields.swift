@@ -57,10 +57,10 @@ enum NMEAFields {
         }
     }
 
-    /// A decimal number, `nil` for an empty field, or a failure for anything else.
-    static func optionalNumber(_ field: Substring) -> Result<Double?, RejectionReason> {
-        if field.isEmpty { return .success(nil) }
-        guard let value = Double(field) else { return .failure(.malformedField) }
-        return .success(value)
+    /// A decimal number, `nil` for an empty field; anything else is a malformed field.
+    static func optionalNumber(_ field: Substring) throws(RejectionReason) -> Double? {
+        if field.isEmpty { return nil }
+        guard let value = Double(field) else { throw .malformedField }
+        return value
     }
 }
