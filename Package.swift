@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "WhereaboutsCore", targets: ["WhereaboutsCore"]),
         .library(name: "WhereaboutsMQTT", targets: ["WhereaboutsMQTT"]),
         .library(name: "PositionSources", targets: ["PositionSources"]),
+        .library(name: "PolicyOptions", targets: ["PolicyOptions"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -51,6 +52,16 @@ let package = Package(
             ]
         ),
 
+        // MARK: Policy flags shared by whereabouts-pub and whereabouts-eval; evaluation output.
+        .target(
+            name: "PolicyOptions",
+            dependencies: [
+                "WhereaboutsCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .target(name: "EvalKit", dependencies: ["WhereaboutsCore"]),
+
         // MARK: Executables.
         .executableTarget(
             name: "whereabouts-pub",
@@ -70,13 +81,22 @@ let package = Package(
             name: "whereabouts-eval",
             dependencies: [
                 "WhereaboutsCore",
+                "PositionSources",
+                "PolicyOptions",
+                "EvalKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 
-        // MARK: Benchmarks (programs, not timed tests).
+        // MARK: Benchmarks (programs; build with -c release).
         .executableTarget(
-            name: "sources-benchmark",
+            name: "PolicyBenchmark",
+            dependencies: ["WhereaboutsCore"],
+            path: "Benchmarks/PolicyBenchmark"
+        ),
+        .executableTarget(
+            name: "SourcesBenchmark",
             dependencies: [
                 "PositionSources",
                 "WhereaboutsCore",
@@ -89,6 +109,10 @@ let package = Package(
         .testTarget(
             name: "WhereaboutsCoreTests",
             dependencies: ["WhereaboutsCore"]
+        ),
+        .testTarget(
+            name: "WhereaboutsEvalTests",
+            dependencies: ["EvalKit", "PolicyOptions", "WhereaboutsCore"]
         ),
         .testTarget(
             name: "PositionSourcesTests",

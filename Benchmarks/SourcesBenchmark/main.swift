@@ -5,7 +5,7 @@
 // nothing (the cost of the XML parsing alone); for NMEA, splitting the file into lines and
 // checking each checksum without assembling anything.
 //
-// Run: swift run -c release sources-benchmark [fixes]
+// Run: swift run -c release SourcesBenchmark [fixes]
 import Foundation
 import Logging
 import PositionSources
