@@ -47,7 +47,9 @@ final class GPXParser: NSObject, XMLParserDelegate {
             rejections.record(.emptyInput, at: label)
             return
         }
-        let parser = XMLParser(data: data)
+        // FoundationXML traps on some invalid UTF-8 (seen in comments), so invalid sequences are
+        // replaced by U+FFFD first; a damaged number then fails to parse and is counted.
+        let parser = XMLParser(data: Self.validUTF8(data))
         parser.shouldProcessNamespaces = false
         parser.shouldResolveExternalEntities = false
         parser.delegate = self
@@ -60,6 +62,11 @@ final class GPXParser: NSObject, XMLParserDelegate {
             // libxml2 may report success for a document cut short: check that every element closed.
             rejections.record(.malformedXML, at: "\(label):\(parser.lineNumber)", detail: "the document ends before its closing tags")
         }
+    }
+
+    private static func validUTF8(_ data: Data) -> Data {
+        if String(validating: data, as: UTF8.self) != nil { return data }
+        return Data(String(decoding: data, as: UTF8.self).utf8)
     }
 
     func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
