@@ -59,4 +59,21 @@ struct CorruptionTests {
             #expect(track.fixes.allSatisfy { $0.coordinate.isValid && ($0.speed ?? 0) >= 0 && ($0.speed ?? 0).isFinite })
         }
     }
+
+    @Test("Damaged gpsd reports: only valid fixes or counted rejections")
+    func gpsd() {
+        let line = #"{"class":"TPV","device":"/dev/pts/1","mode":3,"time":"2018-08-20T09:47:42.000Z","ept":0.005,"lat":52.850075000,"lon":5.313446667,"epx":7.468,"epy":8.884,"epv":20.700,"track":237.3000,"speed":2.675,"eph":11.400}"#
+        var fixes = 0
+        for seed in UInt64(0)..<500 {
+            let bytes = damaged(Data(line.utf8), seed: seed, count: 1 + Int(seed % 3))
+            switch GpsdReport.interpret(Substring(String(decoding: bytes, as: UTF8.self))) {
+            case let .fix(fix):
+                fixes += 1
+                #expect(fix.coordinate.isValid && (fix.horizontalAccuracy ?? 0) >= 0 && (fix.speed ?? 0) >= 0)
+            case .other, .rejected:
+                break
+            }
+        }
+        #expect(fixes > 0 && fixes < 500, "some damage leaves a valid report, some does not")
+    }
 }
