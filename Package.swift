@@ -113,6 +113,15 @@ let package = Package(
             ],
             path: "Benchmarks/MQTTPublishBenchmark"
         ),
+        .executableTarget(
+            name: "SourcesBenchmark",
+            dependencies: [
+                "PositionSources",
+                "WhereaboutsCore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/SourcesBenchmark"
+        ),
 
         // MARK: Tests.
         .testTarget(
