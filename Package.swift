@@ -94,6 +94,7 @@ let package = Package(
         .executableTarget(
             name: "whereabouts-sub",
             dependencies: [
+                "CommandLineSupport",
                 "WhereaboutsCore",
                 "WhereaboutsMQTT",
                 "Circles",
