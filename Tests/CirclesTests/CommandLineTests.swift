@@ -10,7 +10,7 @@ struct CommandLineTests {
 
     static func run(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
         let process = Process()
-        process.executableURL = try #require(executable)
+        process.executableURL = executable
         process.arguments = arguments
         let output = Pipe()
         let error = Pipe()
