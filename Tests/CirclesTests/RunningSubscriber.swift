@@ -155,3 +155,27 @@ actor ViewProbe {
         await client.disconnect()
     }
 }
+
+/// A broker, a running subscriber, a view probe and a publishing client: what most real-broker
+/// tests need, started and stopped together.
+struct Rig {
+    let broker: Broker
+    let subscriber: RunningSubscriber
+    let probe: ViewProbe
+    let publisher: MQTTClient
+
+    static func start(file: CirclesFile, settings: ViewSettings = ViewSettings()) async throws -> Rig {
+        let broker = try await Broker.start()
+        let subscriber = try await RunningSubscriber.start(broker: broker, file: file, settings: settings)
+        let probe = try await ViewProbe.start(broker: broker)
+        let publisher = try await MQTTClient.connected(to: broker)
+        return Rig(broker: broker, subscriber: subscriber, probe: probe, publisher: publisher)
+    }
+
+    func stop() async {
+        await publisher.disconnect()
+        await probe.stop()
+        await subscriber.stop()
+        await broker.stop()
+    }
+}
