@@ -98,3 +98,16 @@ struct PositionSourceSpecTests {
         #expect(count == 5)
     }
 }
+
+extension PositionSourceSpecTests {
+    @Test("Every form the help summary names parses")
+    func summaryFormsParse() throws {
+        for form in ["gpsd://localhost:2947", "nmea:-", "nmea:/dev/ttyUSB0?baud=4800", "gpx:track.gpx?replay=10x",
+                     "sim:walk?seed=1&lat=46&lon=14", "sim:mixed?replay=fast"] {
+            #expect(throws: Never.self) { try PositionSourceSpec(parsing: form) }
+        }
+        for scenario in SimulationScenario.allCases {
+            #expect(PositionSourceSpec.syntaxSummary.contains(scenario.rawValue))
+        }
+    }
+}

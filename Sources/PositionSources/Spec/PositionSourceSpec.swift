@@ -26,6 +26,14 @@ public struct PositionSourceSpec: Sendable, Hashable, CustomStringConvertible {
         case simulator(SimulatorOptions, startsNow: Bool)
     }
 
+    /// The accepted forms in a few sentences, for a command's `--help` text.
+    public static let syntaxSummary = """
+        Where fixes come from: gpsd://HOST:PORT (default gpsd://localhost:2947), \
+        nmea:PATH for a file or serial device (nmea:- reads stdin; ?baud=4800 by default), \
+        gpx:PATH to replay a GPX track, or sim:SCENARIO for the simulator (walk, cycle, drive, still, mixed; \
+        ?seed=N&lat=D&lon=D). Recorded and simulated sources take ?replay=realtime, fast or a factor such as 10x.
+        """
+
     /// What source to make.
     public var kind: Kind
     /// How fast to replay recorded data, or `nil` to read it live (gpsd, a serial NMEA device).
