@@ -62,6 +62,12 @@ let package = Package(
         ),
         .target(name: "EvalKit", dependencies: ["WhereaboutsCore"]),
 
+        // MARK: Command-line conventions shared by the executables.
+        .target(
+            name: "CommandLineSupport",
+            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+
         // MARK: Executables.
         .executableTarget(
             name: "whereabouts-pub",
@@ -80,6 +86,7 @@ let package = Package(
         .executableTarget(
             name: "whereabouts-eval",
             dependencies: [
+                "CommandLineSupport",
                 "WhereaboutsCore",
                 "PositionSources",
                 "PolicyOptions",
@@ -94,6 +101,24 @@ let package = Package(
             name: "PolicyBenchmark",
             dependencies: ["WhereaboutsCore"],
             path: "Benchmarks/PolicyBenchmark"
+        ),
+        // MARK: Benchmarks (mqtt): the Swift client against a plain C libmosquitto loop.
+        .target(
+            name: "CMosquittoBaseline",
+            dependencies: ["CMosquitto"],
+            path: "Benchmarks/CMosquittoBaseline",
+            linkerSettings: [.linkedLibrary("mosquitto")]
+        ),
+        .executableTarget(
+            name: "MQTTPublishBenchmark",
+            dependencies: [
+                "CMosquittoBaseline",
+                "WhereaboutsMQTT",
+                "WhereaboutsTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/MQTTPublishBenchmark"
         ),
         .executableTarget(
             name: "SourcesBenchmark",
@@ -112,13 +137,40 @@ let package = Package(
         ),
         .testTarget(
             name: "WhereaboutsEvalTests",
-            dependencies: ["EvalKit", "PolicyOptions", "WhereaboutsCore"]
+            dependencies: ["EvalKit", "PolicyOptions", "PositionSources", "WhereaboutsCore"]
         ),
         .testTarget(
             name: "PositionSourcesTests",
             dependencies: [
                 "PositionSources",
                 "WhereaboutsCore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // MARK: Test support (mqtt): real mosquitto brokers, throwaway certificates, paths, timeouts.
+        .target(
+            name: "WhereaboutsTestSupport",
+            dependencies: [
+                "WhereaboutsMQTT",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/WhereaboutsTestSupport"
+        ),
+        .executableTarget(
+            name: "mqtt-test-client",
+            dependencies: [
+                "WhereaboutsMQTT",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/MQTTTestClient"
+        ),
+        .testTarget(
+            name: "WhereaboutsMQTTTests",
+            dependencies: [
+                "WhereaboutsMQTT",
+                "WhereaboutsTestSupport",
+                "mqtt-test-client",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

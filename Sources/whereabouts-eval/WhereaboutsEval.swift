@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import EvalKit
 import Foundation
 import Logging
@@ -8,6 +9,9 @@ import WhereaboutsCore
 /// `whereabouts-eval`: replays recorded tracks through reporting policies and reports their cost.
 @main
 struct WhereaboutsEval: ParsableCommand {
+    /// Runs the command; an invalid command line exits with status 2.
+    static func main() { mainWithUsageExitStatus() }
+
     static let configuration = CommandConfiguration(
         commandName: "whereabouts-eval",
         abstract: "Replay recorded tracks through reporting policies and measure what they cost and how wrong a dashboard would be.",
@@ -109,9 +113,7 @@ struct WhereaboutsEval: ParsableCommand {
         guard let run = chosen else {
             throw ValidationError("No policy named '\(plotPolicy ?? "")' ran; use one of \(evaluation.runs.map(\.evaluation.policy).joined(separator: ", ")).")
         }
-        let bound = PolicyKind.allCases.filter(\.usesEpsilon).contains { run.evaluation.policy.hasPrefix($0.rawValue) }
-            ? Double(run.evaluation.policy.drop { !$0.isNumber && $0 != "." }.prefix { $0.isNumber || $0 == "." }) : nil
-        try write(SVGPlot.render(track: evaluation.track, run: run, title: "\(evaluation.name) \(run.evaluation.policy)", bound: bound), to: path)
+        try write(SVGPlot.render(track: evaluation.track, run: run, title: "\(evaluation.name) \(run.evaluation.policy)"), to: path)
     }
 
     func write(_ text: String, to path: String) throws {

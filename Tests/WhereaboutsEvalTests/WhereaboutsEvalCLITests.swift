@@ -77,6 +77,7 @@ struct WhereaboutsEvalCLITests {
         #expect(text.hasPrefix("<svg"))
         #expect(text.contains("bounded(50m)"))
         #expect(text.contains("<circle"))
+        #expect(text.contains("stroke-dasharray"))  // the 50 m bound
     }
 
     @Test("Bad flags are usage errors that name the flag", arguments: [
@@ -86,7 +87,7 @@ struct WhereaboutsEvalCLITests {
     ])
     func badFlags(_ flags: [String], _ message: String) throws {
         let output = try EvalBinary.run([Self.track] + flags)
-        #expect(output.status != 0)
+        #expect(output.status == 2, "a bad command line exits with status 2")
         #expect(output.stderr.contains(message))
     }
 
