@@ -88,6 +88,10 @@ struct PositionSourceSpecTests {
         #expect(clock.now() == last?.time)
         let live = try PositionSourceSpec(parsing: "gpsd://localhost").makeSource(logger: Fixtures.quietLogger)
         #expect(live.clock is WallFixClock)
+        let stdin = try PositionSourceSpec(parsing: "nmea:-").makeSource(logger: Fixtures.quietLogger)
+        #expect(stdin.clock is WallFixClock, "stdin is live")
+        let log = try PositionSourceSpec(parsing: "nmea:\(Fixtures.url("nmea/multi-talker.nmea").path)").makeSource(logger: Fixtures.quietLogger)
+        #expect(log.clock is ReplayFixClock, "a recorded log in a regular file replays")
     }
 
     @Test("A GPX spec reads the file")
