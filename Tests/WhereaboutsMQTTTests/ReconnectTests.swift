@@ -133,4 +133,23 @@ struct ReconnectTests {
         await client.disconnect()
         await broker.stop()
     }
+
+    @Test("Subscriptions made while disconnected are sent once the connection is up")
+    func subscribeBeforeConnection() async throws {
+        let broker = try await Broker.start()
+        await broker.stop()
+        let client = broker.client("subscribe-early")
+        try client.start()
+        let messages = client.messages
+        try await client.subscribe(to: "early/#", qos: .atLeastOnce)  // remembered, not sent
+        try await broker.restart()
+        try await client.waitForState("connected") { $0.isConnected }
+        let sender = broker.client("sender")
+        try await sender.withConnection { sender in
+            try await sender.publish(to: "early/1", payload: "reached", qos: .atLeastOnce, retain: true)
+        }
+        #expect(try await messages.next().payloadString == "reached")
+        await client.disconnect()
+        await broker.stop()
+    }
 }
