@@ -152,4 +152,31 @@ struct ReconnectTests {
         await client.disconnect()
         await broker.stop()
     }
+
+    @Test("With queuesWhileDisconnected off, a publish during an outage is not queued and never sent")
+    func noQueueWhileDisconnected() async throws {
+        let broker = try await Broker.start()
+        let publisher = broker.client("outbox") { $0.queuesWhileDisconnected = false }
+        try await publisher.connect()
+        await broker.kill()
+        try await publisher.waitForState("reconnecting") { $0.isReconnecting }
+        await #expect(throws: MQTTError.notConnected(mayStillBeDelivered: false)) {
+            try await publisher.publish(to: "offline/x", payload: "never", qos: .atLeastOnce, retain: true)
+        }
+        try await broker.restart()
+        try await publisher.waitForState("connected") { $0.isConnected }
+        try await publisher.publish(to: "marker/x", payload: "after", qos: .atLeastOnce, retain: true)
+
+        // Retained messages come right after each SUBACK, and the second SUBSCRIBE is sent only
+        // after the first SUBACK: had "offline/x" been delivered, it would come first.
+        let reader = broker.client("reader")
+        try await reader.withConnection { reader in
+            let messages = reader.messages
+            try await reader.subscribe(to: "offline/#", qos: .atLeastOnce)
+            try await reader.subscribe(to: "marker/#", qos: .atLeastOnce)
+            #expect(try await messages.next().topic == "marker/x")
+        }
+        await publisher.disconnect()
+        await broker.stop()
+    }
 }
