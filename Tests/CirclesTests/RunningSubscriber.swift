@@ -20,7 +20,7 @@ final class RunningSubscriber: Sendable {
     static func start(
         broker: Broker, file: CirclesFile, clientID: String = "whereabouts-sub-test",
         settings: ViewSettings = ViewSettings(), viewInterval: Double = 0.05, circlesPath: String? = nil,
-        credentials: MQTTConfiguration.Credentials? = nil
+        credentials: MQTTConfiguration.Credentials? = nil, shard: Shard = .all
     ) async throws -> RunningSubscriber {
         var configuration = broker.clientConfiguration(clientID: clientID, credentials: credentials)
         configuration.cleanSession = false
@@ -28,7 +28,7 @@ final class RunningSubscriber: Sendable {
         let client = MQTTClient(configuration: configuration, logger: logger)
         let transport = MQTTCircleTransport(client: client)
         try await client.connect()
-        let store = CircleViewStore(circles: file, settings: settings, viewInterval: viewInterval, logger: logger)
+        let store = CircleViewStore(circles: file, shard: shard, settings: settings, viewInterval: viewInterval, logger: logger)
         let (subscribedStream, subscribed) = AsyncStream.makeStream(of: Void.self)
         let service = SubscriberService(
             store: store, transport: transport,
