@@ -9,10 +9,12 @@ import Foundation
 /// least-squares fits of a straight line through the sent position over the last 2, 4, 8, 16,
 /// 32, 64 and 128 seconds, and the velocity the receiver measured (speed and course), when it gave
 /// one. Each is scored by how far back in time every fix stays within `tolerance` metres of its
-/// line; zero velocity (hold) competes too and wins ties against the fitted candidates, so a
-/// device that has been standing still keeps holding, while the receiver's measured velocity wins
-/// ties against everything (it is right even without history, such as at the first fix).
-/// Candidates slower than `stationarySpeed` are not sent.
+/// line. On sparse or noisy tracks many candidates explain the same few fixes; such ties go to the
+/// one that stays within a looser band (`looseTolerance`, half of epsilon) further back, a sign
+/// of the motion that has lasted. Zero velocity (hold) competes too and wins remaining ties
+/// against the fitted candidates, so a device that has been standing still keeps holding, while
+/// the receiver's measured velocity wins ties against everything (it is right even without
+/// history, such as at the first fix). Candidates slower than `stationarySpeed` are not sent.
 enum VelocityFit {
     /// The least-squares windows in seconds.
     static let windows: [Double] = [2, 4, 8, 16, 32, 64, 128]
@@ -23,23 +25,38 @@ enum VelocityFit {
         var north: Double
     }
 
+    /// A candidate's score: how far back (s) the past stays within `tolerance` of its line, then,
+    /// to break ties, how far back it stays within `looseTolerance`. Larger is better.
+    struct Score: Comparable {
+        var tight: Double
+        var loose: Double
+
+        static func < (lhs: Score, rhs: Score) -> Bool {
+            lhs.tight != rhs.tight ? lhs.tight < rhs.tight : lhs.loose < rhs.loose
+        }
+    }
+
     /// The chosen velocity, or `nil` for hold.
     static func choose(
-        history: FixHistory, origin: Coordinate, tst: Double, tolerance: Double,
+        history: FixHistory, origin: Coordinate, tst: Double, tolerance: Double, looseTolerance: Double,
         stationarySpeed: Double, measured: Velocity?
     ) -> Velocity? {
         let points = recentPoints(history: history, origin: origin, tst: tst)
+        func score(_ velocity: Velocity) -> Score {
+            Score(tight: span(of: velocity, points: points, tolerance: tolerance),
+                  loose: span(of: velocity, points: points, tolerance: looseTolerance))
+        }
         var best: Velocity? = nil
-        var bestSpan = span(of: .zero, points: points, tolerance: tolerance)
+        var bestScore = score(.zero)
         for candidate in candidates(points: points) where candidate.speed >= stationarySpeed {
-            let candidateSpan = span(of: candidate, points: points, tolerance: tolerance)
-            if candidateSpan > bestSpan {
+            let candidateScore = score(candidate)
+            if candidateScore > bestScore {
                 best = candidate
-                bestSpan = candidateSpan
+                bestScore = candidateScore
             }
         }
         // The receiver's own measurement (Doppler) wins ties: it needs no history to be right.
-        if let measured, measured.speed >= stationarySpeed, span(of: measured, points: points, tolerance: tolerance) >= bestSpan {
+        if let measured, measured.speed >= stationarySpeed, score(measured) >= bestScore {
             best = measured
         }
         return best
