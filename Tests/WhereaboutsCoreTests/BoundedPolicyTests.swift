@@ -71,4 +71,45 @@ struct BoundedPolicyTests {
         #expect(plain.predictError.max <= 50)
         #expect(bounded.reports <= plain.reports)
     }
+
+    /// Stop and go: 30 s driving at 12 m/s, 30 s standing, with 4 m of GPS noise, for 20 minutes.
+    static func stopAndGo(seed: UInt64) -> [Fix] {
+        var state = seed
+        func random() -> Double {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Double(state >> 11) / Double(1 << 53)
+        }
+        var east = 0.0
+        return (0..<1_200).map { second in
+            if (second / 30) % 2 == 0 { east += 12 }
+            return SyntheticTracks.fix(Double(second), east: east + 4 * (random() - 0.5), north: 4 * (random() - 0.5))
+        }
+    }
+
+    @Test("The bound holds on stop-and-go traffic, and from 50 m on bounded reports only the starts and stops",
+          arguments: [25.0, 50, 100])
+    func stopAndGo(epsilon: Double) {
+        let track = Self.stopAndGo(seed: 5)
+        let evaluator = Evaluator()
+        let bounded = evaluator.evaluate(BoundedPolicy(parameters: .init(epsilon: epsilon)), on: track).evaluation
+        let plain = evaluator.evaluate(DeadReckoningPolicy(parameters: .init(epsilon: epsilon)), on: track).evaluation
+        #expect(bounded.predictError.max <= epsilon)
+        #expect(bounded.reports <= plain.reports)
+        // 20 starts and 20 stops (each a jump between 0 and 12 m/s) plus the first report; at
+        // 25 m the noise costs more (71 against dead reckoning's 101).
+        if epsilon >= 50 { #expect(bounded.reports == 41) } else { #expect(bounded.reports * 4 < plain.reports * 3) }
+    }
+
+    @Test("With heavy GPS noise, bounded needs far fewer reports than plain dead reckoning")
+    func noise() {
+        // 16 m of noise on a drive: the last-two-fix velocity is mostly noise. The tie-break on
+        // the loose band (half of epsilon) keeps bounded on the velocity that has lasted:
+        // 43 reports against dead reckoning's 80 (76 before the tie-break).
+        let track = SyntheticTracks.scenario("noise", seed: 42)
+        let evaluator = Evaluator()
+        let bounded = evaluator.evaluate(BoundedPolicy(), on: track).evaluation
+        let plain = evaluator.evaluate(DeadReckoningPolicy(), on: track).evaluation
+        #expect(bounded.predictError.max <= 50)
+        #expect(bounded.reports * 3 < plain.reports * 2)
+    }
 }

@@ -1,0 +1,40 @@
+import Foundation
+import Testing
+@testable import WhereaboutsCore
+
+/// How `bounded` picks the velocity it sends (`VelocityFit`).
+struct VelocityFitTests {
+    @Test("Scores compare by the tight span first and break ties by the loose span")
+    func scoreOrder() {
+        typealias Score = VelocityFit.Score
+        #expect(Score(tight: 6, loose: 6) > Score(tight: 5, loose: 100))
+        #expect(Score(tight: 5, loose: 30) > Score(tight: 5, loose: 10))
+        #expect(!(Score(tight: 5, loose: 10) > Score(tight: 5, loose: 10)))
+    }
+
+    @Test("Among velocities that explain the newest fixes equally well, the one that fits further back wins")
+    func looseTieBreak() throws {
+        // Fixes 10 s apart: a straight eastward drive at 10 m/s for 60 s, except that the fixes
+        // 10 s and 20 s before the newest are 4 m north and 8 m south of the line. Within the
+        // 5 m tolerance, the last-two-fix velocity and the long fits all explain the past 10 s
+        // and no more (a tie); within the 15 m band the long fits explain all 60 s, the last-two
+        // velocity (tilted 0.4 m/s north by the offset) only 10 s.
+        var history = FixHistory(capacity: 16)
+        for step in 0...6 {
+            let seconds = Double(step) * 10
+            history.append(SyntheticTracks.fix(seconds, east: seconds * 10, north: step == 5 ? 4 : step == 4 ? -8 : 0))
+        }
+        let newest = history[0]
+        let origin = Coordinate(latitude: LocationMessage.roundCoordinate(newest.latitude), longitude: LocationMessage.roundCoordinate(newest.longitude))
+        let chosen = try #require(VelocityFit.choose(
+            history: history, origin: origin, tst: newest.time.rounded(.down), tolerance: 5, looseTolerance: 15,
+            stationarySpeed: 0.2, measured: nil
+        ))
+        #expect(abs(chosen.east - 10) < 0.3)
+        #expect(abs(chosen.north) < 0.3)
+        // Without the loose tie-break the first candidate (the last-two-fix velocity, which
+        // carries the 4 m offset as 0.4 m/s north) would have won.
+        let lastTwo = try #require(VelocityFit.candidates(points: VelocityFit.recentPoints(history: history, origin: origin, tst: newest.time.rounded(.down))).first)
+        #expect(abs(lastTwo.north) > 0.3)
+    }
+}
