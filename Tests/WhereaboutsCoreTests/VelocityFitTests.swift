@@ -4,12 +4,22 @@ import Testing
 
 /// How `bounded` picks the velocity it sends (`VelocityFit`).
 struct VelocityFitTests {
-    @Test("Scores compare by the tight span first and break ties by the loose span")
-    func scoreOrder() {
-        typealias Score = VelocityFit.Score
-        #expect(Score(tight: 6, loose: 6) > Score(tight: 5, loose: 100))
-        #expect(Score(tight: 5, loose: 30) > Score(tight: 5, loose: 10))
-        #expect(!(Score(tight: 5, loose: 10) > Score(tight: 5, loose: 10)))
+    @Test("A longer span within the tolerance beats a longer span within the loose band")
+    func tightFirst() throws {
+        // A straight eastward drive at 10 m/s, one fix per second for 20 s, then a turn north
+        // for the last 3 s: the newest velocities fit the turn within 5 m for 3 s, while the long
+        // fits explain 20 s within a 100 m band but not even the turn within 5 m.
+        var history = FixHistory(capacity: 32)
+        for second in 0...20 { history.append(SyntheticTracks.fix(Double(second), east: Double(second) * 10)) }
+        for second in 1...3 { history.append(SyntheticTracks.fix(Double(20 + second), east: 200, north: Double(second) * 10)) }
+        let newest = history[0]
+        let origin = Coordinate(latitude: LocationMessage.roundCoordinate(newest.latitude), longitude: LocationMessage.roundCoordinate(newest.longitude))
+        let chosen = try #require(VelocityFit.choose(
+            history: history, origin: origin, tst: newest.time.rounded(.down), tolerance: 5, looseTolerance: 100,
+            stationarySpeed: 0.2, measured: nil
+        ))
+        #expect(abs(chosen.north - 10) < 0.5)
+        #expect(abs(chosen.east) < 0.5)
     }
 
     @Test("Among velocities that explain the newest fixes equally well, the one that fits further back wins")

@@ -25,41 +25,40 @@ enum VelocityFit {
         var north: Double
     }
 
-    /// A candidate's score: how far back (s) the past stays within `tolerance` of its line, then,
-    /// to break ties, how far back it stays within `looseTolerance`. Larger is better.
-    struct Score: Comparable {
-        var tight: Double
-        var loose: Double
-
-        static func < (lhs: Score, rhs: Score) -> Bool {
-            lhs.tight != rhs.tight ? lhs.tight < rhs.tight : lhs.loose < rhs.loose
-        }
-    }
-
     /// The chosen velocity, or `nil` for hold.
+    ///
+    /// A candidate beats the leader by explaining the past for longer within `tolerance`; on a
+    /// tie, by explaining it for longer within `looseTolerance` (computed only for ties, so the
+    /// usual cost is one pass per candidate).
     static func choose(
         history: FixHistory, origin: Coordinate, tst: Double, tolerance: Double, looseTolerance: Double,
         stationarySpeed: Double, measured: Velocity?
     ) -> Velocity? {
         let points = recentPoints(history: history, origin: origin, tst: tst)
-        func score(_ velocity: Velocity) -> Score {
-            Score(tight: span(of: velocity, points: points, tolerance: tolerance),
-                  loose: span(of: velocity, points: points, tolerance: looseTolerance))
-        }
-        var best: Velocity? = nil
-        var bestScore = score(.zero)
-        for candidate in candidates(points: points) where candidate.speed >= stationarySpeed {
-            let candidateScore = score(candidate)
-            if candidateScore > bestScore {
-                best = candidate
-                bestScore = candidateScore
+        var best = Velocity.zero
+        var bestSpan = span(of: .zero, points: points, tolerance: tolerance)
+        var bestLooseSpan: Double? = nil
+        func challenge(_ candidate: Velocity, winsTies: Bool) {
+            let candidateSpan = span(of: candidate, points: points, tolerance: tolerance)
+            var candidateLooseSpan: Double? = nil
+            if candidateSpan < bestSpan { return }
+            if candidateSpan == bestSpan {
+                let leader = bestLooseSpan ?? span(of: best, points: points, tolerance: looseTolerance)
+                bestLooseSpan = leader
+                let loose = span(of: candidate, points: points, tolerance: looseTolerance)
+                if loose < leader || (loose == leader && !winsTies) { return }
+                candidateLooseSpan = loose
             }
+            best = candidate
+            bestSpan = candidateSpan
+            bestLooseSpan = candidateLooseSpan
+        }
+        for candidate in candidates(points: points) where candidate.speed >= stationarySpeed {
+            challenge(candidate, winsTies: false)
         }
         // The receiver's own measurement (Doppler) wins ties: it needs no history to be right.
-        if let measured, measured.speed >= stationarySpeed, score(measured) >= bestScore {
-            best = measured
-        }
-        return best
+        if let measured, measured.speed >= stationarySpeed { challenge(measured, winsTies: true) }
+        return best == .zero ? nil : best
     }
 
     /// The remembered fixes of the last `windows.last` seconds, newest first, in the sent frame.
