@@ -64,35 +64,22 @@ struct BoundedPolicyTests {
 
     @Test("Plain dead reckoning keeps the bound too, with more reports than bounded on a stop-and-go track")
     func deadReckoning() {
-        let track = SyntheticTracks.scenario("drive", seed: 3)
-        let evaluator = Evaluator()
-        let plain = evaluator.evaluate(DeadReckoningPolicy(), on: track).evaluation
-        let bounded = evaluator.evaluate(BoundedPolicy(), on: track).evaluation
+        let (bounded, plain) = Self.compare(on: SyntheticTracks.scenario("drive", seed: 3))
         #expect(plain.predictError.max <= 50)
         #expect(bounded.reports <= plain.reports)
     }
 
-    /// Stop and go: 30 s driving at 12 m/s, 30 s standing, with 4 m of GPS noise, for 20 minutes.
-    static func stopAndGo(seed: UInt64) -> [Fix] {
-        var state = seed
-        func random() -> Double {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return Double(state >> 11) / Double(1 << 53)
-        }
-        var east = 0.0
-        return (0..<1_200).map { second in
-            if (second / 30) % 2 == 0 { east += 12 }
-            return SyntheticTracks.fix(Double(second), east: east + 4 * (random() - 0.5), north: 4 * (random() - 0.5))
-        }
+    /// `bounded` and plain dead reckoning at `epsilon`, measured on `track`.
+    static func compare(on track: [Fix], epsilon: Double = 50) -> (bounded: PolicyEvaluation, plain: PolicyEvaluation) {
+        let evaluator = Evaluator()
+        return (evaluator.evaluate(BoundedPolicy(parameters: .init(epsilon: epsilon)), on: track).evaluation,
+                evaluator.evaluate(DeadReckoningPolicy(parameters: .init(epsilon: epsilon)), on: track).evaluation)
     }
 
     @Test("The bound holds on stop-and-go traffic, and from 50 m on bounded reports only the starts and stops",
           arguments: [25.0, 50, 100])
     func stopAndGo(epsilon: Double) {
-        let track = Self.stopAndGo(seed: 5)
-        let evaluator = Evaluator()
-        let bounded = evaluator.evaluate(BoundedPolicy(parameters: .init(epsilon: epsilon)), on: track).evaluation
-        let plain = evaluator.evaluate(DeadReckoningPolicy(parameters: .init(epsilon: epsilon)), on: track).evaluation
+        let (bounded, plain) = Self.compare(on: SyntheticTracks.stopAndGo(seed: 5), epsilon: epsilon)
         #expect(bounded.predictError.max <= epsilon)
         #expect(bounded.reports <= plain.reports)
         // 20 starts and 20 stops (each a jump between 0 and 12 m/s) plus the first report; at
@@ -105,10 +92,7 @@ struct BoundedPolicyTests {
         // 16 m of noise on a drive: the last-two-fix velocity is mostly noise. The tie-break on
         // the loose band (half of epsilon) keeps bounded on the velocity that has lasted:
         // 43 reports against dead reckoning's 80 (76 before the tie-break).
-        let track = SyntheticTracks.scenario("noise", seed: 42)
-        let evaluator = Evaluator()
-        let bounded = evaluator.evaluate(BoundedPolicy(), on: track).evaluation
-        let plain = evaluator.evaluate(DeadReckoningPolicy(), on: track).evaluation
+        let (bounded, plain) = Self.compare(on: SyntheticTracks.scenario("noise", seed: 42))
         #expect(bounded.predictError.max <= 50)
         #expect(bounded.reports * 3 < plain.reports * 2)
     }
