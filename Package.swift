@@ -62,6 +62,12 @@ let package = Package(
         ),
         .target(name: "EvalKit", dependencies: ["WhereaboutsCore"]),
 
+        // MARK: Command-line conventions shared by the executables.
+        .target(
+            name: "CommandLineSupport",
+            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+
         // MARK: Executables.
         .executableTarget(
             name: "whereabouts-pub",
@@ -80,6 +86,7 @@ let package = Package(
         .executableTarget(
             name: "whereabouts-eval",
             dependencies: [
+                "CommandLineSupport",
                 "WhereaboutsCore",
                 "PositionSources",
                 "PolicyOptions",
@@ -112,6 +119,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/MQTTPublishBenchmark"
+        ),
+        .executableTarget(
+            name: "SourcesBenchmark",
+            dependencies: [
+                "PositionSources",
+                "WhereaboutsCore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/SourcesBenchmark"
         ),
 
         // MARK: Tests.
