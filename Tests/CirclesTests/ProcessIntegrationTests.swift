@@ -70,4 +70,27 @@ struct ProcessIntegrationTests {
         await probe.stop()
         await broker.stop()
     }
+
+    @Test("The process logs in over TLS with a password file", .enabled(if: executable != nil))
+    func tlsAndPassword() async throws {
+        let directory = try TestPaths.makeTemporaryDirectory()
+        let certificates = try TestCertificates.make(in: directory)
+        let broker = try await Broker.start(.init(allowAnonymous: false, users: ["whereabouts-sub": "s3cret"], tls: certificates))
+        let passwordFile = directory.appendingPathComponent("password")
+        try "s3cret\n".write(to: passwordFile, atomically: true, encoding: .utf8)
+        let log = directory.appendingPathComponent("sub.log")
+        let child = try ChildProcess.spawn(
+            Self.executable!.path,
+            ["--circles", Self.circlesPath, "--broker", "mqtts://localhost:\(try #require(broker.tlsPort))",
+             "--ca-file", certificates.caCertificate.path, "--username", "whereabouts-sub",
+             "--password-file", passwordFile.path, "--client-id", "sub-tls"],
+            logFile: log)
+        @Sendable func logText() -> String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+        try await waitUntil("the subscriber's subscriptions over TLS") { logText().contains("Subscribed to the circles' members.") }
+        #expect(!logText().contains("s3cret"))
+        child.signal(SIGTERM)
+        let status = try await withTimeout(.seconds(10), "the subscriber to exit") { await child.waitForExit() }
+        #expect(status == 0)
+        await broker.stop()
+    }
 }
