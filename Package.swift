@@ -22,6 +22,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
     ],
     targets: [
         // MARK: Policy core: Foundation only, so it could run inside an iOS app.
@@ -46,6 +49,18 @@ let package = Package(
             name: "WhereaboutsMQTT",
             dependencies: [
                 "CMosquitto",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // MARK: Web dashboard: HTTP API, WebSocket view pushes and the live map page.
+        .target(
+            name: "Dashboard",
+            dependencies: [
+                "WhereaboutsCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -77,6 +92,15 @@ let package = Package(
         .testTarget(
             name: "WhereaboutsCoreTests",
             dependencies: ["WhereaboutsCore"]
+        ),
+        .testTarget(
+            name: "DashboardTests",
+            dependencies: [
+                "Dashboard",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+            ]
         ),
     ]
 )
