@@ -97,6 +97,7 @@ let package = Package(
             name: "DashboardTests",
             dependencies: [
                 "Dashboard",
+                "WhereaboutsCore",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
