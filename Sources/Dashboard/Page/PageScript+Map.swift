@@ -51,7 +51,8 @@ extension DashboardPage {
     }
     W.toScreen = (lat, lon) => toScreen(W.toWorld(lat, lon), mapSize());
 
-    // Frames every member, their trails and accuracy, with room for labels.
+    // Frames every member, their trails and accuracy, leaving room for the labels (right of
+    // each marker) and the zoom buttons.
     W.fitCamera = function (placed, size) {
       const points = [];
       for (const p of placed) {
@@ -61,12 +62,16 @@ extension DashboardPage {
       if (points.length === 0) return;
       const xs = points.map((p) => p.x), ys = points.map((p) => p.y);
       const minX = Math.min(...xs), maxX = Math.max(...xs), minY = Math.min(...ys), maxY = Math.max(...ys);
-      const c = W.state.camera;
-      c.x = (minX + maxX) / 2;
-      c.y = (minY + maxY) / 2;
+      const inset = { left: 36, right: Math.min(190, size.width * 0.4), top: 44, bottom: 52 };
+      const room = { width: Math.max(40, size.width - inset.left - inset.right),
+                     height: Math.max(40, size.height - inset.top - inset.bottom) };
       const spanX = Math.max(maxX - minX, 1e-9), spanY = Math.max(maxY - minY, 1e-9);
-      const fit = Math.log2(Math.min((size.width - 160) / spanX, (size.height - 90) / spanY));
+      const fit = Math.log2(Math.min(room.width / spanX, room.height / spanY));
+      const c = W.state.camera;
       c.zoom = Math.max(2, Math.min(17, isFinite(fit) ? fit : 16));
+      const k = Math.pow(2, c.zoom);
+      c.x = (minX + maxX) / 2 - (inset.left + room.width / 2 - size.width / 2) / k;
+      c.y = (minY + maxY) / 2 - (inset.top + room.height / 2 - size.height / 2) / k;
     };
 
     W.zoomBy = function (delta, anchor) {
@@ -229,6 +234,10 @@ extension DashboardPage {
                                  g.querySelector(".age").getComputedTextLength());
           g.querySelector(".label-bg").setAttribute("width", Math.ceil(width) + 16);
         }
+        // Labels go right of the marker, or left of it when they would leave the map.
+        const labelWidth = Number(g.querySelector(".label-bg").getAttribute("width")) || 0;
+        const flip = s.x + 20 + labelWidth > size.width - 4 && s.x - 20 - labelWidth >= 4;
+        g.querySelector(".label").setAttribute("transform", "translate(" + (flip ? -20 - labelWidth : 20) + ",-17)");
       }
       for (const [key, g] of markerElements) {
         if (!seen.has(key)) { g.remove(); markerElements.delete(key); }

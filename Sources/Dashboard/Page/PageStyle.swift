@@ -10,6 +10,7 @@ extension DashboardPage {
       color: var(--ink); background: var(--bg);
     }
     * { box-sizing: border-box; }
+    [hidden] { display: none !important; }
     html, body { margin: 0; height: 100%; }
     body { display: flex; flex-direction: column; min-height: 100%; }
     header {
@@ -104,9 +105,10 @@ extension DashboardPage {
       main { flex-direction: column; }
       #mapwrap { flex: none; height: 58vh; min-height: 260px; }
       aside { width: auto; border-left: none; border-top: 1px solid var(--line); flex: 1; }
+      header { flex-wrap: nowrap; padding: 6px 10px; gap: 8px; }
       header h1 { font-size: 16px; }
-      select#circle { flex: 1; max-width: none; }
-      .pill { margin-left: 0; }
+      select#circle { flex: 1; min-width: 0; max-width: none; }
+      .pill { margin-left: 0; padding: 4px 8px; }
     }
     @media (prefers-color-scheme: dark) {
       :root {

@@ -118,7 +118,7 @@ final class DevToolsSession: Sendable {
 
     /// Opens a new page and attaches to it, with the viewport `width` x `height`.
     func openPage(width: Int, height: Int, mobile: Bool) async throws -> DevToolsPage {
-        let target = try await call("Target.createTarget", ["url": "about:blank", "width": width, "height": height])
+        let target = try await call("Target.createTarget", ["url": "about:blank"])
         guard let targetID = target["targetId"] as? String else {
             throw ChromiumError.command(method: "Target.createTarget", message: "no targetId")
         }
