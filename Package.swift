@@ -18,13 +18,15 @@ let package = Package(
         .executable(name: "whereabouts-eval", targets: ["whereabouts-eval"]),
         .library(name: "WhereaboutsCore", targets: ["WhereaboutsCore"]),
         .library(name: "WhereaboutsMQTT", targets: ["WhereaboutsMQTT"]),
+        .library(name: "PositionSources", targets: ["PositionSources"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.0.0"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
     ],
     targets: [
         // MARK: Policy core: Foundation only, so it could run inside an iOS app.
@@ -53,10 +55,24 @@ let package = Package(
             ]
         ),
 
+        // MARK: Subscriber: circles file, ingest, circle views (issue 5).
+        .target(
+            name: "Circles",
+            dependencies: [
+                "WhereaboutsCore",
+                "WhereaboutsMQTT",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
+
         // MARK: Web dashboard: HTTP API, WebSocket view pushes and the live map page.
         .target(
             name: "Dashboard",
             dependencies: [
+                "Circles",
                 "WhereaboutsCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -77,7 +93,10 @@ let package = Package(
             name: "whereabouts-sub",
             dependencies: [
                 "WhereaboutsCore",
+                "Circles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(
@@ -94,13 +113,32 @@ let package = Package(
             dependencies: ["WhereaboutsCore"]
         ),
         .testTarget(
+            name: "CirclesTests",
+            dependencies: [
+                "Circles",
+                "WhereaboutsCore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "PositionSourcesTests",
+            dependencies: [
+                "PositionSources",
+                "WhereaboutsCore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
             name: "DashboardTests",
             dependencies: [
                 "Dashboard",
+                "Circles",
                 "WhereaboutsCore",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
     ]

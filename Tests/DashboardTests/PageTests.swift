@@ -1,3 +1,4 @@
+import Circles
 import Dashboard
 import Foundation
 import Hummingbird
@@ -35,7 +36,7 @@ struct PageTests {
 
     /// Runs `body` with the dashboard live on a free port and a Chromium page on it.
     static func withDashboard(
-        _ store: TestViewStore,
+        _ store: CircleViewStore,
         width: Int = 1280, height: Int = 800, mobile: Bool = false,
         path: String = "/",
         _ body: @escaping @Sendable (DevToolsPage, Int) async throws -> Void
@@ -54,8 +55,7 @@ struct PageTests {
 
     @Test("The page draws each member at the view's position, and moves it when a new fix arrives")
     func liveUpdate() async throws {
-        let start = Fixtures.now
-        let store = TestViewStore([try Fixtures.family(generatedAt: start), try Fixtures.team(generatedAt: start)])
+        let store = await Fixtures.store()
         try await Self.withDashboard(store, path: "/#family") { page, _ in
             try await page.waitFor(Self.markerAt("alice", lat: 52.6638, lon: -8.6267))
             let markers = try await page.value([Marker].self, Self.markersScript)
@@ -65,9 +65,7 @@ struct PageTests {
             #expect(try await page.value(String.self, "document.body.dataset.connection") == "open")
 
             // A new fix for Alice (no velocity: held exactly where reported).
-            let later = Fixtures.now
-            let moved = Fixtures.Fix(tst: Int(later), lat: 52.6702, lon: -8.6111)
-            await store.publish(try Fixtures.family(generatedAt: later, aliceAt: moved))
+            await Fixtures.move(Fixtures.alice, in: store, to: 52.6702, -8.6111)
             try await page.waitFor(Self.markerAt("alice", lat: 52.6702, lon: -8.6111))
             let list = try await page.value(String.self, "document.querySelector('#members li[data-user=alice] .detail').textContent")
             #expect(list.contains("s ago"))
@@ -116,8 +114,7 @@ extension PageTests {
 
     @Test("On a phone-sized screen the map sits above the list, nothing overflows, markers are on the map")
     func phoneLayout() async throws {
-        let now = Fixtures.now
-        let store = TestViewStore([try Fixtures.family(generatedAt: now), try Fixtures.team(generatedAt: now)])
+        let store = await Fixtures.store()
         try await Self.withDashboard(store, width: 390, height: 844, mobile: true, path: "/#family") { page, _ in
             try await page.waitFor(Self.markerAt("alice", lat: 52.6638, lon: -8.6267))
             let layout = try await page.value(Layout.self, Self.layoutScript)

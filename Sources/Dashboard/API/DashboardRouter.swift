@@ -1,3 +1,4 @@
+import Circles
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
@@ -36,7 +37,7 @@ public enum DashboardRouter {
             try JSONBody.response(["status": "ok"])
         }
         router.get("/api/circles") { _, _ in
-            try JSONBody.response(CircleList(circles: await source.currentViews().map(CircleSummary.init)))
+            try JSONBody.response(CircleList(circles: await source.currentViews().map(CircleListEntry.init)))
         }
         router.get("/api/circles/:id") { _, context in
             let id = try context.parameters.require("id")

@@ -1,3 +1,4 @@
+import Circles
 /// Where the dashboard reads circle views from: the subscriber's view store conforms to it.
 ///
 /// Every method reflects the state at the moment of the call; ``viewUpdates()`` starts a new,
@@ -14,7 +15,7 @@ public protocol CircleViewSource: Sendable {
 
     /// The trail of one member of a circle, oldest point first, or `nil` when the circle has no
     /// such member.
-    func memberTrail(circle: String, user: String, device: String) async -> [MemberView.TrailPoint]?
+    func memberTrail(circle: String, user: String, device: String) async -> [TrailPoint]?
 
     /// A new subscription to the views that change from now on, each delivered whole.
     func viewUpdates() async -> ViewUpdates

@@ -1,3 +1,4 @@
+import Circles
 import HummingbirdWebSocket
 import Logging
 

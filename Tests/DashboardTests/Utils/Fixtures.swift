@@ -1,86 +1,62 @@
-import Dashboard
+import Circles
 import Foundation
+import Logging
+import WhereaboutsCore
 
-/// Circle views for the tests, built from the circle view contract's JSON (TEAM-NOTES) so they
-/// decode into whichever `CircleView` the dashboard is built against.
+/// The subscriber's real view store, fed the way ingest feeds it (``CircleViewStore/apply``
+/// with decoded messages, then ``CircleViewStore/collectDue`` as the view publisher does).
 enum Fixtures {
-    /// A fix in contract form.
-    struct Fix {
-        var tst: Int
-        var lat: Double
-        var lon: Double
-        var acc: Int = 8
-        var ve: Double? = nil
-        var vn: Double? = nil
-        var ms: Int? = nil
+    static let alice = Member(user: "alice", device: "phone", name: "Alice", color: "#e6194b")
+    static let bob = Member(user: "bob", device: "car", name: "Bob", color: "#3cb44b")
+    static let carol = Member(user: "carol", device: "phone", name: "Carol", color: "#4363d8")
+    static let dave = Member(user: "dave", device: "phone", name: "Dave", color: "#f58231")
+    static let erin = Member(user: "erin", device: "van", name: "Erin", color: "#911eb4")
 
-        var json: [String: Any] {
-            var object: [String: Any] = ["tst": tst, "lat": lat, "lon": lon, "acc": acc, "t": "t", "batt": 76]
-            if let ve, let vn {
-                object["ve"] = ve
-                object["vn"] = vn
-            }
-            if let ms { object["ms"] = ms }
-            return object
+    /// Family (Alice, Bob, Carol, Dave) and Field team (Alice, Erin): Alice is in both.
+    static let circles = CirclesFile(circles: [
+        Circle(id: "family", name: "Family", members: [alice, bob, carol, dave]),
+        Circle(id: "team", name: "Field team", members: [alice, erin]),
+    ])
+
+    /// Alice's first position (Limerick).
+    static let aliceStart = (lat: 52.663800, lon: -8.626700)
+
+    /// A store where, at `now`: Alice is online with a short trail, Bob stale (last fix 700 s
+    /// ago, timeout 300 s), Carol offline (last will), Dave never heard, Erin online and moving
+    /// east-north-east at (8, 2) m/s.
+    static func store(now: Date = Date()) async -> CircleViewStore {
+        var logger = Logger(label: "DashboardTests")
+        logger.logLevel = .warning
+        let store = CircleViewStore(circles: circles, viewInterval: 0, logger: logger)
+        let t = Int(now.timeIntervalSince1970)
+        for (age, lat, lon) in [(60, 52.6610, -8.6330), (40, 52.6620, -8.6310), (20, 52.6630, -8.6290)] {
+            await store.apply(.location(location("al", tst: t - age, lat: lat, lon: lon)), from: alice.id, retained: false, at: now)
         }
+        await store.apply(.location(location("al", tst: t - 3, lat: aliceStart.lat, lon: aliceStart.lon)), from: alice.id, retained: false, at: now)
+        await store.apply(.location(location("bo", tst: t - 700, lat: 52.6680, lon: -8.6200)), from: bob.id, retained: false, at: now)
+        await store.apply(.location(location("ca", tst: t - 4000, lat: 52.6600, lon: -8.6180)), from: carol.id, retained: false, at: now)
+        await store.apply(.lastWill(tst: t - 5000), from: carol.id, retained: false, at: now)
+        await store.apply(.location(location("er", tst: t - 1, lat: 52.6700, lon: -8.6400, ve: 8, vn: 2, ms: 60)), from: erin.id, retained: false, at: now)
+        _ = await store.collectDue(at: now)
+        return store
     }
 
-    /// A member in contract form.
-    static func member(
-        _ user: String, device: String = "phone", name: String, color: String = "#e6194b",
-        status: String = "online", fix: Fix?, generatedAt: Double, trail: [(Int, Double, Double)] = []
-    ) -> [String: Any] {
-        var object: [String: Any] = [
-            "user": user, "device": device, "name": name, "color": color,
-            "tid": String(user.prefix(2)), "status": status, "statusSince": generatedAt - 600,
-            "trail": trail.map { ["tst": $0.0, "lat": $0.1, "lon": $0.2] },
-        ]
-        if let fix {
-            object["fix"] = fix.json
-            object["age"] = generatedAt - Double(fix.tst)
-            if let ve = fix.ve, let vn = fix.vn {
-                object["speed"] = (ve * ve + vn * vn).squareRoot()
-                object["course"] = (atan2(ve, vn) * 180 / .pi + 360).truncatingRemainder(dividingBy: 360)
-            }
-            object["display"] = ["lat": fix.lat, "lon": fix.lon, "extrapolated": false]
-        } else {
-            object["fix"] = NSNull()
-        }
-        return object
+    /// A location message as a publisher sends it.
+    static func location(
+        _ tid: String, tst: Int, lat: Double, lon: Double,
+        ve: Double? = nil, vn: Double? = nil, ms: Int? = nil
+    ) -> LocationMessage {
+        LocationMessage(tid: tid, tst: tst, lat: lat, lon: lon, acc: 8, batt: 76, t: "t", ve: ve, vn: vn, ms: ms)
     }
 
-    /// A view decoded from contract JSON.
-    static func view(id: String, name: String, generatedAt: Double, members: [[String: Any]]) throws -> CircleView {
-        let object: [String: Any] = [
-            "_type": "view", "circle": ["id": id, "name": name], "generatedAt": generatedAt, "members": members,
-        ]
-        return try JSONDecoder().decode(CircleView.self, from: JSONSerialization.data(withJSONObject: object))
+    /// Ingests a new fix for `member` and publishes the changed views, as ingest and the view
+    /// publisher do.
+    static func move(
+        _ member: Member, in store: CircleViewStore, to lat: Double, _ lon: Double,
+        tst: Int = Int(Date().timeIntervalSince1970), ve: Double? = nil, vn: Double? = nil, ms: Int? = nil
+    ) async {
+        let message = location(String(member.user.prefix(2)), tst: tst, lat: lat, lon: lon, ve: ve, vn: vn, ms: ms)
+        await store.apply(.location(message), from: member.id, retained: false)
+        _ = await store.collectDue()
     }
-
-    /// The family circle around Limerick: Alice online, Bob stale, Carol offline, Dave never heard.
-    static func family(generatedAt: Double, aliceAt alice: Fix? = nil) throws -> CircleView {
-        let now = Int(generatedAt)
-        let aliceFix = alice ?? Fix(tst: now - 3, lat: 52.6638, lon: -8.6267)
-        return try view(id: "family", name: "Family", generatedAt: generatedAt, members: [
-            member("alice", name: "Alice", color: "#e6194b", fix: aliceFix, generatedAt: generatedAt,
-                   trail: [(now - 60, 52.6610, -8.6330), (now - 40, 52.6620, -8.6310), (now - 20, 52.6630, -8.6290)]),
-            member("bob", device: "car", name: "Bob", color: "#3cb44b", status: "stale",
-                   fix: Fix(tst: now - 700, lat: 52.6680, lon: -8.6200), generatedAt: generatedAt),
-            member("carol", name: "Carol", color: "#4363d8", status: "offline",
-                   fix: Fix(tst: now - 4000, lat: 52.6600, lon: -8.6180), generatedAt: generatedAt),
-            member("dave", name: "Dave", color: "#f58231", status: "unknown", fix: nil, generatedAt: generatedAt),
-        ])
-    }
-
-    /// The team circle: Alice (again) and Erin, both online.
-    static func team(generatedAt: Double) throws -> CircleView {
-        let now = Int(generatedAt)
-        return try view(id: "team", name: "Field team", generatedAt: generatedAt, members: [
-            member("alice", name: "Alice", color: "#e6194b", fix: Fix(tst: now - 3, lat: 52.6638, lon: -8.6267), generatedAt: generatedAt),
-            member("erin", device: "van", name: "Erin", color: "#911eb4",
-                   fix: Fix(tst: now - 1, lat: 52.6700, lon: -8.6400, ve: 8, vn: 2, ms: 60), generatedAt: generatedAt),
-        ])
-    }
-
-    static var now: Double { Date().timeIntervalSince1970 }
 }

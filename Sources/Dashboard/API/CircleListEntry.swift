@@ -1,6 +1,7 @@
+import Circles
 /// One entry of `GET /api/circles`: a circle with its member count and how many members are in
 /// each status.
-public struct CircleSummary: Sendable, Hashable, Codable {
+public struct CircleListEntry: Sendable, Hashable, Codable {
     /// The circle's id, as used in `/api/circles/<id>`.
     public var id: String
     /// The circle's display name.
@@ -16,7 +17,7 @@ public struct CircleSummary: Sendable, Hashable, Codable {
         id = view.circle.id
         name = view.circle.name
         members = view.members.count
-        var counts = Dictionary(uniqueKeysWithValues: MemberView.Status.allCases.map { ($0.rawValue, 0) })
+        var counts = Dictionary(uniqueKeysWithValues: MemberStatus.allCases.map { ($0.rawValue, 0) })
         for member in view.members {
             counts[member.status.rawValue, default: 0] += 1
         }
@@ -26,7 +27,7 @@ public struct CircleSummary: Sendable, Hashable, Codable {
 
 /// The body of `GET /api/circles`.
 struct CircleList: Codable, Sendable {
-    var circles: [CircleSummary]
+    var circles: [CircleListEntry]
 }
 
 /// The body of `GET /api/circles/<id>/members/<user>/<device>/trail`.
@@ -34,5 +35,5 @@ struct MemberTrail: Codable, Sendable {
     var circle: String
     var user: String
     var device: String
-    var trail: [MemberView.TrailPoint]
+    var trail: [TrailPoint]
 }
