@@ -1,0 +1,107 @@
+import Circles
+import Dashboard
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import HummingbirdWSClient
+import HummingbirdWSTesting
+import Logging
+import Testing
+
+@Suite("Dashboard WebSocket pushes")
+struct WebSocketTests {
+    /// Decodes the next pushed view, or fails when the socket ends.
+    static func nextView(_ messages: inout WebSocketInboundMessageStream.AsyncIterator) async throws -> CircleView {
+        guard case .text(let text)? = try await messages.next() else {
+            Issue.record("The WebSocket ended before a view arrived.")
+            throw CancellationError()
+        }
+        return try JSONDecoder().decode(CircleView.self, from: Data(text.utf8))
+    }
+
+    static func application(_ store: CircleViewStore) -> some ApplicationProtocol {
+        DashboardApplication.make(source: store, configuration: .init(port: 0), logger: Logger(label: "DashboardTests"))
+    }
+
+    @Test("A circle's socket sends the current view at once, then each change of that circle only")
+    func circleSocket() async throws {
+        let store = await Fixtures.store()
+        try await Self.application(store).test(.live) { client in
+            try await withTimeout(30) {
+                try await client.ws("/api/circles/family/ws") { inbound, _, _ in
+                    var messages = inbound.messages(maxSize: 1 << 22).makeAsyncIterator()
+                    let first = try await Self.nextView(&messages)
+                    #expect(first.circle.id == "family")
+                    #expect(first.member(user: "alice", device: "phone")?.fix?.lat == Fixtures.aliceStart.lat)
+
+                    // Erin is only in the team circle: that change must not reach this socket.
+                    await Fixtures.move(Fixtures.erin, in: store, to: 52.6800, -8.6500)
+                    await Fixtures.move(Fixtures.alice, in: store, to: 52.6702, -8.6111)
+                    let second = try await Self.nextView(&messages)
+                    #expect(second.circle.id == "family")
+                    let alice = try #require(second.member(user: "alice", device: "phone"))
+                    #expect(alice.fix?.lat == 52.6702 && alice.fix?.lon == -8.6111)
+                    #expect(second.generatedAt >= first.generatedAt)
+                }
+            }
+        }
+    }
+
+    @Test("/ws sends every circle's view at once, then changes of any circle")
+    func allCirclesSocket() async throws {
+        let store = await Fixtures.store()
+        try await Self.application(store).test(.live) { client in
+            try await withTimeout(30) {
+                try await client.ws("/ws") { inbound, _, _ in
+                    var messages = inbound.messages(maxSize: 1 << 22).makeAsyncIterator()
+                    let snapshot = [try await Self.nextView(&messages), try await Self.nextView(&messages)]
+                    #expect(snapshot.map(\.circle.id) == ["family", "team"])
+
+                    // Alice is in both circles: one fix changes both views.
+                    await Fixtures.move(Fixtures.alice, in: store, to: 52.6702, -8.6111)
+                    let changed = [try await Self.nextView(&messages), try await Self.nextView(&messages)]
+                    #expect(Set(changed.map(\.circle.id)) == ["family", "team"])
+                    for view in changed {
+                        #expect(view.member(user: "alice", device: "phone")?.fix?.lat == 52.6702)
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("A socket for an unknown circle is refused")
+    func unknownCircle() async throws {
+        let store = await Fixtures.store()
+        try await Self.application(store).test(.live) { client in
+            await #expect(throws: (any Error).self) {
+                try await withTimeout(30) {
+                    try await client.ws("/api/circles/nope/ws") { _, _, _ in
+                        Issue.record("The upgrade for an unknown circle succeeded.")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("A client that comes back after a change gets the newest view first")
+    func unsubscribes() async throws {
+        let store = await Fixtures.store()
+        try await Self.application(store).test(.live) { client in
+            try await withTimeout(30) {
+                try await client.ws("/api/circles/team/ws") { inbound, _, _ in
+                    var messages = inbound.messages(maxSize: 1 << 22).makeAsyncIterator()
+                    _ = try await Self.nextView(&messages)
+                }
+            }
+            // A change while no client is connected is still what the next client sees first.
+            await Fixtures.move(Fixtures.erin, in: store, to: 52.6800, -8.6500)
+            try await withTimeout(30) {
+                try await client.ws("/api/circles/team/ws") { inbound, _, _ in
+                    var messages = inbound.messages(maxSize: 1 << 22).makeAsyncIterator()
+                    let view = try await Self.nextView(&messages)
+                    #expect(view.member(user: "erin", device: "van")?.fix?.lat == 52.6800)
+                }
+            }
+        }
+    }
+}
