@@ -142,3 +142,57 @@ struct PageBehaviourTests {
         }
     }
 }
+
+extension PageBehaviourTests {
+    struct Background: Decodable {
+        var tiles: [String]
+        var gridLines: Int
+        var attribution: String
+        var attributionHidden: Bool
+    }
+
+    static let backgroundScript = """
+    ({ tiles: [...document.querySelectorAll('#tiles image')].map((i) => i.getAttribute('href')),
+       gridLines: document.querySelectorAll('#grid line').length,
+       attribution: document.getElementById('attribution').textContent,
+       attributionHidden: document.getElementById('attribution').hidden })
+    """
+
+    @Test("Without a tile URL the map is a plain grid and requests no tiles")
+    func noTiles() async throws {
+        let store = await Fixtures.store()
+        try await PageTests.withDashboard(store, path: "/#family") { page, _ in
+            try await page.waitFor("document.querySelectorAll('#markers g.member').length === 3")
+            let background = try await page.value(Background.self, Self.backgroundScript)
+            #expect(background.tiles.isEmpty)
+            #expect(background.gridLines > 4)
+            #expect(background.attributionHidden)
+            let scale = try await page.value(String.self, "document.getElementById('scalelabel').textContent")
+            #expect(scale.hasSuffix(" m") || scale.hasSuffix(" km"), "scale bar label: \(scale)")
+        }
+    }
+
+    @Test("With a tile URL the map draws the tiles that cover the view, with the attribution")
+    func tiles() async throws {
+        let store = await Fixtures.store()
+        // A loopback address nothing listens on: the test needs no network, the page still asks.
+        let configuration = DashboardConfiguration(
+            port: 0, tileURLTemplate: "http://127.0.0.1:9/{s}/{z}/{x}/{y}.png", tileAttribution: "© Test tiles"
+        )
+        try await PageTests.withDashboard(store, path: "/#family", configuration: configuration) { page, _ in
+            try await page.waitFor("document.querySelectorAll('#tiles image').length > 0")
+            let background = try await page.value(Background.self, Self.backgroundScript)
+            #expect(background.gridLines == 0)
+            #expect(!background.attributionHidden && background.attribution == "© Test tiles")
+            let zoom = try await page.value(Double.self, "window.whereabouts.state.camera.zoom")
+            let z = Int(zoom.rounded())
+            // Alice's tile at that zoom (standard XYZ tiling) is among those requested.
+            let n = Double(1 << z)
+            let latRad = Fixtures.aliceStart.lat * .pi / 180
+            let x = Int((Fixtures.aliceStart.lon + 180) / 360 * n)
+            let y = Int((1 - log(tan(latRad) + 1 / cos(latRad)) / .pi) / 2 * n)
+            #expect(background.tiles.contains { $0.hasSuffix("/\(z)/\(x)/\(y).png") }, "tiles: \(background.tiles)")
+            #expect(background.tiles.allSatisfy { $0.hasPrefix("http://127.0.0.1:9/") && !$0.contains("{") })
+        }
+    }
+}

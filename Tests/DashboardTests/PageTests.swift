@@ -39,10 +39,11 @@ struct PageTests {
         _ store: CircleViewStore,
         width: Int = 1280, height: Int = 800, mobile: Bool = false,
         path: String = "/",
+        configuration: DashboardConfiguration = .init(port: 0),
         _ body: @escaping @Sendable (DevToolsPage, Int) async throws -> Void
     ) async throws {
         let app = DashboardApplication.make(
-            source: store, configuration: .init(port: 0), logger: Logger(label: "DashboardTests")
+            source: store, configuration: configuration, logger: Logger(label: "DashboardTests")
         )
         try await app.test(.live) { client in
             let port = try #require(client.port)
