@@ -57,7 +57,7 @@ struct PageBehaviourTests {
         let store = await Fixtures.store()
         // Erin reports now, heading east at 10 m/s for up to 60 s.
         let tst = Int(Date().timeIntervalSince1970)
-        await Fixtures.move(Fixtures.erin, in: store, to: 52.6700, -8.6400, tst: tst, ve: 10, vn: 0, ms: 60)
+        try await Fixtures.move(Fixtures.erin, in: store, to: 52.6700, -8.6400, tst: tst, ve: 10, vn: 0, ms: 60)
         try await PageTests.withDashboard(store, path: "/#team") { page, _ in
             // Wait until the page shows Erin at least 20 m east of the reported fix: only
             // extrapolation can put her there, as no other update is sent.
@@ -88,7 +88,7 @@ struct PageBehaviourTests {
             try await page.evaluate("(() => { const s = document.getElementById('circle'); s.value = 'team'; s.dispatchEvent(new Event('change')); })()")
             try await page.waitFor("document.querySelector('#markers g.member[data-user=\"erin\"]') && !document.querySelector('#markers g.member[data-user=\"bob\"]')")
             #expect(try await page.value(String.self, "location.hash") == "#team")
-            await Fixtures.move(Fixtures.alice, in: store, to: 52.6555, -8.6444)
+            try await Fixtures.move(Fixtures.alice, in: store, to: 52.6555, -8.6444)
             try await page.waitFor(PageTests.markerAt("alice", lat: 52.6555, lon: -8.6444))
         }
     }
@@ -128,7 +128,7 @@ struct PageBehaviourTests {
                 #expect(try await page.value(String.self, "document.getElementById('connection').textContent").hasPrefix("reconnecting"))
 
                 // Alice moves while the dashboard is down; a new server comes up on the same port.
-                await Fixtures.move(Fixtures.alice, in: store, to: 52.6702, -8.6111)
+                try await Fixtures.move(Fixtures.alice, in: store, to: 52.6702, -8.6111)
                 let restarted = DashboardService(source: store, configuration: .init(port: port), logger: logger)
                 let second = ServiceGroup(services: [restarted], logger: logger)
                 try await withThrowingTaskGroup(of: Void.self) { tasks in

@@ -66,7 +66,8 @@ struct PageTests {
             #expect(try await page.value(String.self, "document.body.dataset.connection") == "open")
 
             // A new fix for Alice (no velocity: held exactly where reported).
-            await Fixtures.move(Fixtures.alice, in: store, to: 52.6702, -8.6111)
+            let outcome = try await Fixtures.move(Fixtures.alice, in: store, to: 52.6702, -8.6111)
+            #expect(outcome == .changed)
             try await page.waitFor(Self.markerAt("alice", lat: 52.6702, lon: -8.6111))
             let list = try await page.value(String.self, "document.querySelector('#members li[data-user=alice] .detail').textContent")
             #expect(list.contains("s ago"))

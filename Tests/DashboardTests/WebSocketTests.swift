@@ -35,8 +35,8 @@ struct WebSocketTests {
                     #expect(first.member(user: "alice", device: "phone")?.fix?.lat == Fixtures.aliceStart.lat)
 
                     // Erin is only in the team circle: that change must not reach this socket.
-                    await Fixtures.move(Fixtures.erin, in: store, to: 52.6800, -8.6500)
-                    await Fixtures.move(Fixtures.alice, in: store, to: 52.6702, -8.6111)
+                    try await Fixtures.move(Fixtures.erin, in: store, to: 52.6800, -8.6500)
+                    try await Fixtures.move(Fixtures.alice, in: store, to: 52.6702, -8.6111)
                     let second = try await Self.nextView(&messages)
                     #expect(second.circle.id == "family")
                     let alice = try #require(second.member(user: "alice", device: "phone"))
@@ -58,7 +58,7 @@ struct WebSocketTests {
                     #expect(snapshot.map(\.circle.id) == ["family", "team"])
 
                     // Alice is in both circles: one fix changes both views.
-                    await Fixtures.move(Fixtures.alice, in: store, to: 52.6702, -8.6111)
+                    try await Fixtures.move(Fixtures.alice, in: store, to: 52.6702, -8.6111)
                     let changed = [try await Self.nextView(&messages), try await Self.nextView(&messages)]
                     #expect(Set(changed.map(\.circle.id)) == ["family", "team"])
                     for view in changed {
@@ -94,7 +94,7 @@ struct WebSocketTests {
                 }
             }
             // A change while no client is connected is still what the next client sees first.
-            await Fixtures.move(Fixtures.erin, in: store, to: 52.6800, -8.6500)
+            try await Fixtures.move(Fixtures.erin, in: store, to: 52.6800, -8.6500)
             try await withTimeout(30) {
                 try await client.ws("/api/circles/team/ws") { inbound, _, _ in
                     var messages = inbound.messages(maxSize: 1 << 22).makeAsyncIterator()

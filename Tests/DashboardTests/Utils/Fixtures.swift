@@ -49,14 +49,22 @@ enum Fixtures {
         LocationMessage(tid: tid, tst: tst, lat: lat, lon: lon, acc: 8, batt: 76, t: "t", ve: ve, vn: vn, ms: ms)
     }
 
-    /// Ingests a new fix for `member` and publishes the changed views, as ingest and the view
-    /// publisher do.
+    /// Publishes a new fix for `member` the way it reaches the subscriber: an OwnTracks JSON
+    /// payload on `owntracks/<user>/<device>` through the subscriber's `Ingestor` (topic routing,
+    /// decoding, validation), then collects the changed views as the view publisher does, which
+    /// pushes them to every `updates()` subscriber.
+    @discardableResult
     static func move(
         _ member: Member, in store: CircleViewStore, to lat: Double, _ lon: Double,
         tst: Int = Int(Date().timeIntervalSince1970), ve: Double? = nil, vn: Double? = nil, ms: Int? = nil
-    ) async {
+    ) async throws -> CircleViewStore.ApplyOutcome? {
         let message = location(String(member.user.prefix(2)), tst: tst, lat: lat, lon: lon, ve: ve, vn: vn, ms: ms)
-        await store.apply(.location(message), from: member.id, retained: false)
+        let payload = Array(try JSONEncoder().encode(message))
+        let ingestor = Ingestor(store: store, router: TopicRouter(), settings: await store.settings)
+        let outcome = await ingestor.handle(
+            TransportMessage(topic: "owntracks/\(member.user)/\(member.device)", payload: payload, retained: false)
+        )
         _ = await store.collectDue()
+        return outcome
     }
 }
