@@ -19,6 +19,25 @@ struct WebSocketTests {
         return try JSONDecoder().decode(CircleView.self, from: Data(text.utf8))
     }
 
+    /// Views pushed on one socket, read one at a time.
+    struct Views {
+        var messages: WebSocketInboundMessageStream.AsyncIterator
+        mutating func next() async throws -> CircleView { try await WebSocketTests.nextView(&messages) }
+    }
+
+    /// Opens a WebSocket on `path` and runs `body` with its views; bounded to 30 s.
+    static func withViews(
+        _ client: some TestClientProtocol, _ path: String,
+        _ body: @escaping @Sendable (inout Views) async throws -> Void
+    ) async throws {
+        try await withTimeout(30) {
+            try await client.ws(path) { inbound, _, _ in
+                var views = Views(messages: inbound.messages(maxSize: 1 << 22).makeAsyncIterator())
+                try await body(&views)
+            }
+        }
+    }
+
     static func application(_ store: CircleViewStore) -> some ApplicationProtocol {
         DashboardApplication.make(source: store, configuration: .init(port: 0), logger: Logger(label: "DashboardTests"))
     }
@@ -27,22 +46,19 @@ struct WebSocketTests {
     func circleSocket() async throws {
         let store = await Fixtures.store()
         try await Self.application(store).test(.live) { client in
-            try await withTimeout(30) {
-                try await client.ws("/api/circles/family/ws") { inbound, _, _ in
-                    var messages = inbound.messages(maxSize: 1 << 22).makeAsyncIterator()
-                    let first = try await Self.nextView(&messages)
-                    #expect(first.circle.id == "family")
-                    #expect(first.member(user: "alice", device: "phone")?.fix?.lat == Fixtures.aliceStart.lat)
+            try await Self.withViews(client, "/api/circles/family/ws") { views in
+                let first = try await views.next()
+                #expect(first.circle.id == "family")
+                #expect(first.member(user: "alice", device: "phone")?.fix?.lat == Fixtures.aliceStart.lat)
 
-                    // Erin is only in the team circle: that change must not reach this socket.
-                    try await Fixtures.move(Fixtures.erin, in: store, to: 52.6800, -8.6500)
-                    try await Fixtures.move(Fixtures.alice, in: store, to: 52.6702, -8.6111)
-                    let second = try await Self.nextView(&messages)
-                    #expect(second.circle.id == "family")
-                    let alice = try #require(second.member(user: "alice", device: "phone"))
-                    #expect(alice.fix?.lat == 52.6702 && alice.fix?.lon == -8.6111)
-                    #expect(second.generatedAt >= first.generatedAt)
-                }
+                // Erin is only in the team circle: that change must not reach this socket.
+                try await Fixtures.move(Fixtures.erin, in: store, to: 52.6800, -8.6500)
+                try await Fixtures.move(Fixtures.alice, in: store, to: 52.6702, -8.6111)
+                let second = try await views.next()
+                #expect(second.circle.id == "family")
+                let alice = try #require(second.member(user: "alice", device: "phone"))
+                #expect(alice.fix?.lat == 52.6702 && alice.fix?.lon == -8.6111)
+                #expect(second.generatedAt >= first.generatedAt)
             }
         }
     }
@@ -51,19 +67,16 @@ struct WebSocketTests {
     func allCirclesSocket() async throws {
         let store = await Fixtures.store()
         try await Self.application(store).test(.live) { client in
-            try await withTimeout(30) {
-                try await client.ws("/ws") { inbound, _, _ in
-                    var messages = inbound.messages(maxSize: 1 << 22).makeAsyncIterator()
-                    let snapshot = [try await Self.nextView(&messages), try await Self.nextView(&messages)]
-                    #expect(snapshot.map(\.circle.id) == ["family", "team"])
+            try await Self.withViews(client, "/ws") { views in
+                let snapshot = [try await views.next(), try await views.next()]
+                #expect(snapshot.map(\.circle.id) == ["family", "team"])
 
-                    // Alice is in both circles: one fix changes both views.
-                    try await Fixtures.move(Fixtures.alice, in: store, to: 52.6702, -8.6111)
-                    let changed = [try await Self.nextView(&messages), try await Self.nextView(&messages)]
-                    #expect(Set(changed.map(\.circle.id)) == ["family", "team"])
-                    for view in changed {
-                        #expect(view.member(user: "alice", device: "phone")?.fix?.lat == 52.6702)
-                    }
+                // Alice is in both circles: one fix changes both views.
+                try await Fixtures.move(Fixtures.alice, in: store, to: 52.6702, -8.6111)
+                let changed = [try await views.next(), try await views.next()]
+                #expect(Set(changed.map(\.circle.id)) == ["family", "team"])
+                for view in changed {
+                    #expect(view.member(user: "alice", device: "phone")?.fix?.lat == 52.6702)
                 }
             }
         }
@@ -84,23 +97,17 @@ struct WebSocketTests {
     }
 
     @Test("A client that comes back after a change gets the newest view first")
-    func unsubscribes() async throws {
+    func newestFirstAfterReconnect() async throws {
         let store = await Fixtures.store()
         try await Self.application(store).test(.live) { client in
-            try await withTimeout(30) {
-                try await client.ws("/api/circles/team/ws") { inbound, _, _ in
-                    var messages = inbound.messages(maxSize: 1 << 22).makeAsyncIterator()
-                    _ = try await Self.nextView(&messages)
-                }
+            try await Self.withViews(client, "/api/circles/team/ws") { views in
+                _ = try await views.next()
             }
             // A change while no client is connected is still what the next client sees first.
             try await Fixtures.move(Fixtures.erin, in: store, to: 52.6800, -8.6500)
-            try await withTimeout(30) {
-                try await client.ws("/api/circles/team/ws") { inbound, _, _ in
-                    var messages = inbound.messages(maxSize: 1 << 22).makeAsyncIterator()
-                    let view = try await Self.nextView(&messages)
-                    #expect(view.member(user: "erin", device: "van")?.fix?.lat == 52.6800)
-                }
+            try await Self.withViews(client, "/api/circles/team/ws") { views in
+                let view = try await views.next()
+                #expect(view.member(user: "erin", device: "van")?.fix?.lat == 52.6800)
             }
         }
     }
