@@ -75,6 +75,7 @@ struct PageBehaviourTests {
             let core = message.displayedPosition(at: Date(timeIntervalSince1970: shown.at))
             let gap = Geodesy.distance(core, Coordinate(latitude: shown.lat, longitude: shown.lon))
             #expect(gap < 3, "the page shows Erin \(gap) m from Core's prediction")
+            try await page.screenshot(to: PageTests.screenshotPath("moving"))
         }
     }
 

@@ -73,8 +73,10 @@ extension DashboardPage {
       setConnection("connecting…", false);
       ws.onopen = () => { setConnection("live", true); reconnectDelay = 500; };
       ws.onmessage = (event) => {
-        const view = JSON.parse(event.data);
-        if (view._type !== "view" || view.circle.id !== selectedCircle()) return;
+        let view;
+        try { view = JSON.parse(event.data); } catch (e) { return; }
+        if (!view || view._type !== "view" || !view.circle || view.circle.id !== selectedCircle() ||
+            !Array.isArray(view.members)) return;
         W.state.view = view;
         W.state.receivedAt = performance.now();
         document.body.dataset.generatedAt = view.generatedAt;
@@ -134,9 +136,9 @@ extension DashboardPage {
           if (typeof m.speed === "number") {
             parts.push(Math.round(m.speed * 3.6) + " km/h" + (typeof m.course === "number" && m.speed > 0.5 ? " " + W.compass(m.course) : ""));
           }
-          if (m.fix.acc) parts.push("±" + m.fix.acc + " m");
-          if (typeof m.fix.batt === "number") parts.push(m.fix.batt + " % battery");
           if (p.position.extrapolated) parts.push("predicted");
+          if (m.fix.acc) parts.push("±" + m.fix.acc + " m");
+          if (typeof m.fix.batt === "number") parts.push("batt " + m.fix.batt + " %");
         } else {
           parts.push("no position yet");
         }
