@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "WhereaboutsCore", targets: ["WhereaboutsCore"]),
         .library(name: "WhereaboutsMQTT", targets: ["WhereaboutsMQTT"]),
         .library(name: "PositionSources", targets: ["PositionSources"]),
+        .library(name: "PolicyOptions", targets: ["PolicyOptions"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -81,6 +82,16 @@ let package = Package(
             ]
         ),
 
+        // MARK: Policy flags shared by whereabouts-pub and whereabouts-eval; evaluation output.
+        .target(
+            name: "PolicyOptions",
+            dependencies: [
+                "WhereaboutsCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .target(name: "EvalKit", dependencies: ["WhereaboutsCore"]),
+
         // MARK: Executables.
         .executableTarget(
             name: "whereabouts-pub",
@@ -103,8 +114,29 @@ let package = Package(
             name: "whereabouts-eval",
             dependencies: [
                 "WhereaboutsCore",
+                "PositionSources",
+                "PolicyOptions",
+                "EvalKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+
+        // MARK: Benchmarks (programs, not timed tests; results in BENCHMARKS.md).
+        .executableTarget(
+            name: "SubscriberBenchmark",
+            dependencies: [
+                "Circles",
+                "WhereaboutsCore",
+                "WhereaboutsMQTT",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/SubscriberBenchmark"
+        ),
+        .executableTarget(
+            name: "PolicyBenchmark",
+            dependencies: ["WhereaboutsCore"],
+            path: "Benchmarks/PolicyBenchmark"
         ),
 
         // MARK: Tests.
@@ -119,6 +151,10 @@ let package = Package(
                 "WhereaboutsCore",
                 .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        .testTarget(
+            name: "WhereaboutsEvalTests",
+            dependencies: ["EvalKit", "PolicyOptions", "WhereaboutsCore"]
         ),
         .testTarget(
             name: "PositionSourcesTests",

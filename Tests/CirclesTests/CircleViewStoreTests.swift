@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 import WhereaboutsCore
 @testable import Circles
@@ -91,7 +92,7 @@ struct CircleViewStoreTests {
         #expect(await store.statistics().backlog == 1)
     }
 
-    @Test("Views are collected at most once per interval and only when something changed")
+    @Test("Views are collected at most once per interval and only when something changed", .timeLimit(.minutes(1)))
     func interval() async throws {
         let store = try Build.store(viewInterval: 1)
         let initial = await store.collectDue(at: Build.date(Build.t0))
@@ -104,7 +105,9 @@ struct CircleViewStoreTests {
         let early = await store.collectDue(at: Build.date(Double(Build.t0) + 5.5))
         #expect(early.views.isEmpty)
         #expect(early.nextDeadline == Build.date(Build.t0 + 6))
-        #expect(await store.collectDue(at: Build.date(Build.t0 + 6)).views.count == 2)
+        await store.apply(Build.fix(Build.t0 + 7), from: Build.alice, retained: false, at: Build.date(Double(Build.t0) + 5.6))
+        await store.waitForChanges()  // carpool was collected 0.6 s ago: the publisher must still wake to reschedule
+        #expect(await store.collectDue(at: Build.date(Build.t0 + 6)).views.map(\.circle.id) == ["carpool", "family", "field-team"])
     }
 
     @Test("The display position extrapolates with ve/vn for at most ms seconds")
@@ -127,7 +130,7 @@ struct CircleViewStoreTests {
     func trailBounds() async throws {
         let store = CircleViewStore(
             circles: try Build.exampleFile(), settings: ViewSettings(trailLength: 5, trailDuration: 60),
-            logger: Build.quietLogger)
+            logger: Build.quietLogger, now: Build.date(Build.t0 - 10))
         for i in 0..<30 {
             await store.apply(Build.fix(Build.t0 + i * 10), from: Build.alice, retained: false, at: Build.date(Build.t0 + i * 10))
         }
@@ -185,5 +188,24 @@ struct CircleViewStoreTests {
         await store.apply(Build.fix(Int(Date().timeIntervalSince1970)), from: Build.bob, retained: false, at: Date().addingTimeInterval(2))
         await waited
         #expect(await store.collectDue(at: Date().addingTimeInterval(2)).views.count == 2)
+    }
+}
+
+@Suite("Rejection logging")
+struct RejectionLoggingTests {
+    @Test("A rejected message is logged with its topic and reason, never its coordinates")
+    func logged() async throws {
+        let recorder = RecordingLogHandler()
+        let store = CircleViewStore(circles: try Build.exampleFile(), logger: Logger(label: "t", factory: { _ in recorder }))
+        let ingestor = Ingestor(store: store, router: TopicRouter(), settings: ViewSettings())
+        let payload = Array(#"{"_type":"location","lat":91.123456,"lon":8.654321,"tst":1700000000}"#.utf8)
+        await ingestor.handle(TransportMessage(topic: "owntracks/alice/phone", payload: payload, retained: false),
+                              at: Build.date(Build.t0))
+        let record = try #require(recorder.records.first { $0.message == "Rejected a message." })
+        #expect(record.level == .notice)
+        #expect(record.metadata["whereabouts.reason"] == "out_of_range.lat")
+        #expect(record.metadata["whereabouts.topic"] == "owntracks/alice/phone")
+        #expect(!recorder.records.contains { "\($0.message) \($0.metadata)".contains("91.12") || "\($0.metadata)".contains("8.65") })
+        #expect(await store.statistics().rejected == ["out_of_range.lat": 1])
     }
 }

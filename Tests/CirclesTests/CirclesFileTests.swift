@@ -6,7 +6,7 @@ import Testing
 struct CirclesFileTests {
     @Test("The example circles file has three circles with overlapping members")
     func exampleFile() throws {
-        let file = try CirclesFile.load(path: TestPaths.exampleCircles)
+        let file = try CirclesFile.load(path: Fixture.exampleCircles)
         #expect(file.circles.map(\.id) == ["family", "field-team", "carpool"])
         #expect(file.memberIDs.count == 4)
         let bob = MemberID(user: "bob", device: "phone")
@@ -57,7 +57,7 @@ struct CirclesFileTests {
     }
 }
 
-enum TestPaths {
+enum Fixture {
     /// The package root, found from this file's path.
     static let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -44,7 +44,10 @@ struct MessageDecoderTests {
         (#"{"_type":"location","lat":1,"lon":-180.5,"tst":1700000000}"#, "out_of_range.lon"),
         (#"{"_type":"location","lat":1,"lon":1,"tst":0}"#, "out_of_range.tst"),
         (#"{"_type":"location","lat":1,"lon":1,"tst":1700009000}"#, "future_timestamp"),
-        (#"{"_type":"location","lat":1,"lon":1,"tst":1e400}"#, "malformed_json"),
+        (#"{"_type":"location","lat":1,"lon":1,"tst":1e400}"#, "out_of_range.tst"),
+        (#"{"_type":"location","lat":1,"lon":1,"tst":1700000000} x"#, "malformed_json"),
+        (#"{"_type":"location","lat":01,"lon":1,"tst":1700000000}"#, "malformed_json"),
+        ("{\"_type\":\"loc\u{01}\"}", "malformed_json"),
         (#"{"_type":"location","lon":1,"tst":1700000000}"#, "missing_field.lat"),
         (#"{"_type":"location","lat":1,"lon":1}"#, "missing_field.tst"),
         (#"{"_type":"location","lat":1,"lon":1,"tst":1700000000,"acc":-3}"#, "out_of_range.acc"),
@@ -60,6 +63,24 @@ struct MessageDecoderTests {
         } throws: { error in
             (error as? RejectionReason)?.code == code
         }
+    }
+
+    @Test("Unknown nested values, escapes and whitespace are accepted")
+    func tolerant() throws {
+        let text = #" { "_type" : "location", "tid":"\u00e9\"", "lat":1.5e1,"lon":-0.25, "tst":1700000000,"inregions":["Home",{"a":[true,false,null]}], "x":{} } "#
+        guard case .location(let location) = try decode(text) else {
+            Issue.record("not a location")
+            return
+        }
+        #expect(location.tid == "é\"")
+        #expect(location.lat == 15)
+        #expect(location.lon == -0.25)
+    }
+
+    @Test("Deeply nested payloads are rejected, not a crash")
+    func deep() {
+        let text = #"{"_type":"card","x":"# + String(repeating: "[", count: 1000) + String(repeating: "]", count: 1000) + "}"
+        #expect(throws: RejectionReason.malformedJSON) { try decode(text) }
     }
 
     @Test("Payloads over the limit are rejected before parsing")

@@ -21,12 +21,38 @@ enum Build {
     }
 
     static func exampleFile() throws -> CirclesFile {
-        try CirclesFile.load(path: TestPaths.exampleCircles)
+        try CirclesFile.load(path: Fixture.exampleCircles)
     }
 
     static func store(staleTimeout: Double = 300, viewInterval: Double = 1, shard: Shard = .all) throws -> CircleViewStore {
         CircleViewStore(
             circles: try exampleFile(), shard: shard, settings: ViewSettings(staleTimeout: staleTimeout),
-            viewInterval: viewInterval, logger: quietLogger)
+            viewInterval: viewInterval, logger: quietLogger, now: date(t0 - 10))
     }
+}
+
+/// A log handler that keeps every record, to assert on what was logged.
+final class RecordingLogHandler: LogHandler, @unchecked Sendable {
+    // @unchecked Sendable: `records` is only touched under `lock`.
+    struct Record: Sendable {
+        var level: Logger.Level
+        var message: String
+        var metadata: Logger.Metadata
+    }
+
+    private let lock = NSLock()
+    private var stored: [Record] = []
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        lock.withLock { stored.append(Record(level: event.level, message: "\(event.message)", metadata: event.metadata ?? [:])) }
+    }
+
+    var records: [Record] { lock.withLock { stored } }
 }

@@ -12,7 +12,6 @@ public struct MessageDecoder: Sendable {
     public var maxPayloadBytes: Int
     /// How far in the future a timestamp may lie, in seconds.
     public var futureTolerance: Int
-    private let json = JSONDecoder()
 
     /// The earliest `tst` accepted: 2001-09-09 (epoch 1,000,000,000). Rejects `tst` 0 and
     /// milliseconds-vs-seconds mix-ups in the other direction are caught by the future check.
@@ -29,14 +28,7 @@ public struct MessageDecoder: Sendable {
         guard payload.count <= maxPayloadBytes else {
             throw .oversize(bytes: payload.count, limit: maxPayloadBytes)
         }
-        let wire: WirePayload
-        do {
-            wire = try json.decode(WirePayload.self, from: Data(payload))
-        } catch let DecodingError.typeMismatch(_, context) where !context.codingPath.isEmpty {
-            throw .wrongType(context.codingPath[context.codingPath.count - 1].stringValue)
-        } catch {
-            throw .malformedJSON
-        }
+        let wire = try WirePayload(parsing: Array(payload))
         guard let type = wire.type else { throw .missingType }
         let nowSeconds = Int(now.timeIntervalSince1970)
         switch type {

@@ -15,13 +15,19 @@ public struct SubscriberService<Transport: CircleTransport>: Service {
     let transport: Transport
     let configuration: SubscriberConfiguration
     let logger: Logger
+    let onSubscribed: (@Sendable () async -> Void)?
 
-    /// Creates the service.
-    public init(store: CircleViewStore, transport: Transport, configuration: SubscriberConfiguration, logger: Logger) {
+    /// Creates the service. `onSubscribed` runs once the broker acknowledged the subscriptions
+    /// to every member (from then on nothing a member publishes is missed).
+    public init(
+        store: CircleViewStore, transport: Transport, configuration: SubscriberConfiguration, logger: Logger,
+        onSubscribed: (@Sendable () async -> Void)? = nil
+    ) {
         self.store = store
         self.transport = transport
         self.configuration = configuration
         self.logger = logger
+        self.onSubscribed = onSubscribed
     }
 
     /// Subscribes and runs ingest, view publishing and reloading until graceful shutdown.
@@ -30,6 +36,7 @@ public struct SubscriberService<Transport: CircleTransport>: Service {
         let members = await store.trackedMembers()
         try await subscribe(members, router: router)
         logger.info("Subscribed to the circles' members.", metadata: ["whereabouts.members": "\(members.count)"])
+        await onSubscribed?()
         try await withGracefulShutdownHandler {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await ingest(router: router) }

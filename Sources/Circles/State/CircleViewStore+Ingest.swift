@@ -76,12 +76,12 @@ extension CircleViewStore {
         signalChange()
     }
 
+    /// Marks circles as changed. A circle that becomes dirty wakes the publisher, which
+    /// publishes it at once if its interval has passed, or sleeps until it has.
     func markDirty(_ circleIDs: [String], at now: Double) {
-        var due = false
-        for id in circleIDs where dirty.insert(id).inserted {
-            if now - (lastCollected[id] ?? -.infinity) >= viewInterval { due = true }
-        }
-        if due { signalChange() }
+        var newlyDirty = false
+        for id in circleIDs where dirty.insert(id).inserted { newlyDirty = true }
+        if newlyDirty { signalChange() }
     }
 }
 

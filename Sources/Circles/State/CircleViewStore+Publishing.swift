@@ -39,8 +39,8 @@ extension CircleViewStore {
         return batch
     }
 
-    /// Suspends until something may have become due (a change to a circle that may publish at
-    /// once, an event), returning at once if that happened since the last ``collectDue(at:)``.
+    /// Suspends until something may have changed what is due (a circle became dirty, an event),
+    /// returning at once if that happened since the last ``collectDue(at:)``.
     /// Returns early when the calling task is cancelled.
     public func waitForChanges() async {
         if changeSignalled { return }

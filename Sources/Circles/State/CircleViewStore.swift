@@ -36,9 +36,13 @@ public actor CircleViewStore {
 
     /// Creates a store for the circles of `file` that `shard` owns. Loading is not a membership
     /// change: no `joined` events are sent for the initial members.
+    ///
+    /// The first views become due one `viewInterval` after `now`, so that the retained messages
+    /// the broker replays on subscribe are in them and a restart never publishes a view of
+    /// `unknown` members over a good retained one.
     public init(
         circles file: CirclesFile, shard: Shard = .all, settings: ViewSettings = ViewSettings(),
-        viewInterval: Double = 1, logger: Logger
+        viewInterval: Double = 1, logger: Logger, now: Date = Date()
     ) {
         self.settings = settings
         self.shard = shard
@@ -51,6 +55,7 @@ public actor CircleViewStore {
             for member in circle.members { memberCircles[member.id, default: []].append(circle.id) }
         }
         dirty = Set(owned.map(\.id))
+        for circle in owned { lastCollected[circle.id] = now.timeIntervalSince1970 }
     }
 
     // MARK: Read side

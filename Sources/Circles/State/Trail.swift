@@ -22,6 +22,7 @@ struct Trail: Sendable, Hashable {
         let point = Point(tst: UInt32(clamping: tst), lat: Int32((lat * 1e6).rounded()), lon: Int32((lon * 1e6).rounded()))
         let index = insertionIndex(for: point.tst)
         if index < points.count, points[index].tst == point.tst { return false }
+        if points.capacity == 0 { points.reserveCapacity(maxCount + 1) }
         points.insert(point, at: index)
         let newest = Int(points[points.count - 1].tst)
         let cutoff = newest - maxSpan
@@ -30,7 +31,6 @@ struct Trail: Sendable, Hashable {
             drop += 1
         }
         if drop > 0 { points.removeFirst(drop) }
-        if points.capacity > max(maxCount, 4) * 2 { points = ContiguousArray(points) }
         return drop <= index
     }
 
