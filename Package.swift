@@ -81,6 +81,13 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(
+            name: "DashboardOptions",
+            dependencies: [
+                "Dashboard",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
 
         // MARK: Policy flags shared by whereabouts-pub and whereabouts-eval; evaluation output.
         .target(
@@ -168,6 +175,7 @@ let package = Package(
             name: "DashboardTests",
             dependencies: [
                 "Dashboard",
+                "DashboardOptions",
                 "Circles",
                 "WhereaboutsCore",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
