@@ -133,6 +133,8 @@ struct APITests {
             try await client.execute(uri: "/", method: .get) { response in
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType] == "text/html; charset=utf-8")
+                let policy = try #require(response.headers[.contentSecurityPolicy])
+                #expect(policy.contains("default-src 'none'") && policy.contains("img-src 'self' data:;"))
                 let html = String(buffer: response.body)
                 #expect(html.contains(#"<meta name="viewport" content="width=device-width"#))
                 #expect(html.contains(#""tileURL":null"#) || !html.contains(#""tileURL""#))
@@ -151,14 +153,15 @@ struct APITests {
     func pageSettings() async throws {
         let configuration = DashboardConfiguration(
             port: 0,
-            tileURLTemplate: "https://tile.example.org/{z}/{x}/{y}.png",
+            tileURLTemplate: "https://{s}.tile.example.org/{z}/{x}/{y}.png",
             tileAttribution: "© Example</script>",
             title: "Team <b>map</b>"
         )
         try await Self.application(await Fixtures.store(), configuration: configuration).test(.router) { client in
             try await client.execute(uri: "/", method: .get) { response in
                 let html = String(buffer: response.body)
-                #expect(html.contains(#""tileURL":"https:\/\/tile.example.org\/{z}\/{x}\/{y}.png""#))
+                #expect(html.contains(#""tileURL":"https:\/\/{s}.tile.example.org\/{z}\/{x}\/{y}.png""#))
+                #expect(response.headers[.contentSecurityPolicy]?.contains("img-src 'self' data: https://*.tile.example.org;") == true)
                 #expect(html.contains(#""tileAttribution":"© Example\u003c\/script>""#))
                 #expect(!html.contains("Example</script>"))
                 #expect(html.contains("<title>Team &lt;b&gt;map&lt;/b&gt;</title>"))

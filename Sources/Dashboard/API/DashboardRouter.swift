@@ -23,14 +23,18 @@ public enum DashboardRouter {
         configuration: DashboardConfiguration
     ) -> Router<DashboardRequestContext> {
         let router = Router(context: DashboardRequestContext.self)
+        router.middlewares.add(LogRequestsMiddleware(.debug))
         router.middlewares.add(JSONNotFoundMiddleware())
 
-        let page = DashboardPage(configuration: configuration).html
+        let page = DashboardPage(configuration: configuration)
         router.get("/") { _, _ in
             Response(
                 status: .ok,
-                headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-cache"],
-                body: ResponseBody(byteBuffer: ByteBuffer(string: page))
+                headers: [
+                    .contentType: "text/html; charset=utf-8", .cacheControl: "no-cache",
+                    .contentSecurityPolicy: page.contentSecurityPolicy, .xContentTypeOptions: "nosniff",
+                ],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: page.html))
             )
         }
         router.get("/healthz") { _, _ in

@@ -9,6 +9,9 @@ import Foundation
 struct DashboardPage: Sendable {
     /// The complete HTML document.
     let html: String
+    /// The `Content-Security-Policy` the page is served with: nothing may load from anywhere but
+    /// this server, except tiles from the configured tile server.
+    let contentSecurityPolicy: String
 
     /// Builds the page for a configuration.
     init(configuration: DashboardConfiguration) {
@@ -18,6 +21,20 @@ struct DashboardPage: Sendable {
             tileAttribution: configuration.tileAttribution
         )
         html = Self.document(title: configuration.title, settingsJSON: settings.scriptSafeJSON)
+        let tiles = configuration.tileURLTemplate.map { " " + Self.tileSource($0) } ?? ""
+        contentSecurityPolicy = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+            + "img-src 'self' data:\(tiles); connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    }
+
+    /// The CSP source that admits a tile template's server: `https://*.tile.example.org` for
+    /// `https://{s}.tile.example.org/{z}/{x}/{y}.png`, or just its scheme when it has no host.
+    static func tileSource(_ template: String) -> String {
+        guard let schemeEnd = template.range(of: "://") else { return "https:" }
+        let scheme = template[..<schemeEnd.lowerBound]
+        let rest = template[schemeEnd.upperBound...]
+        let authority = rest.prefix { $0 != "/" }.replacingOccurrences(of: "{s}", with: "*")
+        let allowed = authority.allSatisfy { $0.isLetter || $0.isNumber || ".-:*[]".contains($0) }
+        return authority.isEmpty || !allowed ? "\(scheme):" : "\(scheme)://\(authority)"
     }
 
     private static func document(title: String, settingsJSON: String) -> String {
