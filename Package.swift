@@ -111,6 +111,7 @@ let package = Package(
             name: "whereabouts-sub",
             dependencies: [
                 "WhereaboutsCore",
+                "WhereaboutsMQTT",
                 "Circles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -145,6 +146,24 @@ let package = Package(
             dependencies: ["WhereaboutsCore"],
             path: "Benchmarks/PolicyBenchmark"
         ),
+        // MARK: Benchmarks (mqtt): the Swift client against a plain C libmosquitto loop.
+        .target(
+            name: "CMosquittoBaseline",
+            dependencies: ["CMosquitto"],
+            path: "Benchmarks/CMosquittoBaseline",
+            linkerSettings: [.linkedLibrary("mosquitto")]
+        ),
+        .executableTarget(
+            name: "MQTTPublishBenchmark",
+            dependencies: [
+                "CMosquittoBaseline",
+                "WhereaboutsMQTT",
+                "WhereaboutsTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/MQTTPublishBenchmark"
+        ),
 
         // MARK: Tests.
         .testTarget(
@@ -156,18 +175,48 @@ let package = Package(
             dependencies: [
                 "Circles",
                 "WhereaboutsCore",
+                "WhereaboutsMQTT",
+                "WhereaboutsTestSupport",
+                "PositionSources",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(
             name: "WhereaboutsEvalTests",
-            dependencies: ["EvalKit", "PolicyOptions", "WhereaboutsCore"]
+            dependencies: ["EvalKit", "PolicyOptions", "PositionSources", "WhereaboutsCore"]
         ),
         .testTarget(
             name: "PositionSourcesTests",
             dependencies: [
                 "PositionSources",
                 "WhereaboutsCore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // MARK: Test support (mqtt): real mosquitto brokers, throwaway certificates, paths, timeouts.
+        .target(
+            name: "WhereaboutsTestSupport",
+            dependencies: [
+                "WhereaboutsMQTT",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/WhereaboutsTestSupport"
+        ),
+        .executableTarget(
+            name: "mqtt-test-client",
+            dependencies: [
+                "WhereaboutsMQTT",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/MQTTTestClient"
+        ),
+        .testTarget(
+            name: "WhereaboutsMQTTTests",
+            dependencies: [
+                "WhereaboutsMQTT",
+                "WhereaboutsTestSupport",
+                "mqtt-test-client",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -19,11 +19,6 @@ enum PipelineBenchmark {
                                           vel: 36, cog: 90, batt: 80, t: "t", ve: 10, vn: 0, ms: 60)
             return TransportMessage(topic: "owntracks/u\(m)/d", payload: Array(try! encoder.encode(message)), retained: false)
         }
-        let decoder = MessageDecoder()
-        let decodeStart = ContinuousClock.now
-        var decoded = 0
-        for message in stream { if (try? decoder.decode(message.payload, now: Date())) != nil { decoded += 1 } }
-        print("decode only: \(Double(decoded) / (ContinuousClock.now - decodeStart).seconds) /s")
         let start = ContinuousClock.now
         let now = Date()
         for message in stream { await ingestor.handle(message, at: now) }

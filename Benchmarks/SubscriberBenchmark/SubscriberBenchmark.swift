@@ -1,17 +1,33 @@
 import Foundation
 import Logging
 
-/// `swift run -c release SubscriberBenchmark`: the subscriber's measured goals (BENCHMARKS.md).
+/// `swift run -c release SubscriberBenchmark [messages] [members]`: the subscriber's measured
+/// goals (BENCHMARKS.md, `## Subscriber`), each against a baseline measured in the same run.
 @main
 struct SubscriberBenchmark {
     static func main() async throws {
         let logger = Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() })
-        let arguments = CommandLine.arguments.dropFirst()
-        let members = arguments.first.flatMap(Int.init) ?? 100_000
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let messages = arguments.first.flatMap(Int.init) ?? 100_000
+        let memoryMembers = arguments.dropFirst().first.flatMap(Int.init) ?? 100_000
+        let workload = BenchWorkload(members: 1000)
+
+        let broker = try BenchBroker()
+        defer { broker.stop() }
+        let ingest = try await IngestBenchmark.run(broker: broker, workload: workload, count: messages, logger: logger)
+        print(String(format: "ingest: %d messages from %d members: mosquitto_sub %.0f msg/s, whereabouts-sub %.0f msg/s, ratio %.2f",
+                     ingest.count, workload.members, ingest.baselineRate, ingest.subscriberRate, ingest.subscriberRate / ingest.baselineRate))
+
+        let delay = try await DelayBenchmark.run(broker: broker, workload: workload, samples: 500, logger: logger)
+        print(String(format: "delay: %d publishes: mosquitto_sub p50 %.2f ms p99 %.2f ms; retained view p50 %.2f ms p99 %.2f ms; p99 ratio %.2f",
+                     delay.samples, delay.baselineP50, delay.baselineP99, delay.subscriberP50, delay.subscriberP99,
+                     delay.subscriberP99 / delay.baselineP99))
+
         let pipeline = await PipelineBenchmark.run(messages: 200_000, members: 1000, logger: logger)
-        print(String(format: "pipeline (no MQTT): %.0f messages/s", pipeline))
-        let memory = await MemoryBenchmark.run(members: members, logger: logger)
-        print(String(format: "memory: %d members, %.0f bytes per member (target < 2048: ratio %.2f), wire message %.0f bytes",
+        print(String(format: "pipeline without MQTT (route, parse, validate, apply): %.0f msg/s", pipeline))
+
+        let memory = await MemoryBenchmark.run(members: memoryMembers, logger: logger)
+        print(String(format: "memory: %d members with full trails: %.0f bytes per member (target < 2048: ratio %.2f); one wire message is %.0f bytes",
                      memory.members, memory.bytesPerMember, memory.bytesPerMember / 2048, memory.wireBytesPerMember))
     }
 }

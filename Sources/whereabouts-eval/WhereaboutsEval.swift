@@ -109,9 +109,7 @@ struct WhereaboutsEval: ParsableCommand {
         guard let run = chosen else {
             throw ValidationError("No policy named '\(plotPolicy ?? "")' ran; use one of \(evaluation.runs.map(\.evaluation.policy).joined(separator: ", ")).")
         }
-        let bound = PolicyKind.allCases.filter(\.usesEpsilon).contains { run.evaluation.policy.hasPrefix($0.rawValue) }
-            ? Double(run.evaluation.policy.drop { !$0.isNumber && $0 != "." }.prefix { $0.isNumber || $0 == "." }) : nil
-        try write(SVGPlot.render(track: evaluation.track, run: run, title: "\(evaluation.name) \(run.evaluation.policy)", bound: bound), to: path)
+        try write(SVGPlot.render(track: evaluation.track, run: run, title: "\(evaluation.name) \(run.evaluation.policy)"), to: path)
     }
 
     func write(_ text: String, to path: String) throws {

@@ -36,7 +36,9 @@ struct ReplayTests {
             for try await _ in replay {}
         }
         #expect(elapsed >= .milliseconds(495), "50 s at 100x is 0.5 s")
-        #expect(elapsed < .seconds(5))
+        // The upper bound only shows the gaps were divided: real time would take 50 s. It is loose
+        // because a loaded 2-core CI machine can delay each of the ten short sleeps.
+        #expect(elapsed < .seconds(25))
     }
 
     @Test("Real time keeps the recorded gaps")

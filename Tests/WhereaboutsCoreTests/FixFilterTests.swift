@@ -59,4 +59,17 @@ struct FixFilterTests {
         #expect(results == [.tooFast, .tooFast, .tooFast, nil, nil])
         #expect(filter.rejections[.tooFast] == 3)
     }
+
+    @Test("With a replay clock nothing is too old; with the wall clock an old recording is")
+    func clocks() {
+        let fix = SyntheticTracks.fix(0, east: 0)
+        var replayFilter = FixFilter()
+        let replay = ReplayFixClock()
+        replay.advance(to: fix.time)
+        let replayed = replayFilter.check(fix, clock: replay)
+        #expect(replayed == nil)
+        var liveFilter = FixFilter()
+        let live = liveFilter.check(fix, clock: WallFixClock())
+        #expect(live == .tooOld)
+    }
 }

@@ -77,6 +77,7 @@ struct WhereaboutsEvalCLITests {
         #expect(text.hasPrefix("<svg"))
         #expect(text.contains("bounded(50m)"))
         #expect(text.contains("<circle"))
+        #expect(text.contains("stroke-dasharray"))  // the 50 m bound
     }
 
     @Test("Bad flags are usage errors that name the flag", arguments: [

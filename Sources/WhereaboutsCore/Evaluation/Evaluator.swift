@@ -33,11 +33,12 @@ public struct Evaluator: Sendable {
         var policy = policy
         let made = Self.reports(of: &policy, on: track)
         let reports = made.map { EvaluatedReport(index: $0.index, report: $0.report, message: wire.message(for: $0.report)) }
-        return measure(policy: policy.name, reports: reports, on: track)
+        return measure(policy: policy.name, errorBound: (policy as? any ErrorBoundedPolicy)?.errorBound, reports: reports, on: track)
     }
 
-    /// Measures a given list of reports (indices ascending) on `track`.
-    public func measure(policy: String, reports: [EvaluatedReport], on track: [Fix]) -> PolicyRun {
+    /// Measures a given list of reports (indices ascending) on `track`; `errorBound` is the
+    /// policy's promised bound, if any, carried along for tables and plots.
+    public func measure(policy: String, errorBound: Double? = nil, reports: [EvaluatedReport], on track: [Fix]) -> PolicyRun {
         var holdErrors: [Double] = []
         var predictErrors: [Double] = []
         var trackError = 0.0
@@ -74,6 +75,7 @@ public struct Evaluator: Sendable {
         let hours = track.count > 1 ? track[track.count - 1].time.timeIntervalSince(track[0].time) / 3600 : 0
         let evaluation = PolicyEvaluation(
             policy: policy,
+            errorBound: errorBound,
             fixes: track.count,
             reports: reports.count,
             reportsPerHour: hours > 0 ? Double(reports.count) / hours : 0,

@@ -25,6 +25,8 @@ public struct ErrorSummary: Sendable, Hashable, Codable {
 public struct PolicyEvaluation: Sendable, Hashable, Codable {
     /// The policy's name, such as `bounded(50m)`.
     public var policy: String
+    /// The live error the policy promises under `predict`, when it promises one.
+    public var errorBound: Double?
     /// Accepted fixes the policy saw.
     public var fixes: Int
     /// Reports it made.

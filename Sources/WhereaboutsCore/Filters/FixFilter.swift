@@ -61,6 +61,12 @@ public struct FixFilter: Sendable, Hashable {
         return speed > maxSpeed
     }
 
+    /// Checks `fix` with "now" read from `clock` (the wall clock live, a ``ReplayFixClock`` in
+    /// replay); see ``check(_:now:)``.
+    public mutating func check(_ fix: Fix, clock: some FixClock) -> FixFilter.Reason? {
+        check(fix, now: clock.now())
+    }
+
     /// Whether `fix` passes every filter; counts a rejection like ``check(_:now:)``.
     public mutating func accept(_ fix: Fix, now: Date) -> Bool {
         check(fix, now: now) == nil

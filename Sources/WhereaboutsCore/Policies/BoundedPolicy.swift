@@ -14,7 +14,7 @@ import Foundation
 /// the device is standing still, which also costs no `maxSilence` reports. Trigger letters: `f`
 /// first, `t` prediction missed, `T` maxSilence, `k` moving to stationary, `v` stationary to
 /// moving.
-public struct BoundedPolicy: ReportingPolicy {
+public struct BoundedPolicy: ErrorBoundedPolicy {
     /// The policy's parameters.
     public struct Parameters: Sendable, Hashable, Codable {
         /// The largest tolerated distance (m) between a fix and the displayed position. Default 50 m.
@@ -66,6 +66,9 @@ public struct BoundedPolicy: ReportingPolicy {
         self.parameters = parameters
         guardian = PredictionGuard(epsilon: parameters.epsilon, maxSilence: parameters.maxSilence)
     }
+
+    /// The policy's `epsilon`.
+    public var errorBound: Double { parameters.epsilon }
 
     /// `bounded(50m)`, with the epsilon in force.
     public var name: String { "bounded(\(formatted(parameters.epsilon))m)" }

@@ -4,7 +4,7 @@ import Foundation
 /// between the reported fix and the fix before it, and the next report goes out when the position
 /// dashboards extrapolate from the last message (after wire rounding) misses a fix by more than
 /// `epsilon`, or after `maxSilence` seconds of extrapolation.
-public struct DeadReckoningPolicy: ReportingPolicy {
+public struct DeadReckoningPolicy: ErrorBoundedPolicy {
     /// The policy's parameters.
     public struct Parameters: Sendable, Hashable, Codable {
         /// The largest tolerated distance (m) between a fix and the displayed position. Default 50 m.
@@ -34,6 +34,9 @@ public struct DeadReckoningPolicy: ReportingPolicy {
         self.parameters = parameters
         guardian = PredictionGuard(epsilon: parameters.epsilon, maxSilence: parameters.maxSilence)
     }
+
+    /// The policy's `epsilon`.
+    public var errorBound: Double { parameters.epsilon }
 
     /// `dead-reckoning(50m)`, with the epsilon in force.
     public var name: String { "dead-reckoning(\(formatted(parameters.epsilon))m)" }
