@@ -1,18 +1,9 @@
 import ArgumentParser
 import Dashboard
 
-/// The web dashboard's command-line flags, for `whereabouts-sub` to pull in with `@OptionGroup`.
-///
-/// Without `--http-port` no dashboard is served; with it, ``configuration`` describes the
-/// ``DashboardService`` to add to the service group.
+/// The web dashboard's command-line flags besides the port, for `whereabouts-sub run` to pull in
+/// with `@OptionGroup` next to its own `--http-port`.
 public struct DashboardOptions: ParsableArguments {
-    /// The TCP port of the dashboard, or `nil` for no dashboard.
-    @Option(
-        name: .customLong("http-port"),
-        help: "Serve the web dashboard on this TCP port (0 picks a free port and logs it). Without this option no dashboard is served."
-    )
-    public var httpPort: Int?
-
     /// The address the dashboard binds.
     @Option(
         name: .customLong("http-host"),
@@ -23,7 +14,7 @@ public struct DashboardOptions: ParsableArguments {
     /// The map tile URL template, if any.
     @Option(
         name: .customLong("tile-url"),
-        help: "Draw map tiles from this URL template with {z}, {x} and {y} (and optionally {s}), such as https://tile.openstreetmap.org/{z}/{x}/{y}.png. Without it the map is a plain grid and the page loads nothing from elsewhere."
+        help: "Draw map tiles on the dashboard from this URL template with {z}, {x} and {y} (and optionally {s}), such as https://tile.openstreetmap.org/{z}/{x}/{y}.png. Without it the map is a plain grid and the page loads nothing from elsewhere."
     )
     public var tileURL: String?
 
@@ -34,15 +25,12 @@ public struct DashboardOptions: ParsableArguments {
     )
     public var tileAttribution: String?
 
-    /// Creates the options with their defaults (no dashboard).
+    /// Creates the options with their defaults.
     public init() {}
 
-    /// Checks the flags: the port is a TCP port, the host is not empty, and a tile URL is an
-    /// http(s) URL with the `{z}`, `{x}` and `{y}` placeholders.
+    /// Checks the flags: the host is not empty, and a tile URL is an http(s) URL with the `{z}`,
+    /// `{x}` and `{y}` placeholders.
     public func validate() throws {
-        if let httpPort, !(0...65535).contains(httpPort) {
-            throw ValidationError("--http-port must be between 0 and 65535, not \(httpPort).")
-        }
         if httpHost.allSatisfy(\.isWhitespace) {
             throw ValidationError("--http-host must not be empty; use 127.0.0.1 or 0.0.0.0.")
         }
@@ -58,15 +46,10 @@ public struct DashboardOptions: ParsableArguments {
         if tileAttribution != nil, tileURL == nil {
             throw ValidationError("--tile-attribution needs --tile-url: without tiles there is nothing to attribute.")
         }
-        if httpPort == nil, tileURL != nil || httpHost != "127.0.0.1" {
-            throw ValidationError("--http-host and --tile-url configure the dashboard; add --http-port to serve it.")
-        }
     }
 
-    /// The dashboard to serve, or `nil` without `--http-port`.
-    public var configuration: DashboardConfiguration? {
-        httpPort.map { port in
-            DashboardConfiguration(host: httpHost, port: port, tileURLTemplate: tileURL, tileAttribution: tileAttribution)
-        }
+    /// The dashboard to serve on `port`.
+    public func configuration(port: Int) -> DashboardConfiguration {
+        DashboardConfiguration(host: httpHost, port: port, tileURLTemplate: tileURL, tileAttribution: tileAttribution)
     }
 }

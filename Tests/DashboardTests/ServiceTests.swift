@@ -5,6 +5,7 @@ import HummingbirdWSClient
 import Logging
 import ServiceLifecycle
 import Testing
+import WhereaboutsTestSupport
 
 @Suite("DashboardService lifecycle")
 struct ServiceTests {
@@ -23,7 +24,7 @@ struct ServiceTests {
         )
         let group = ServiceGroup(services: [service], logger: logger)
         // The whole run is bounded: listening, the body, and the group's shutdown.
-        try await withTimeout(60) {
+        try await withTimeout(.seconds(60), "the dashboard service run") {
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
                 var iterator = ports.makeAsyncIterator()
@@ -46,7 +47,7 @@ struct ServiceTests {
         try await Self.withService(store) { port, group in
             #expect(port > 0)
             let logger = Self.logger(.warning)
-            let close = try await withTimeout(30) {
+            let close = try await withTimeout(.seconds(30), "the WebSocket to close") {
                 try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/api/circles/family/ws", logger: logger) { inbound, _, _ in
                     var messages = inbound.messages(maxSize: 1 << 22).makeAsyncIterator()
                     let first = try await messages.next()
@@ -67,7 +68,7 @@ struct ServiceTests {
             let logger = Self.logger(.critical)
             let second = DashboardService(source: store, configuration: .init(port: port), logger: logger)
             await #expect(throws: (any Error).self) {
-                try await withTimeout(30) {
+                try await withTimeout(.seconds(30), "the second service to fail") {
                     try await ServiceGroup(services: [second], logger: logger).run()
                 }
             }

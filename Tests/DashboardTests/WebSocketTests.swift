@@ -7,6 +7,7 @@ import HummingbirdWSClient
 import HummingbirdWSTesting
 import Logging
 import Testing
+import WhereaboutsTestSupport
 
 @Suite("Dashboard WebSocket pushes")
 struct WebSocketTests {
@@ -30,7 +31,7 @@ struct WebSocketTests {
         _ client: some TestClientProtocol, _ path: String,
         _ body: @escaping @Sendable (inout Views) async throws -> Void
     ) async throws {
-        try await withTimeout(30) {
+        try await withTimeout(.seconds(30), "views on \(path)") {
             try await client.ws(path) { inbound, _, _ in
                 var views = Views(messages: inbound.messages(maxSize: 1 << 22).makeAsyncIterator())
                 try await body(&views)
@@ -97,7 +98,7 @@ struct WebSocketTests {
         let store = await Fixtures.store()
         try await Self.application(store).test(.live) { client in
             await #expect(throws: (any Error).self) {
-                try await withTimeout(30) {
+                try await withTimeout(.seconds(30), "the refused upgrade") {
                     try await client.ws("/api/circles/nope/ws") { _, _, _ in
                         Issue.record("The upgrade for an unknown circle succeeded.")
                     }
