@@ -195,6 +195,12 @@ extension DashboardPage {
       return g;
     }
 
+    // The bottom of the zoom buttons, in map coordinates.
+    function controlsBottom() {
+      const controls = document.querySelector(".controls").getBoundingClientRect();
+      return controls.bottom - $("map").getBoundingClientRect().top;
+    }
+
     function setText(element, text) {
       if (element.textContent !== text) { element.textContent = text; return true; }
       return false;
@@ -234,9 +240,11 @@ extension DashboardPage {
                                  g.querySelector(".age").getComputedTextLength());
           g.querySelector(".label-bg").setAttribute("width", Math.ceil(width) + 16);
         }
-        // Labels go right of the marker, or left of it when they would leave the map.
+        // Labels go right of the marker, or left of it when they would leave the map or run
+        // under the zoom buttons (top right).
         const labelWidth = Number(g.querySelector(".label-bg").getAttribute("width")) || 0;
-        const flip = s.x + 20 + labelWidth > size.width - 4 && s.x - 20 - labelWidth >= 4;
+        const rightLimit = size.width - (s.y < controlsBottom() + 20 ? 62 : 4);
+        const flip = s.x + 20 + labelWidth > rightLimit && s.x - 20 - labelWidth >= 4;
         g.querySelector(".label").setAttribute("transform", "translate(" + (flip ? -20 - labelWidth : 20) + ",-17)");
       }
       for (const [key, g] of markerElements) {
