@@ -17,8 +17,38 @@ public struct MQTTCircleTransport: CircleTransport {
     }
 
     /// The received messages as ``TransportMessage``s.
-    public func incoming() -> AsyncMapSequence<MQTTMessages, TransportMessage> {
-        messages.map { TransportMessage(topic: $0.topic, payload: Array($0.payload), retained: $0.retained) }
+    public func incoming() -> Incoming {
+        Incoming(base: messages)
+    }
+
+    /// The client's messages as ``TransportMessage``s. Iterating keeps the caller's isolation
+    /// (no executor hop per message when the ingest loop runs on the store's actor).
+    public struct Incoming: AsyncSequence, Sendable {
+        /// The element.
+        public typealias Element = TransportMessage
+        let base: MQTTMessages
+
+        /// Creates the iterator.
+        public func makeAsyncIterator() -> Iterator { Iterator(base: base.makeAsyncIterator()) }
+
+        /// Iterates over the messages.
+        public struct Iterator: AsyncIteratorProtocol {
+            var base: MQTTMessages.AsyncIterator
+
+            /// The next message, or `nil` when the client stopped.
+            public mutating func next() async -> TransportMessage? {
+                await base.next().map(Self.convert)
+            }
+
+            /// The next message, staying on `actor`.
+            public mutating func next(isolation actor: isolated (any Actor)?) async -> TransportMessage? {
+                await base.next(isolation: actor).map(Self.convert)
+            }
+
+            private static func convert(_ message: MQTTMessage) -> TransportMessage {
+                TransportMessage(topic: message.topic, payload: Array(message.payload), retained: message.retained)
+            }
+        }
     }
 
     /// Subscribes at QoS 1.

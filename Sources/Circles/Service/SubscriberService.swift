@@ -37,7 +37,9 @@ public struct SubscriberService<Transport: CircleTransport>: Service {
         try await subscribe(members, router: router)
         logger.info("Subscribed to the circles' members.", metadata: ["whereabouts.members": "\(members.count)"])
         await onSubscribed?()
-        try await withGracefulShutdownHandler {
+        // Graceful shutdown cancels the whole group at once; the loops themselves iterate plainly
+        // (a per-message `cancelOnGracefulShutdown()` merge costs more than the parsing).
+        try await cancelWhenGracefulShutdown {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await ingest(router: router) }
                 group.addTask {
@@ -55,16 +57,13 @@ public struct SubscriberService<Transport: CircleTransport>: Service {
                 try await group.next()
                 group.cancelAll()
             }
-        } onGracefulShutdown: {
-            logger.info("Stopping the subscriber.")
         }
+        logger.info("Stopped the subscriber.")
     }
 
     private func ingest(router: TopicRouter) async throws {
         let ingestor = Ingestor(store: store, router: router, settings: configuration.settings)
-        for try await message in transport.incoming().cancelOnGracefulShutdown() {
-            await ingestor.handle(message)
-        }
+        try await ingestor.run(transport.incoming())
     }
 
     private func reload(_ file: CirclesFile, router: TopicRouter) async {

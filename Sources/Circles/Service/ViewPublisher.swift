@@ -11,6 +11,8 @@ struct ViewPublisher<Transport: CircleTransport> {
 
     func run() async {
         let encoder = JSONEncoder()
+        // Sorted keys: the same view always encodes to the same bytes, `_type` first.
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         while !Task.isCancelled {
             let batch = await store.collectDue(at: Date())
             for view in batch.views {
