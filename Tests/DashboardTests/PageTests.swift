@@ -71,6 +71,12 @@ struct PageTests {
             try await page.waitFor(Self.markerAt("alice", lat: 52.6702, lon: -8.6111))
             let list = try await page.value(String.self, "document.querySelector('#members li[data-user=alice] .detail').textContent")
             #expect(list.contains("s ago"))
+
+            // Ages tick on their own, with no new view: the marker's "N s ago" changes within seconds.
+            let ageScript = "document.querySelector('#markers g.member[data-user=alice] .age').textContent"
+            let age = try await page.value(String.self, ageScript)
+            #expect(age.hasSuffix(" s ago"), "age label: \(age)")
+            try await page.waitFor("\(ageScript) !== '\(age)'", timeout: .seconds(5))
             try await page.screenshot(to: Self.screenshotPath("desktop"))
         }
     }
