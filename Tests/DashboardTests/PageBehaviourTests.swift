@@ -197,3 +197,22 @@ extension PageBehaviourTests {
         }
     }
 }
+
+extension PageBehaviourTests {
+    @Test("When the subscriber's circles file drops the shown circle, the page moves to one that exists")
+    func circleRemoved() async throws {
+        let store = await Fixtures.store()
+        try await PageTests.withDashboard(store, path: "/#family") { page, _ in
+            try await page.waitFor(PageTests.markerAt("bob", lat: 52.6680, lon: -8.6200))
+            // The circles file is reloaded without "family" and with a new circle.
+            let carpool = Circle(id: "carpool", name: "Carpool", members: [Fixtures.alice, Fixtures.erin])
+            _ = await store.replaceCircles(CirclesFile(circles: [Fixtures.circles.circles[1], carpool]))
+            _ = await store.collectDue()
+            try await page.evaluate("window.whereabouts.refreshCircles()")
+            let options = try await page.value([String].self, "[...document.querySelectorAll('#circle option')].map((o) => o.value)")
+            #expect(options == ["team", "carpool"])
+            try await page.waitFor("document.querySelector('#markers g.member[data-user=\"erin\"]') && !document.querySelector('#markers g.member[data-user=\"bob\"]')")
+            #expect(try await page.value(String.self, "location.hash") == "#team")
+        }
+    }
+}

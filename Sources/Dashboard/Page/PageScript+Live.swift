@@ -20,25 +20,38 @@ extension DashboardPage {
       return c.name + " · " + online + "/" + c.members + " online";
     }
 
+    // Loads the circle list into the selector, keeping the chosen circle when it still exists.
     async function loadCircles() {
       const response = await fetch("api/circles", { cache: "no-store" });
       if (!response.ok) throw new Error("GET /api/circles answered " + response.status);
       circles = (await response.json()).circles;
       const select = $("circle");
       const wanted = decodeURIComponent(location.hash.slice(1)) || select.value;
-      select.replaceChildren();
-      for (const c of circles) {
-        const option = document.createElement("option");
-        option.value = c.id;
-        option.textContent = optionText(c);
-        select.appendChild(option);
+      const ids = circles.map((c) => c.id).join("\n");
+      if ([...select.options].map((o) => o.value).join("\n") !== ids) {
+        select.replaceChildren();
+        for (const c of circles) {
+          const option = document.createElement("option");
+          option.value = c.id;
+          select.appendChild(option);
+        }
       }
+      [...select.options].forEach((option, i) => { option.textContent = optionText(circles[i]); });
       if (circles.some((c) => c.id === wanted)) select.value = wanted;
+      if (location.hash && select.value !== wanted) history.replaceState(null, "", "#" + encodeURIComponent(select.value));
       if (circles.length === 0) {
         $("empty").textContent = "The subscriber has no circles. Check its circles file.";
         $("empty").hidden = false;
       }
     }
+
+    // Re-reads the circle list (the subscriber reloads its circles file on change): new circles
+    // appear in the selector, and when the shown circle is gone the page moves to the first one.
+    W.refreshCircles = async function () {
+      const before = selectedCircle();
+      await loadCircles();
+      if (selectedCircle() !== before) showCircle();
+    };
 
     function updateSummary(view) {
       const counts = { online: 0, stale: 0, offline: 0, unknown: 0 };
@@ -206,14 +219,18 @@ extension DashboardPage {
       $("fit").addEventListener("click", () => W.setAuto(true));
     })();
 
-    $("circle").addEventListener("change", () => {
+    // Starts showing the selected circle from scratch.
+    function showCircle() {
       history.replaceState(null, "", "#" + encodeURIComponent(selectedCircle()));
       W.state.view = null;
       listElements.forEach((li) => li.remove());
       listElements.clear();
+      $("summary").replaceChildren();
       W.setAuto(true);
       connect();
-    });
+    }
+    $("circle").addEventListener("change", showCircle);
+    setInterval(() => { if (socket) W.refreshCircles().catch(() => {}); }, 30000);
     window.addEventListener("resize", () => W.render());
     if (W.settings.tileURL && W.settings.tileAttribution) {
       $("attribution").textContent = W.settings.tileAttribution;
