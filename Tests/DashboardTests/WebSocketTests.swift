@@ -122,4 +122,32 @@ struct WebSocketTests {
             }
         }
     }
+
+    @Test("Fifty clients on one circle each get the snapshot and then the change")
+    func manyClients() async throws {
+        let store = await Fixtures.store()
+        let clients = 50
+        try await Self.application(store).test(.live) { client in
+            let (ready, readySink) = AsyncStream.makeStream(of: Void.self)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<clients {
+                    group.addTask {
+                        try await Self.withViews(client, "/api/circles/family/ws") { views in
+                            _ = try await views.next()
+                            readySink.yield()
+                            while try await views.next().member(user: "alice", device: "phone")?.fix?.lat != 52.6702 {}
+                        }
+                    }
+                }
+                // Move Alice once every client holds its snapshot.
+                var count = 0
+                for await _ in ready {
+                    count += 1
+                    if count == clients { break }
+                }
+                try await Fixtures.move(Fixtures.alice, in: store, to: 52.6702, -8.6111)
+                try await group.waitForAll()
+            }
+        }
+    }
 }
