@@ -99,6 +99,12 @@ let package = Package(
         ),
         .target(name: "EvalKit", dependencies: ["WhereaboutsCore"]),
 
+        // MARK: Command-line conventions shared by the executables.
+        .target(
+            name: "CommandLineSupport",
+            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+
         // MARK: Executables.
         .executableTarget(
             name: "whereabouts-pub",
@@ -110,6 +116,7 @@ let package = Package(
         .executableTarget(
             name: "whereabouts-sub",
             dependencies: [
+                "CommandLineSupport",
                 "WhereaboutsCore",
                 "WhereaboutsMQTT",
                 "Circles",
@@ -123,6 +130,7 @@ let package = Package(
         .executableTarget(
             name: "whereabouts-eval",
             dependencies: [
+                "CommandLineSupport",
                 "WhereaboutsCore",
                 "PositionSources",
                 "PolicyOptions",
@@ -165,6 +173,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/MQTTPublishBenchmark"
+        ),
+        .executableTarget(
+            name: "SourcesBenchmark",
+            dependencies: [
+                "PositionSources",
+                "WhereaboutsCore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/SourcesBenchmark"
         ),
 
         // MARK: Tests.

@@ -1,8 +1,12 @@
 import ArgumentParser
+import CommandLineSupport
 
 /// `whereabouts-sub`: keeps each circle's membership view and serves it to dashboards.
 @main
 struct WhereaboutsSub: AsyncParsableCommand {
+    /// Runs the command; an invalid command line exits with status 2.
+    static func main() async { await mainWithUsageExitStatus() }
+
     static let configuration = CommandConfiguration(
         commandName: "whereabouts-sub",
         abstract: "Keep each circle's live view from MQTT and serve it to dashboards.",

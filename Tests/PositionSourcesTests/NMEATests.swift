@@ -142,6 +142,8 @@ struct NMEATests {
         #expect(track.fixes.count == 146)
         // The first GGA precedes any RMC; two epochs (09:48:34, 09:49:36) have a GGA but no RMC.
         #expect(track.rejections == SourceRejections(counts: [.missingDate: 3]))
+        // The log repeats one RMC block (09:49:45): two fixes with one time, left to the filters.
+        #expect(Set(track.fixes.map(\.time)).count == 145)
         #expect(track.fixes.allSatisfy { $0.speed != nil && $0.course != nil })
         // Epochs with an RMC but no GGA have no altitude; five of them also got no GSA.
         #expect(track.fixes.filter { $0.altitude == nil }.count == 11)

@@ -3,15 +3,30 @@
 enum NMEAFields {
     /// `hhmmss` or `hhmmss.sss` as seconds since midnight UTC.
     static func timeOfDay(_ field: Substring) -> Double? {
-        let bytes = Array(field.utf8)
-        guard bytes.count >= 6, bytes[0..<6].allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
-        func two(_ i: Int) -> Int { Int(bytes[i] - 0x30) * 10 + Int(bytes[i + 1] - 0x30) }
-        let (hour, minute, second) = (two(0), two(2), two(4))
+        let bytes = field.utf8
+        guard bytes.count >= 6 else { return nil }
+        var digits = [Int](repeating: 0, count: 6)
+        var index = bytes.startIndex
+        for i in 0..<6 {
+            let byte = bytes[index]
+            guard byte >= 0x30, byte <= 0x39 else { return nil }
+            digits[i] = Int(byte - 0x30)
+            index = bytes.index(after: index)
+        }
+        let (hour, minute, second) = (digits[0] * 10 + digits[1], digits[2] * 10 + digits[3], digits[4] * 10 + digits[5])
         guard hour < 24, minute < 60, second < 61 else { return nil }
         var fraction = 0.0
-        if bytes.count > 6 {
-            guard bytes[6] == UInt8(ascii: "."), let value = Double("0" + String(field.dropFirst(6))) else { return nil }
-            fraction = value
+        if index < bytes.endIndex {
+            guard bytes[index] == UInt8(ascii: ".") else { return nil }
+            var scale = 0.1
+            index = bytes.index(after: index)
+            while index < bytes.endIndex {
+                let byte = bytes[index]
+                guard byte >= 0x30, byte <= 0x39 else { return nil }
+                fraction += Double(byte - 0x30) * scale
+                scale /= 10
+                index = bytes.index(after: index)
+            }
         }
         return Double(hour * 3_600 + minute * 60 + second) + fraction
     }
@@ -42,10 +57,10 @@ enum NMEAFields {
         }
     }
 
-    /// A decimal number, `nil` for an empty field, or a failure for anything else.
-    static func optionalNumber(_ field: Substring) -> Result<Double?, RejectionReason> {
-        if field.isEmpty { return .success(nil) }
-        guard let value = Double(field) else { return .failure(.malformedField) }
-        return .success(value)
+    /// A decimal number, `nil` for an empty field; anything else is a malformed field.
+    static func optionalNumber(_ field: Substring) throws(RejectionReason) -> Double? {
+        if field.isEmpty { return nil }
+        guard let value = Double(field) else { throw .malformedField }
+        return value
     }
 }

@@ -12,9 +12,9 @@ public enum NMEAFile {
         options: NMEAOptions = NMEAOptions(),
         logger: Logger
     ) throws(PositionSourceError) -> RecordedTrack {
-        let data = try Data.readFile(at: url)
-        let counter = RejectionCounter(source: "nmea", logger: logger)
-        return parse(data, label: url.lastPathComponent, options: options, rejections: counter)
+        try RecordedTrack.readWhole(url, source: "nmea", logger: logger) { data, label, counter in
+            parse(data, label: label, options: options, rejections: counter)
+        }
     }
 
     /// Reads every fix of NMEA `data`, counting rejections in `rejections`.

@@ -25,35 +25,48 @@ struct NMEASentence {
 
     /// Parses one line (without its line terminator), checking the checksum.
     static func parse(_ raw: Substring) -> Line {
-        let line = raw.trimmingASCIIWhitespace()
-        guard let first = line.utf8.first else { return .ignored }
+        let line = raw.asciiTrimmed
+        let bytes = line.utf8
+        guard let first = bytes.first else { return .ignored }
         if first == UInt8(ascii: "#") || first == UInt8(ascii: "!") { return .ignored }
-        guard line.utf8.count <= maximumLength else { return .rejected(.oversizeLine) }
+        guard bytes.count <= maximumLength else { return .rejected(.oversizeLine) }
         guard first == UInt8(ascii: "$") else { return .rejected(.garbage) }
-        guard let star = line.utf8.lastIndex(of: UInt8(ascii: "*")) else { return .rejected(.truncated) }
-        let body = line.utf8[line.utf8.index(after: line.utf8.startIndex)..<star]
-        let sumText = line.utf8[line.utf8.index(after: star)...]
-        guard sumText.count == 2, let expected = UInt8(Substring(sumText), radix: 16) else { return .rejected(.truncated) }
-        var sum: UInt8 = 0
-        for byte in body { sum ^= byte }
-        guard sum == expected else { return .rejected(.badChecksum) }
-        let content = Substring(body)
-        var parts = content.split(separator: ",", omittingEmptySubsequences: false)
-        let address = parts.removeFirst()
-        guard address.utf8.count == 5, address.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x5A }) else {
-            if address.first == "P" { return .ignored }
-            return .rejected(.garbage)
+        guard let star = bytes.lastIndex(of: UInt8(ascii: "*")) else { return .rejected(.truncated) }
+        let bodyStart = bytes.index(after: bytes.startIndex)
+        let sumStart = bytes.index(after: star)
+        guard bytes.distance(from: sumStart, to: bytes.endIndex) == 2,
+              let high = hexValue(bytes[sumStart]), let low = hexValue(bytes[bytes.index(after: sumStart)]) else {
+            return .rejected(.truncated)
         }
-        if address.first == "P" { return .ignored }
-        return .sentence(NMEASentence(talker: address.prefix(2), type: address.dropFirst(2), fields: parts))
+        var sum: UInt8 = 0
+        for byte in bytes[bodyStart..<star] { sum ^= byte }
+        guard sum == high << 4 | low else { return .rejected(.badChecksum) }
+        var fields: [Substring] = []
+        fields.reserveCapacity(20)
+        var fieldStart = bodyStart
+        var index = bodyStart
+        while index < star {
+            if bytes[index] == UInt8(ascii: ",") {
+                fields.append(line[fieldStart..<index])
+                fieldStart = bytes.index(after: index)
+            }
+            index = bytes.index(after: index)
+        }
+        fields.append(line[fieldStart..<star])
+        let address = fields.removeFirst()
+        let addressBytes = address.utf8
+        if addressBytes.first == UInt8(ascii: "P") { return .ignored }
+        guard addressBytes.count == 5, addressBytes.allSatisfy({ $0 >= 0x30 && $0 <= 0x5A }) else { return .rejected(.garbage) }
+        let typeStart = addressBytes.index(addressBytes.startIndex, offsetBy: 2)
+        return .sentence(NMEASentence(talker: address[..<typeStart], type: address[typeStart...], fields: fields))
     }
-}
 
-extension Substring {
-    func trimmingASCIIWhitespace() -> Substring {
-        var result = self
-        while let c = result.utf8.first, c == 0x20 || c == 0x09 || c == 0x0D || c == 0x0A || c == 0 { result = result.dropFirst() }
-        while let c = result.utf8.last, c == 0x20 || c == 0x09 || c == 0x0D || c == 0x0A || c == 0 { result = result.dropLast() }
-        return result
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case 0x30...0x39: byte - 0x30
+        case 0x41...0x46: byte - 0x41 + 10
+        case 0x61...0x66: byte - 0x61 + 10
+        default: nil
+        }
     }
 }

@@ -22,7 +22,7 @@ public struct PositionSourceSpec: Sendable, Hashable, CustomStringConvertible {
         case nmea(NMEASource.Input, NMEAOptions)
         /// A GPX file.
         case gpx(path: String, GPXOptions)
-        /// The simulator; `startTime == nil` means "when the source is made".
+        /// The simulator; with `startsNow` the first fix is timed when the source is made.
         case simulator(SimulatorOptions, startsNow: Bool)
     }
 
