@@ -23,7 +23,8 @@ extension DashboardPage {
       const perDegreeLon = perDegreeLat * Math.cos(fix.lat * Math.PI / 180);
       let lon = fix.lon + fix.ve * horizon / perDegreeLon;
       if (lon > 180) lon -= 360; else if (lon < -180) lon += 360;
-      return { lat: fix.lat + fix.vn * horizon / perDegreeLat, lon: lon, extrapolated: horizon > 0 };
+      return { lat: fix.lat + fix.vn * horizon / perDegreeLat, lon: lon,
+               extrapolated: horizon > 0 && (fix.ve !== 0 || fix.vn !== 0) };
     };
 
     // Web Mercator (the tile servers' projection): world coordinates in 256-pixel units at zoom 0.
