@@ -140,7 +140,12 @@ let package = Package(
             ]
         ),
 
-        // MARK: Benchmarks (programs, not timed tests; results in BENCHMARKS.md).
+        // MARK: Benchmarks (programs; build with -c release).
+        .executableTarget(
+            name: "PolicyBenchmark",
+            dependencies: ["WhereaboutsCore"],
+            path: "Benchmarks/PolicyBenchmark"
+        ),
         .executableTarget(
             name: "SubscriberBenchmark",
             dependencies: [
@@ -151,11 +156,7 @@ let package = Package(
             ],
             path: "Benchmarks/SubscriberBenchmark"
         ),
-        .executableTarget(
-            name: "PolicyBenchmark",
-            dependencies: ["WhereaboutsCore"],
-            path: "Benchmarks/PolicyBenchmark"
-        ),
+
         // MARK: Benchmarks (mqtt): the Swift client against a plain C libmosquitto loop.
         .target(
             name: "CMosquittoBaseline",

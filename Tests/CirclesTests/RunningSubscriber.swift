@@ -20,7 +20,7 @@ final class RunningSubscriber: Sendable {
     static func start(
         broker: Broker, file: CirclesFile, clientID: String = "whereabouts-sub-test",
         settings: ViewSettings = ViewSettings(), viewInterval: Double = 0.05, circlesPath: String? = nil,
-        credentials: MQTTConfiguration.Credentials? = nil
+        credentials: MQTTConfiguration.Credentials? = nil, shard: Shard = .all
     ) async throws -> RunningSubscriber {
         var configuration = broker.clientConfiguration(clientID: clientID, credentials: credentials)
         configuration.cleanSession = false
@@ -28,7 +28,7 @@ final class RunningSubscriber: Sendable {
         let client = MQTTClient(configuration: configuration, logger: logger)
         let transport = MQTTCircleTransport(client: client)
         try await client.connect()
-        let store = CircleViewStore(circles: file, settings: settings, viewInterval: viewInterval, logger: logger)
+        let store = CircleViewStore(circles: file, shard: shard, settings: settings, viewInterval: viewInterval, logger: logger)
         let (subscribedStream, subscribed) = AsyncStream.makeStream(of: Void.self)
         let service = SubscriberService(
             store: store, transport: transport,
@@ -153,5 +153,29 @@ actor ViewProbe {
     func stop() async {
         consumer?.cancel()
         await client.disconnect()
+    }
+}
+
+/// A broker, a running subscriber, a view probe and a publishing client: what most real-broker
+/// tests need, started and stopped together.
+struct Rig {
+    let broker: Broker
+    let subscriber: RunningSubscriber
+    let probe: ViewProbe
+    let publisher: MQTTClient
+
+    static func start(file: CirclesFile, settings: ViewSettings = ViewSettings()) async throws -> Rig {
+        let broker = try await Broker.start()
+        let subscriber = try await RunningSubscriber.start(broker: broker, file: file, settings: settings)
+        let probe = try await ViewProbe.start(broker: broker)
+        let publisher = try await MQTTClient.connected(to: broker)
+        return Rig(broker: broker, subscriber: subscriber, probe: probe, publisher: publisher)
+    }
+
+    func stop() async {
+        await publisher.disconnect()
+        await probe.stop()
+        await subscriber.stop()
+        await broker.stop()
     }
 }

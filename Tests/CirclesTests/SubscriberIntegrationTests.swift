@@ -18,10 +18,8 @@ struct SubscriberIntegrationTests {
 
     @Test("Views of three overlapping circles converge to the replayed tracks' last positions")
     func converge() async throws {
-        let broker = try await Broker.start()
-        let subscriber = try await RunningSubscriber.start(broker: broker, file: file)
-        let probe = try await ViewProbe.start(broker: broker)
-        let publisher = try await MQTTClient.connected(to: broker)
+        let rig = try await Rig.start(file: file)
+        let (subscriber, probe, publisher) = (rig.subscriber, rig.probe, rig.publisher)
         var last: [MemberID: LocationMessage] = [:]
         let end = Self.now
         for member in file.memberIDs {
@@ -41,18 +39,13 @@ struct SubscriberIntegrationTests {
             }
         }
         #expect(await subscriber.store.statistics().rejectedTotal == 0)
-        await publisher.disconnect()
-        await probe.stop()
-        await subscriber.stop()
-        await broker.stop()
+        await rig.stop()
     }
 
     @Test("Out-of-order and duplicate fixes never move a live position backwards")
     func neverBackwards() async throws {
-        let broker = try await Broker.start()
-        let subscriber = try await RunningSubscriber.start(broker: broker, file: file)
-        let probe = try await ViewProbe.start(broker: broker)
-        let publisher = try await MQTTClient.connected(to: broker)
+        let rig = try await Rig.start(file: file)
+        let (subscriber, probe, publisher) = (rig.subscriber, rig.probe, rig.publisher)
         let alice = MemberID(user: "alice", device: "phone")
         let t = Self.now - 100
         let sequence = [(t + 50, 52.05), (t + 10, 52.01), (t + 50, 52.99), (t + 30, 52.03), (t + 10, 52.98), (t + 60, 52.06)]
@@ -72,18 +65,13 @@ struct SubscriberIntegrationTests {
         #expect(!seen.contains(t + 10) && !seen.contains(t + 30))
         let stats = await subscriber.store.statistics()
         #expect(stats.duplicates == 2)
-        await publisher.disconnect()
-        await probe.stop()
-        await subscriber.stop()
-        await broker.stop()
+        await rig.stop()
     }
 
     @Test("A last will sent by the broker turns a member offline")
     func lastWill() async throws {
-        let broker = try await Broker.start()
-        let subscriber = try await RunningSubscriber.start(broker: broker, file: file)
-        let probe = try await ViewProbe.start(broker: broker)
-        let publisher = try await MQTTClient.connected(to: broker)
+        let rig = try await Rig.start(file: file)
+        let (broker, probe, publisher) = (rig.broker, rig.probe, rig.publisher)
         try await ReplayedTracks.publish(
             [LocationMessage(tid: "ca", tst: Self.now, lat: 52.6, lon: -8.6, acc: 5)],
             as: MemberID(user: "carol", device: "car"), with: publisher)
@@ -106,18 +94,13 @@ struct SubscriberIntegrationTests {
             probe.events.first { $0.event == .offline && $0.user == "carol" }
         }
         #expect(event.circle == "family")
-        await publisher.disconnect()
-        await probe.stop()
-        await subscriber.stop()
-        await broker.stop()
+        await rig.stop()
     }
 
     @Test("A member turns stale after the timeout")
     func stale() async throws {
-        let broker = try await Broker.start()
-        let subscriber = try await RunningSubscriber.start(broker: broker, file: file, settings: ViewSettings(staleTimeout: 1))
-        let probe = try await ViewProbe.start(broker: broker)
-        let publisher = try await MQTTClient.connected(to: broker)
+        let rig = try await Rig.start(file: file, settings: ViewSettings(staleTimeout: 1))
+        let (probe, publisher) = (rig.probe, rig.publisher)
         try await ReplayedTracks.publish(
             [LocationMessage(tid: "da", tst: Self.now, lat: 52.6, lon: -8.6, acc: 5)],
             as: MemberID(user: "dave", device: "handheld"), with: publisher)
@@ -128,10 +111,7 @@ struct SubscriberIntegrationTests {
         #expect(Set(events.map(\.circle)) == ["field-team", "carpool"])
         let view = try await probe.member("carpool", "dave", "handheld") { $0.status == .stale }
         #expect(view.fix?.lat == 52.6)
-        await publisher.disconnect()
-        await probe.stop()
-        await subscriber.stop()
-        await broker.stop()
+        await rig.stop()
     }
 
     @Test("A restarted subscriber loses nothing and rebuilds its views from retained messages")
@@ -166,11 +146,9 @@ struct SubscriberIntegrationTests {
 
     @Test("1,000 malformed messages are all rejected and counted, and the subscriber stays healthy")
     func malformed() async throws {
-        let broker = try await Broker.start()
         let settings = ViewSettings(maxPayloadBytes: 8 * 1024)
-        let subscriber = try await RunningSubscriber.start(broker: broker, file: file, settings: settings)
-        let probe = try await ViewProbe.start(broker: broker)
-        let publisher = try await MQTTClient.connected(to: broker)
+        let rig = try await Rig.start(file: file, settings: settings)
+        let (subscriber, probe, publisher) = (rig.subscriber, rig.probe, rig.publisher)
         let now = Self.now
         let bad: [String] = [
             "garbage", "{", #"{"_type":"location","lat":NaN,"lon":1,"tst":\#(now)}"#,
@@ -191,10 +169,7 @@ struct SubscriberIntegrationTests {
         #expect(stats.rejected["oversize"] == 100)
         #expect(stats.rejected["malformed_json"] == 400)
         #expect(stats.accepted == 1)
-        await publisher.disconnect()
-        await probe.stop()
-        await subscriber.stop()
-        await broker.stop()
+        await rig.stop()
     }
 
     @Test("Editing the circles file adds a member without losing the others' state")

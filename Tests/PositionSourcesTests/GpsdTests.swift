@@ -80,8 +80,9 @@ struct GpsdTests {
             #expect(fix.source == .gpsd)
             #expect(abs(fix.latitude - 52.850) < 0.01 && abs(fix.longitude - 5.313) < 0.01)
             #expect(fix.time >= start && fix.time <= start + 13)
-            #expect(fix.horizontalAccuracy != nil)
         }
+        // gpsd sends eph once it has seen a GSA; a TPV from RMC alone may come without it.
+        #expect(fixes.contains { $0.horizontalAccuracy != nil })
         #expect(fixes.count >= 5)
         #expect(fixes.contains { $0.speed != nil && $0.course != nil })
         #expect(fixes.contains { $0.altitude == -4 })

@@ -150,3 +150,35 @@ struct NMEATests {
         #expect(track.fixes.filter { $0.horizontalAccuracy == nil }.count == 5)
     }
 }
+
+#if canImport(Glibc)
+import Glibc
+
+extension NMEATests {
+    @Test("Standard input: a pipe put in place of fd 0 is read to its end and left open")
+    func standardInput() async throws {
+        var pipeEnds: [Int32] = [0, 0]
+        try #require(pipe(&pipeEnds) == 0)
+        let savedInput = dup(STDIN_FILENO)
+        try #require(savedInput >= 0 && dup2(pipeEnds[0], STDIN_FILENO) >= 0)
+        close(pipeEnds[0])
+        defer {
+            dup2(savedInput, STDIN_FILENO)
+            close(savedInput)
+        }
+        let log = try Data(contentsOf: Fixtures.url("nmea/multi-talker.nmea"))
+        let writer = pipeEnds[1]
+        _ = log.withUnsafeBytes { write(writer, $0.baseAddress, $0.count) }
+        close(writer)
+
+        let source = NMEASource(input: .standardInput, logger: logger)
+        let fixes = try await withTimeout(10) {
+            var fixes: [Fix] = []
+            for try await fix in source { fixes.append(fix) }
+            return fixes
+        }
+        #expect(fixes == (try NMEAFile.read(contentsOf: Fixtures.url("nmea/multi-talker.nmea"), logger: logger)).fixes)
+        #expect(fcntl(STDIN_FILENO, F_GETFD) >= 0, "the source does not close stdin")
+    }
+}
+#endif

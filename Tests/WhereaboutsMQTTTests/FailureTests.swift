@@ -77,6 +77,18 @@ struct FailureTests {
         await broker.stop()
     }
 
+    @Test("A broker that accepts TCP but never answers CONNECT gives a connect timeout")
+    func connectTimeout() async throws {
+        let broker = try await Broker.start()
+        await broker.pause()
+        let client = broker.client("hung") { $0.connectTimeout = .milliseconds(300) }
+        await #expect(throws: MQTTError.timedOut(.connect, after: .milliseconds(300), mayStillBeDelivered: false)) {
+            try await client.connect()
+        }
+        await broker.resume()
+        await broker.stop()
+    }
+
     @Test("Operations time out with a bounded wait, and say whether the message may still arrive")
     func publishTimeoutWhileBrokerFrozen() async throws {
         let broker = try await Broker.start()

@@ -133,4 +133,50 @@ struct ReconnectTests {
         await client.disconnect()
         await broker.stop()
     }
+
+    @Test("Subscriptions made while disconnected are sent once the connection is up")
+    func subscribeBeforeConnection() async throws {
+        let broker = try await Broker.start()
+        await broker.stop()
+        let client = broker.client("subscribe-early")
+        try client.start()
+        let messages = client.messages
+        try await client.subscribe(to: "early/#", qos: .atLeastOnce)  // remembered, not sent
+        try await broker.restart()
+        try await client.waitForState("connected") { $0.isConnected }
+        let sender = broker.client("sender")
+        try await sender.withConnection { sender in
+            try await sender.publish(to: "early/1", payload: "reached", qos: .atLeastOnce, retain: true)
+        }
+        #expect(try await messages.next().payloadString == "reached")
+        await client.disconnect()
+        await broker.stop()
+    }
+
+    @Test("With queuesWhileDisconnected off, a publish during an outage is not queued and never sent")
+    func noQueueWhileDisconnected() async throws {
+        let broker = try await Broker.start()
+        let publisher = broker.client("outbox") { $0.queuesWhileDisconnected = false }
+        try await publisher.connect()
+        await broker.kill()
+        try await publisher.waitForState("reconnecting") { $0.isReconnecting }
+        await #expect(throws: MQTTError.notConnected(mayStillBeDelivered: false)) {
+            try await publisher.publish(to: "offline/x", payload: "never", qos: .atLeastOnce, retain: true)
+        }
+        try await broker.restart()
+        try await publisher.waitForState("connected") { $0.isConnected }
+        try await publisher.publish(to: "marker/x", payload: "after", qos: .atLeastOnce, retain: true)
+
+        // Retained messages come right after each SUBACK, and the second SUBSCRIBE is sent only
+        // after the first SUBACK: had "offline/x" been delivered, it would come first.
+        let reader = broker.client("reader")
+        try await reader.withConnection { reader in
+            let messages = reader.messages
+            try await reader.subscribe(to: "offline/#", qos: .atLeastOnce)
+            try await reader.subscribe(to: "marker/#", qos: .atLeastOnce)
+            #expect(try await messages.next().topic == "marker/x")
+        }
+        await publisher.disconnect()
+        await broker.stop()
+    }
 }

@@ -73,6 +73,25 @@ struct TLSTests {
         await broker.stop()
     }
 
+    @Test("A TLS connection survives the broker dying: publishing fails cleanly (no SIGPIPE) and the client reconnects")
+    func tlsOutage() async throws {
+        let certificates = try TestCertificates.make()
+        let broker = try await Broker.start(Broker.Options(tls: certificates))
+        let client = broker.client("tls-outage", tls: .init(caFile: certificates.caCertificate.path))
+        try await client.connect()
+        await broker.kill()
+        // Writes into the dead TLS connection until the client notices; must not crash.
+        for n in 0..<20 {
+            try? await client.publish(to: "secure/outage", payload: "\(n)", qos: .atMostOnce, timeout: .milliseconds(200))
+        }
+        try await client.waitForState("reconnecting") { $0.isReconnecting }
+        try await broker.restart()
+        try await client.waitForState("connected again") { $0.isConnected }
+        try await client.publish(to: "secure/outage", payload: "back", qos: .atLeastOnce)
+        await client.disconnect()
+        await broker.stop()
+    }
+
     @Test("An unreadable CA file is reported before connecting")
     func missingCAFile() async throws {
         let client = MQTTClient(

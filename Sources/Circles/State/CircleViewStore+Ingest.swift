@@ -22,20 +22,21 @@ extension CircleViewStore {
             reject(.unknownTopic, topic: member.description)
             return .notAMember
         }
-        var state = states[member] ?? MemberState()
-        let outcome = state.apply(message, receivedAt: now, retained: retained, settings: settings)
         let nowSeconds = now.timeIntervalSince1970
+        let staleTimeout = settings.staleTimeout
+        // Mutated in place (no copy of the trail's storage per message).
+        let (outcome, newestTst, statusChange, deadline) = Self.mutate(&states[member, default: MemberState()]) { state in
+            let outcome = state.apply(message, receivedAt: now, retained: retained, settings: settings)
+            let change = state.takeStatusChange(at: nowSeconds, staleTimeout: staleTimeout)
+            return (outcome, state.fix?.tst, change, state.staleDeadline(staleTimeout: staleTimeout))
+        }
         stats.accepted += 1
         if case .location(let location) = message {
             if (location.createdAt ?? location.tst) > location.tst { stats.backlog += 1 }
-            if outcome != .duplicate, let fix = state.fix, fix.tst > location.tst { stats.olderFixes += 1 }
+            if outcome != .duplicate, let newestTst, newestTst > location.tst { stats.olderFixes += 1 }
         }
         if case .ignored = message { stats.ignored += 1 }
-        let statusChange = state.takeStatusChange(at: nowSeconds, staleTimeout: settings.staleTimeout)
-        if let deadline = state.staleDeadline(staleTimeout: settings.staleTimeout) {
-            nextStaleCheck = min(nextStaleCheck, deadline)
-        }
-        states[member] = state
+        if let deadline { nextStaleCheck = min(nextStaleCheck, deadline) }
         switch outcome {
         case .duplicate:
             stats.duplicates += 1
@@ -48,6 +49,10 @@ extension CircleViewStore {
         }
         if let statusChange { announce(statusChange, of: member, in: circleIDs, at: nowSeconds) }
         return outcome == .changed || statusChange != nil ? .changed : .unchanged
+    }
+
+    private static func mutate<R>(_ state: inout MemberState, _ body: (inout MemberState) -> R) -> R {
+        body(&state)
     }
 
     /// Counts and logs a rejected message.

@@ -51,7 +51,7 @@ public struct MemberView: Sendable, Hashable, Codable {
         self.trail = trail
     }
 
-    // Optional fields are always present in the JSON (as `null`), so a browser can rely on the keys.
+    /// Encodes every field; optional ones as `null` when absent, so a browser can rely on the keys.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(user, forKey: .user)

@@ -34,6 +34,11 @@ struct NMEAEpochAssembler {
 
     /// Reads one line; `emit` receives the fix of an epoch this line closed, if any.
     mutating func consume(_ line: Substring, emit: (Fix) -> Void) {
+        consume(ArraySlice(line.utf8), emit: emit)
+    }
+
+    /// Reads one line of bytes; `emit` receives the fix of an epoch this line closed, if any.
+    mutating func consume(_ line: ArraySlice<UInt8>, emit: (Fix) -> Void) {
         lineNumber += 1
         switch NMEASentence.parse(line) {
         case .ignored:
@@ -89,7 +94,7 @@ struct NMEAEpochAssembler {
             guard f.count >= 9 else { throw .truncated }
             let time = try Self.required(f[0], NMEAFields.timeOfDay)
             let day = try Self.required(f[8], NMEAFields.date)
-            let position = try Self.position(in: f, from: 2, when: f[1] == "A" && (f.count < 12 || f[11] != "N"))
+            let position = try Self.position(in: f, from: 2, when: f[1].isCharacter("A") && (f.count < 12 || !f[11].isCharacter("N")))
             let knots = try NMEAFields.optionalNumber(f[6])
             let course = try NMEAFields.optionalNumber(f[7])
             guard begin(time: time, repeating: epoch.hasRMC, emit: emit) else { return }
@@ -101,7 +106,7 @@ struct NMEAEpochAssembler {
         case "GGA":
             guard f.count >= 9 else { throw .truncated }
             let time = try Self.required(f[0], NMEAFields.timeOfDay)
-            let quality = try Self.required(f[5]) { Int($0) }
+            let quality = try Self.required(f[5]) { NMEAFields.decimal($0, allowSign: false).flatMap { $0 == $0.rounded() ? Int($0) : nil } }
             let position = try Self.position(in: f, from: 1, when: quality > 0)
             let hdop = try NMEAFields.optionalNumber(f[7])
             let altitude = try NMEAFields.optionalNumber(f[8])
@@ -120,7 +125,7 @@ struct NMEAEpochAssembler {
             let hdop = try NMEAFields.optionalNumber(f[15])
             let vdop = try NMEAFields.optionalNumber(f[16])
             epoch.isEmpty = false
-            if f[1] == "1" {
+            if f[1].isCharacter("1") {
                 epoch.saidNoFix = true
             } else {
                 epoch.gsaPDOP = pdop ?? epoch.gsaPDOP
@@ -129,13 +134,13 @@ struct NMEAEpochAssembler {
             }
         case "VTG":
             // NMEA 2.3+: course,T,course,M,knots,N,kmh,K[,mode]; before 2.3: course,course,knots,kmh.
-            let modern = f.count >= 8 && f[1] == "T"
+            let modern = f.count >= 8 && f[1].isCharacter("T")
             guard modern || f.count >= 4 else { throw .truncated }
             let (courseField, knotsField, kmhField) = modern ? (f[0], f[4], f[6]) : (f[0], f[2], f[3])
             let course = try NMEAFields.optionalNumber(courseField)
             let knots = try NMEAFields.optionalNumber(knotsField)
             let kmh = try NMEAFields.optionalNumber(kmhField)
-            if modern, f.count >= 9, f[8] == "N" { return }
+            if modern, f.count >= 9, f[8].isCharacter("N") { return }
             epoch.isEmpty = false
             epoch.vtgCourse = course
             epoch.vtgSpeed = kmh.map { $0 / 3.6 } ?? knots.map { $0 * Self.metresPerSecondPerKnot }
@@ -145,7 +150,7 @@ struct NMEAEpochAssembler {
     }
 
     /// A field that must be present and of its format: empty is truncation, anything else malformed.
-    private static func required<T>(_ field: Substring, _ parse: (Substring) -> T?) throws(RejectionReason) -> T {
+    private static func required<T>(_ field: NMEAField, _ parse: (NMEAField) -> T?) throws(RejectionReason) -> T {
         guard let value = parse(field) else { throw field.isEmpty ? .truncated : .malformedField }
         return value
     }
@@ -170,13 +175,13 @@ struct NMEAEpochAssembler {
     /// The position in the four fields from `index` (lat, N/S, lon, E/W) when the sentence says it
     /// has a fix, checked on its own so that one bad sentence does not spoil its epoch.
     private static func position(
-        in f: [Substring], from index: Int, when valid: Bool
+        in f: [NMEAField], from index: Int, when valid: Bool
     ) throws(RejectionReason) -> (latitude: Double, longitude: Double)? {
         guard valid else { return nil }
         let (lat, ns, lon, ew) = (f[index], f[index + 1], f[index + 2], f[index + 3])
         guard !lat.isEmpty, !lon.isEmpty else { throw .truncated }
         guard let latitude = NMEAFields.angle(lat, hemisphere: ns), let longitude = NMEAFields.angle(lon, hemisphere: ew),
-              ns == "N" || ns == "S", ew == "E" || ew == "W" else { throw .malformedField }
+              ns.isCharacter("N") || ns.isCharacter("S"), ew.isCharacter("E") || ew.isCharacter("W") else { throw .malformedField }
         guard Coordinate(latitude: latitude, longitude: longitude).isValid else { throw .invalidCoordinate }
         return (latitude, longitude)
     }

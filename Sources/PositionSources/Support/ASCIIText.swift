@@ -22,6 +22,6 @@ extension StringProtocol {
 }
 
 @inline(__always)
-private func isASCIISpace(_ byte: UInt8) -> Bool {
+func isASCIISpace(_ byte: UInt8) -> Bool {
     byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == 0
 }

@@ -64,7 +64,9 @@ extension MosquittoSession {
         // reconnected nor destroyed under it) and leave (register the waiter or claim an early
         // acknowledgement). The lock is not held during the C call.
         lock.lock()
-        guard !closed && !handleBusy else {
+        guard !closed && !handleBusy,
+            isConnected || operation != .publish || configuration.queuesWhileDisconnected
+        else {
             lock.unlock()
             continuation.resume(throwing: MQTTError.notConnected(mayStillBeDelivered: false))
             return
