@@ -26,6 +26,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.0.0"),
     ],
     targets: [
         // MARK: Policy core: Foundation only, so it could run inside an iOS app.
@@ -67,6 +69,26 @@ let package = Package(
             ]
         ),
 
+        // MARK: Web dashboard: HTTP API, WebSocket view pushes and the live map page.
+        .target(
+            name: "Dashboard",
+            dependencies: [
+                "Circles",
+                "WhereaboutsCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "DashboardOptions",
+            dependencies: [
+                "Dashboard",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
         // MARK: Policy flags shared by whereabouts-pub and whereabouts-eval; evaluation output.
         .target(
             name: "PolicyOptions",
@@ -98,6 +120,8 @@ let package = Package(
                 "WhereaboutsCore",
                 "WhereaboutsMQTT",
                 "Circles",
+                "Dashboard",
+                "DashboardOptions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -214,6 +238,22 @@ let package = Package(
                 "WhereaboutsTestSupport",
                 "mqtt-test-client",
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "DashboardTests",
+            dependencies: [
+                "Dashboard",
+                "DashboardOptions",
+                "Circles",
+                "WhereaboutsCore",
+                "WhereaboutsMQTT",
+                "WhereaboutsTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
     ]

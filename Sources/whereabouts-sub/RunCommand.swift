@@ -1,5 +1,7 @@
 import ArgumentParser
 import Circles
+import Dashboard
+import DashboardOptions
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -25,6 +27,8 @@ struct RunCommand: AsyncParsableCommand {
 
     @Option(help: "Serve the web dashboard and its JSON API on this HTTP port. Without it no HTTP server runs.")
     var httpPort: Int?
+
+    @OptionGroup var dashboardOptions: DashboardOptions
 
     @Option(help: "The topic prefix of the circle views: views go to <prefix>/<id>/view and events to <prefix>/<id>/events.")
     var viewPrefix: String = "whereabouts/circles"
@@ -101,11 +105,8 @@ struct RunCommand: AsyncParsableCommand {
         var services: [any Service] = [
             SubscriberService(store: store, transport: transport, configuration: configuration, logger: logger)
         ]
-        // DASHBOARD: when --http-port is given, append the dashboard's HTTP service here, built from
-        // `store` (Dashboard module, branch `dash`), for example:
-        //     if let httpPort { services.append(DashboardService(store: store, port: httpPort, logger: logger)) }
         if let httpPort {
-            logger.warning("The dashboard is not built into this binary yet; --http-port is ignored.", metadata: ["whereabouts.port": "\(httpPort)"])
+            services.append(DashboardService(source: store, configuration: dashboardOptions.configuration(port: httpPort), logger: logger))
         }
         let group = ServiceGroup(configuration: .init(
             services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
