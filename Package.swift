@@ -22,6 +22,12 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        // Publisher (issue 4): outbox, config file, metrics, service lifecycle.
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
     targets: [
         // MARK: Policy core: Foundation only, so it could run inside an iOS app.
@@ -50,12 +56,41 @@ let package = Package(
             ]
         ),
 
+        // MARK: Outbox: the publisher's durable FIFO of reports (SQLite through GRDB).
+        .target(
+            name: "Outbox",
+            dependencies: [
+                "WhereaboutsCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // MARK: Publisher: source -> filters -> policy -> outbox -> MQTT, as lifecycle services.
+        .target(
+            name: "Publisher",
+            dependencies: [
+                "WhereaboutsCore",
+                "PositionSources",
+                "WhereaboutsMQTT",
+                "Outbox",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+
         // MARK: Executables.
         .executableTarget(
             name: "whereabouts-pub",
             dependencies: [
                 "WhereaboutsCore",
+                "Publisher",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(
@@ -77,6 +112,28 @@ let package = Package(
         .testTarget(
             name: "WhereaboutsCoreTests",
             dependencies: ["WhereaboutsCore"]
+        ),
+        .testTarget(
+            name: "OutboxTests",
+            dependencies: ["Outbox", "WhereaboutsCore", .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(
+            name: "PublisherTests",
+            dependencies: [
+                "Publisher", "Outbox", "WhereaboutsCore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // MARK: Benchmarks (programs, not timed tests).
+        .executableTarget(
+            name: "PublisherBenchmark",
+            dependencies: [
+                "Outbox", "Publisher", "WhereaboutsCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/PublisherBenchmark"
         ),
     ]
 )
