@@ -123,6 +123,8 @@ let package = Package(
             dependencies: [
                 "Publisher", "Outbox", "WhereaboutsCore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
 
