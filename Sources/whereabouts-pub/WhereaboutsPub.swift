@@ -10,6 +10,6 @@ struct WhereaboutsPub: AsyncParsableCommand {
     )
 
     func run() async throws {
-        throw CleanExit.message("whereabouts-pub is not implemented yet.")
+        throw CleanExit.message("whereabouts-pub is being wired up (issue 4).")
     }
 }
