@@ -1,0 +1,36 @@
+import Foundation
+import Logging
+import WhereaboutsCore
+
+/// The track points of a GPX 1.0 or 1.1 file as an async sequence of fixes, in file order.
+///
+/// The file is parsed on its own thread as the consumer iterates; stopping the iteration stops the
+/// parser. Iterating again reads the file again. Throws ``PositionSourceError`` from the iterator
+/// when the file cannot be read.
+public struct GPXSource: PositionSource {
+    /// The file read.
+    public let url: URL
+    /// How DOPs become accuracies.
+    public let options: GPXOptions
+    /// The input this source skipped, by reason (see ``GPXFile`` for what is skipped).
+    public let rejections: RejectionCounter
+
+    /// Creates a source for the GPX file at `url`.
+    public init(url: URL, options: GPXOptions = GPXOptions(), logger: Logger) {
+        self.url = url
+        self.options = options
+        rejections = RejectionCounter(source: "gpx", logger: logger)
+    }
+
+    /// Starts reading the file.
+    public func makeAsyncIterator() -> FixIterator {
+        let (url, options, rejections) = (url, options, rejections)
+        return FixIterator(FixEmitter.threadedStream(name: "whereabouts.gpx") { emitter in
+            let data = try Data.readFile(at: url)
+            let parser = GPXParser(options: options, rejections: rejections, label: url.lastPathComponent) { fix, _ in
+                emitter.yield(fix)
+            }
+            parser.parse(data)
+        })
+    }
+}

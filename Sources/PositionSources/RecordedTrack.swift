@@ -1,0 +1,31 @@
+import Foundation
+import Logging
+import WhereaboutsCore
+
+/// A whole recorded track read into memory: its fixes in file order and what was skipped.
+public struct RecordedTrack: Sendable, Hashable {
+    /// The valid fixes, in the order the file holds them.
+    public var fixes: [Fix]
+    /// The index in ``fixes`` where each track segment (GPX `<trkseg>`) begins; `[0]` for NMEA.
+    public var segmentStarts: [Int]
+    /// The input skipped while reading, by reason.
+    public var rejections: SourceRejections
+
+    /// Creates a track.
+    public init(fixes: [Fix], segmentStarts: [Int] = [0], rejections: SourceRejections = SourceRejections()) {
+        self.fixes = fixes
+        self.segmentStarts = segmentStarts
+        self.rejections = rejections
+    }
+}
+
+extension Data {
+    /// The file's bytes, or a ``PositionSourceError/cannotRead(path:reason:)``.
+    static func readFile(at url: URL) throws(PositionSourceError) -> Data {
+        do {
+            return try Data(contentsOf: url, options: .mappedIfSafe)
+        } catch {
+            throw .cannotRead(path: url.path, reason: (error as NSError).localizedDescription)
+        }
+    }
+}
