@@ -99,6 +99,7 @@ public final class Outbox: Sendable {
             try db.execute(
                 sql: "INSERT INTO report (topic, payload, tst, created_at) VALUES (?, ?, ?, ?)",
                 arguments: [topic, payload, tst, createdAt.timeIntervalSince1970])
+            try db.execute(sql: "UPDATE progress SET newest_tst = max(newest_tst, ?)", arguments: [tst])
             let id = db.lastInsertedRowID
             let depth = before - dropped + 1
             cache.withLock { $0 = depth }
@@ -125,6 +126,15 @@ public final class Outbox: Sendable {
     /// The id of the newest entry, or `nil` when the outbox is empty.
     public func newestID() async throws(OutboxError) -> Int64? {
         try await perform { db in try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM report") }
+    }
+
+    /// The largest `tst` ever committed to this outbox (whether or not it was sent since), or `nil`
+    /// when nothing was ever committed. A replayed recording resumes after it.
+    public func newestCommittedTST() async throws(OutboxError) -> Int? {
+        try await perform { db in
+            let value = try Int.fetchOne(db, sql: "SELECT newest_tst FROM progress") ?? Int.min
+            return value == Int.min ? nil : value
+        }
     }
 
     /// Deletes the entries with these ids (the broker acknowledged them). Unknown ids are ignored.
@@ -175,6 +185,8 @@ public final class Outbox: Sendable {
                     tst INTEGER NOT NULL,
                     created_at REAL NOT NULL
                 );
+                CREATE TABLE progress (newest_tst INTEGER NOT NULL);
+                INSERT INTO progress (newest_tst) VALUES (\(Int.min));
                 PRAGMA application_id = \(Self.applicationID);
                 PRAGMA user_version = \(Self.schemaVersion);
                 """)

@@ -121,3 +121,21 @@ struct OutboxTests {
         #expect(FileManager.default.fileExists(atPath: dir.path("state/whereabouts/outbox.sqlite")))
     }
 }
+
+@Suite("Outbox progress")
+struct OutboxProgressTests {
+    @Test("The newest committed tst survives deletes and reopening")
+    func newestCommitted() async throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.path("o.sqlite")
+        let outbox = try Outbox(path: path, logger: Logger(label: "test"))
+        #expect(try await outbox.newestCommittedTST() == nil)
+        var ids: [Int64] = []
+        for tst in [100, 105, 103] { ids.append(try await outbox.append(topic: "t", payload: Data(), tst: tst).id) }
+        try await outbox.remove(ids: ids)
+        #expect(outbox.depth == 0)
+        #expect(try await outbox.newestCommittedTST() == 105)
+        let reopened = try Outbox(path: path, logger: Logger(label: "test"))
+        #expect(try await reopened.newestCommittedTST() == 105)
+    }
+}

@@ -23,13 +23,19 @@ public actor Reporter {
     private let metrics: PublisherMetrics
     private let doorbell: Doorbell
     private let logger: Logger
+    private let resumeAfter: Int?
+    private var skipped = 0
 
     /// Creates the reporter, starting in `initialProfile`.
+    ///
+    /// - Parameter resumeAfter: For a replayed recording, the newest `tst` an earlier run
+    ///   committed: fixes up to that second are skipped, so a restart resumes where it stopped.
     public init(
         settings: PublisherSettings, screen: any FixScreen, policies: ProfilePolicies,
         initialProfile: MonitoringMode = .active, outbox: Outbox, metrics: PublisherMetrics,
-        doorbell: Doorbell, logger: Logger
+        doorbell: Doorbell, resumeAfter: Int? = nil, logger: Logger
     ) {
+        self.resumeAfter = resumeAfter
         self.screen = screen
         self.policies = policies
         self.selector = ProfileSelector(initial: initialProfile)
@@ -52,6 +58,16 @@ public actor Reporter {
     @discardableResult
     public func handle(_ fix: Fix) async throws(OutboxError) -> Report? {
         metrics.fixesRead.increment()
+        if let resumeAfter {
+            if fix.time.timeIntervalSince1970 < Double(resumeAfter) + 1 {
+                skipped += 1
+                return nil
+            }
+            if skipped > 0 {
+                logger.info("Resumed the recording after the last committed report.", metadata: ["whereabouts.skipped": "\(skipped)"])
+                skipped = 0
+            }
+        }
         let now = recordedSource ? fix.time : Date()
         if let reason = screen.rejectionReason(for: fix, now: now) {
             metrics.rejected(reason: reason)
