@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "WhereaboutsCore", targets: ["WhereaboutsCore"]),
         .library(name: "WhereaboutsMQTT", targets: ["WhereaboutsMQTT"]),
         .library(name: "PositionSources", targets: ["PositionSources"]),
+        .library(name: "PolicyOptions", targets: ["PolicyOptions"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -57,6 +58,16 @@ let package = Package(
             ]
         ),
 
+        // MARK: Policy flags shared by whereabouts-pub and whereabouts-eval; evaluation output.
+        .target(
+            name: "PolicyOptions",
+            dependencies: [
+                "WhereaboutsCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .target(name: "EvalKit", dependencies: ["WhereaboutsCore"]),
+
         // MARK: Outbox: the publisher's durable FIFO of reports (SQLite through GRDB).
         .target(
             name: "Outbox",
@@ -90,6 +101,7 @@ let package = Package(
             dependencies: [
                 "WhereaboutsCore",
                 "Publisher",
+                "PolicyOptions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -106,8 +118,37 @@ let package = Package(
             name: "whereabouts-eval",
             dependencies: [
                 "WhereaboutsCore",
+                "PositionSources",
+                "PolicyOptions",
+                "EvalKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+
+        // MARK: Benchmarks (programs; build with -c release).
+        .executableTarget(
+            name: "PolicyBenchmark",
+            dependencies: ["WhereaboutsCore"],
+            path: "Benchmarks/PolicyBenchmark"
+        ),
+        // MARK: Benchmarks (mqtt): the Swift client against a plain C libmosquitto loop.
+        .target(
+            name: "CMosquittoBaseline",
+            dependencies: ["CMosquitto"],
+            path: "Benchmarks/CMosquittoBaseline",
+            linkerSettings: [.linkedLibrary("mosquitto")]
+        ),
+        .executableTarget(
+            name: "MQTTPublishBenchmark",
+            dependencies: [
+                "CMosquittoBaseline",
+                "WhereaboutsMQTT",
+                "WhereaboutsTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/MQTTPublishBenchmark"
         ),
 
         // MARK: Tests.
@@ -116,10 +157,41 @@ let package = Package(
             dependencies: ["WhereaboutsCore"]
         ),
         .testTarget(
+            name: "WhereaboutsEvalTests",
+            dependencies: ["EvalKit", "PolicyOptions", "PositionSources", "WhereaboutsCore"]
+        ),
+        .testTarget(
             name: "PositionSourcesTests",
             dependencies: [
                 "PositionSources",
                 "WhereaboutsCore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // MARK: Test support (mqtt): real mosquitto brokers, throwaway certificates, paths, timeouts.
+        .target(
+            name: "WhereaboutsTestSupport",
+            dependencies: [
+                "WhereaboutsMQTT",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/WhereaboutsTestSupport"
+        ),
+        .executableTarget(
+            name: "mqtt-test-client",
+            dependencies: [
+                "WhereaboutsMQTT",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/MQTTTestClient"
+        ),
+        .testTarget(
+            name: "WhereaboutsMQTTTests",
+            dependencies: [
+                "WhereaboutsMQTT",
+                "WhereaboutsTestSupport",
+                "mqtt-test-client",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -130,7 +202,8 @@ let package = Package(
         .testTarget(
             name: "PublisherTests",
             dependencies: [
-                "Publisher", "Outbox", "WhereaboutsCore",
+                "Publisher", "Outbox", "WhereaboutsCore", "WhereaboutsMQTT", "WhereaboutsTestSupport",
+                "whereabouts-pub", "whereabouts-eval",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

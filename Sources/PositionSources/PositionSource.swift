@@ -15,15 +15,35 @@ public protocol PositionSource: AsyncSequence, Sendable where Element == Fix, As
 /// `nil` when the source is exhausted, and throws when the source fails for good (a file that
 /// cannot be read, say).
 public struct FixIterator: AsyncIteratorProtocol {
-    private var base: AsyncThrowingStream<Fix, any Error>.Iterator
+    private let nextFix: () async throws -> Fix?
 
+    /// An iterator over a stream that a producer thread fills.
     init(_ stream: AsyncThrowingStream<Fix, any Error>) {
-        base = stream.makeAsyncIterator()
+        let box = StreamIteratorBox(stream.makeAsyncIterator())
+        nextFix = { try await box.next() }
+    }
+
+    /// An iterator that calls `next` for each fix (for sources computed in the consumer's task).
+    init(next: @escaping () async throws -> Fix?) {
+        nextFix = next
     }
 
     /// The next fix, or `nil` at the end of the source.
     public mutating func next() async throws -> Fix? {
-        try await base.next()
+        try await nextFix()
+    }
+}
+
+/// Holds a stream iterator so a closure can advance it.
+private final class StreamIteratorBox {
+    private var iterator: AsyncThrowingStream<Fix, any Error>.Iterator
+
+    init(_ iterator: AsyncThrowingStream<Fix, any Error>.Iterator) {
+        self.iterator = iterator
+    }
+
+    func next() async throws -> Fix? {
+        try await iterator.next()
     }
 }
 

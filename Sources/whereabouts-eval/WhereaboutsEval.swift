@@ -1,15 +1,122 @@
 import ArgumentParser
+import EvalKit
+import Foundation
+import Logging
+import PolicyOptions
+import WhereaboutsCore
 
 /// `whereabouts-eval`: replays recorded tracks through reporting policies and reports their cost.
 @main
-struct WhereaboutsEval: AsyncParsableCommand {
+struct WhereaboutsEval: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "whereabouts-eval",
-        abstract: "Replay recorded tracks through reporting policies and measure cost and error.",
+        abstract: "Replay recorded tracks through reporting policies and measure what they cost and how wrong a dashboard would be.",
+        discussion: """
+        Each track (GPX 1.0/1.1 or an NMEA 0183 log, told apart by extension or content) passes the \
+        rejection filters and then every chosen policy. For each track it prints one table: the \
+        fixes read and rejected by reason, and per policy the reports, reports per hour, the largest \
+        and 95th-percentile live error under the hold and predict display models, the largest track \
+        error, the bytes on the wire, the radio wake-ups and their estimated energy. See docs/eval.md.
+        """,
         version: "0.1.0"
     )
 
-    func run() async throws {
-        throw CleanExit.message("whereabouts-eval is not implemented yet.")
+    /// How the results are printed.
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case table, json
+    }
+
+    @OptionGroup var policies: PolicyOptions
+
+    @Option(name: .long, help: "The output format: table (aligned text) or json.")
+    var format: Format = .table
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Write every report of every policy to this CSV file (columns policy,index,time,lat,lon,trigger,ve,vn); with several tracks, one file per track named after it.",
+        valueName: "file.csv"))
+    var reports: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Draw the track, the reported points and the live error of one policy to this SVG file; with several tracks, one file per track.",
+        valueName: "file.svg"))
+    var plot: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "The policy to draw with --plot, by name as the table shows it (such as bounded(50m)) or kind (such as bounded); default the last policy.",
+        valueName: "name"))
+    var plotPolicy: String?
+
+    @Flag(name: .long, help: "Log every skipped input line or point on standard error.")
+    var verbose = false
+
+    @Argument(help: ArgumentHelp("The recorded tracks to replay: GPX or NMEA files.", valueName: "track"))
+    var tracks: [String]
+
+    func validate() throws {
+        try policies.validate()
+        guard !tracks.isEmpty else { throw ValidationError("Name at least one track file to replay.") }
+    }
+
+    func run() throws {
+        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        var logger = Logger(label: "whereabouts-eval")
+        logger.logLevel = verbose ? .debug : .error
+        let settings = try policies.settings()
+        let filter = try policies.filterSettings()
+        let kinds = try policies.kinds()
+        let epsilons = try policies.epsilons()
+        let progress = ProgressBar()
+
+        var evaluations: [TrackEvaluation] = []
+        for path in tracks {
+            let loaded = try TrackLoader.load(path: path, logger: logger)
+            let evaluation = TrackEvaluation.evaluate(
+                name: URL(fileURLWithPath: path).lastPathComponent,
+                fixes: loaded.fixes,
+                sourceRejections: loaded.rejections,
+                filter: filter,
+                policies: settings.makePolicies(kinds, epsilons: epsilons)
+            ) { done, total in progress.update(label: path, done: done, total: total) }
+            progress.finish()
+            evaluations.append(evaluation)
+            if format == .table { print(EvaluationTable.render(evaluation)) }
+        }
+        if format == .json { print(try EvaluationJSON(evaluations).encoded(), terminator: "") }
+        for evaluation in evaluations {
+            if let reports {
+                try write(ReportsCSV.render(evaluation), to: outputPath(reports, for: evaluation))
+            }
+            if let plot {
+                try writePlot(of: evaluation, to: outputPath(plot, for: evaluation))
+            }
+        }
+    }
+
+    /// `path` itself for a single track, else `path` with the track's base name before the extension.
+    func outputPath(_ path: String, for evaluation: TrackEvaluation) -> String {
+        guard tracks.count > 1 else { return path }
+        let url = URL(fileURLWithPath: path)
+        let base = URL(fileURLWithPath: evaluation.name).deletingPathExtension().lastPathComponent
+        return url.deletingPathExtension().path + "-" + base + (url.pathExtension.isEmpty ? "" : "." + url.pathExtension)
+    }
+
+    func writePlot(of evaluation: TrackEvaluation, to path: String) throws {
+        let wanted = plotPolicy?.lowercased()
+        let chosen = wanted.map { name in
+            evaluation.runs.first { $0.evaluation.policy.lowercased() == name }
+                ?? evaluation.runs.first { $0.evaluation.policy.lowercased().hasPrefix(name) }
+        } ?? evaluation.runs.last
+        guard let run = chosen else {
+            throw ValidationError("No policy named '\(plotPolicy ?? "")' ran; use one of \(evaluation.runs.map(\.evaluation.policy).joined(separator: ", ")).")
+        }
+        try write(SVGPlot.render(track: evaluation.track, run: run, title: "\(evaluation.name) \(run.evaluation.policy)"), to: path)
+    }
+
+    func write(_ text: String, to path: String) throws {
+        do {
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+        } catch {
+            throw ValidationError("Cannot write \(path): \(error.localizedDescription)")
+        }
     }
 }

@@ -27,11 +27,15 @@ public struct Report: Sendable, Hashable, Codable {
     public var trigger: Trigger
     /// The velocity a dashboard extrapolates with (SPEC §5 `predict`), or `nil` to hold the position.
     public var velocity: Velocity?
+    /// How many seconds a dashboard may extrapolate this report (the wire's `ms`), when the policy
+    /// that made it bounds its error with that horizon; `nil` leaves it to the publisher.
+    public var maxSilence: Int?
 
     /// Creates a report.
-    public init(fix: Fix, trigger: Trigger, velocity: Velocity? = nil) {
+    public init(fix: Fix, trigger: Trigger, velocity: Velocity? = nil, maxSilence: Int? = nil) {
         self.fix = fix
         self.trigger = trigger
         self.velocity = velocity
+        self.maxSilence = maxSilence
     }
 }

@@ -8,7 +8,8 @@ extension LocationMessage {
     ///   - tid: The two-character tracker id.
     ///   - mode: The reporting profile in force.
     ///   - maxSilence: The publisher's `maxSilence` in seconds, sent when the report carries a
-    ///     velocity so that dashboards know how long they may extrapolate.
+    ///     velocity so that dashboards know how long they may extrapolate. The report's own
+    ///     ``Report/maxSilence``, when set, wins: it is the horizon the policy bounded.
     public init(report: Report, tid: String, mode: MonitoringMode? = nil, maxSilence: Int? = nil) {
         let fix = report.fix
         self.init(
@@ -25,7 +26,7 @@ extension LocationMessage {
             m: mode?.rawValue,
             ve: report.velocity.map { Self.roundVelocity($0.east) },
             vn: report.velocity.map { Self.roundVelocity($0.north) },
-            ms: report.velocity == nil ? nil : maxSilence
+            ms: report.velocity == nil ? nil : (report.maxSilence ?? maxSilence)
         )
     }
 

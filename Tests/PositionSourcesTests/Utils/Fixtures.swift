@@ -24,6 +24,14 @@ enum Fixtures {
         FileManager.default.fileExists(atPath: sharedTraces.appendingPathComponent("sailboat-zeus.nmea").path)
     }
 
-    /// A logger that drops everything, for tests that do not look at logs.
-    static let quietLogger = Logger(label: "whereabouts.tests", factory: { _ in SwiftLogNoOpLogHandler() })
+    /// A logger that drops everything, for tests that do not look at logs; with the environment
+    /// variable `WHEREABOUTS_TEST_LOG=1` it logs everything to stderr instead, for debugging.
+    static let quietLogger: Logger = {
+        guard ProcessInfo.processInfo.environment["WHEREABOUTS_TEST_LOG"] != nil else {
+            return Logger(label: "whereabouts.tests", factory: { _ in SwiftLogNoOpLogHandler() })
+        }
+        var logger = Logger(label: "whereabouts.tests", factory: { StreamLogHandler.standardError(label: $0) })
+        logger.logLevel = .trace
+        return logger
+    }()
 }

@@ -1,0 +1,113 @@
+// Publishes N messages through the Swift MQTTClient and through a plain C libmosquitto loop
+// (CMosquittoBaseline), alternately, against one fresh mosquitto started for this run, and
+// prints messages per second and the Swift/C ratio.
+import ArgumentParser
+import CMosquittoBaseline
+import Foundation
+import Logging
+import WhereaboutsMQTT
+import WhereaboutsTestSupport
+
+@main
+struct MQTTPublishBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Measures MQTT publish throughput of the Swift client against a plain C libmosquitto loop.",
+        discussion: """
+            Starts its own mosquitto on a free loopback port, then runs the same workload through \
+            the C baseline and the Swift client in alternation, and reports the median rate of \
+            each and their ratio.
+            """)
+
+    @Option(help: "The number of messages per run.")
+    var count = 20_000
+
+    @Option(help: "The QoS of the messages: 0, 1 or 2.")
+    var qos = 1
+
+    @Option(help: "The most publishes awaiting acknowledgement at once (both clients).")
+    var window = 100
+
+    @Option(help: "libmosquitto's inflight limit (max_inflight_messages) for both clients.")
+    var maxInflight = 100
+
+    @Option(help: "The payload size in bytes.")
+    var payloadSize = 200
+
+    @Option(help: "How many runs of each client; the median is reported.")
+    var repetitions = 5
+
+    func validate() throws {
+        guard count > 0 else { throw ValidationError("--count must be positive.") }
+        guard (0...2).contains(qos) else { throw ValidationError("--qos must be 0, 1 or 2.") }
+        guard window > 0, maxInflight > 0 else { throw ValidationError("--window and --max-inflight must be positive.") }
+        guard payloadSize >= 0, repetitions > 0 else { throw ValidationError("--payload-size must be >= 0 and --repetitions > 0.") }
+    }
+
+    func run() async throws {
+        let broker = try await Broker.start()
+        print("broker: mosquitto on 127.0.0.1:\(broker.port); \(count) messages, QoS \(qos), window \(window), max inflight \(maxInflight), \(payloadSize) B payload, \(repetitions) repetitions")
+        var cRates: [Double] = [], swiftRates: [Double] = []
+        for round in 1...repetitions {
+            let c = try runC(broker: broker, round: round)
+            let swift = try await runSwift(broker: broker, round: round)
+            cRates.append(c)
+            swiftRates.append(swift)
+            print(String(format: "round %d: C %.0f msg/s, Swift %.0f msg/s, ratio %.2f", round, c, swift, swift / c))
+        }
+        let cMedian = median(cRates), swiftMedian = median(swiftRates)
+        print(String(format: "median: C %.0f msg/s, Swift %.0f msg/s, Swift/C ratio %.2f", cMedian, swiftMedian, swiftMedian / cMedian))
+        await broker.stop()
+    }
+
+    private func runC(broker: Broker, round: Int) throws -> Double {
+        let result = whereabouts_c_publish_benchmark(
+            broker.host, Int32(broker.port), "bench-c-\(round)", "bench/c/\(round)", count, Int32(qos),
+            Int32(window), Int32(maxInflight), Int32(payloadSize))
+        guard result.error == 0, result.acknowledged == count else {
+            throw ValidationError("The C baseline failed: libmosquitto error \(result.error), \(result.acknowledged) acknowledged.")
+        }
+        return Double(count) / result.seconds
+    }
+
+    private func runSwift(broker: Broker, round: Int) async throws -> Double {
+        var configuration = broker.clientConfiguration(clientID: "bench-swift-\(round)")
+        configuration.maxInflightMessages = maxInflight
+        configuration.keepAlive = .seconds(30)
+        var logger = Logger(label: "benchmark")
+        logger.logLevel = .warning
+        let client = MQTTClient(configuration: configuration, logger: logger)
+        try await client.connect()
+        let payload = Data(repeating: UInt8(ascii: "x"), count: payloadSize)
+        let topic = "bench/swift/\(round)"
+        let qos = QoS(rawValue: self.qos)!
+        let (count, window) = (self.count, self.window)
+        let start = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            var sent = 0
+            while sent < min(window, count) {
+                group.addTask { try await client.publish(to: topic, payload: payload, qos: qos) }
+                sent += 1
+            }
+            while try await group.next() != nil {
+                if sent < count {
+                    group.addTask { try await client.publish(to: topic, payload: payload, qos: qos) }
+                    sent += 1
+                }
+            }
+        }
+        let elapsed = ContinuousClock.now - start
+        await client.disconnect()
+        return Double(count) / elapsed.seconds
+    }
+
+    private func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    }
+}
+
+extension Duration {
+    fileprivate var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) * 1e-18
+    }
+}

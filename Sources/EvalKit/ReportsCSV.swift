@@ -1,0 +1,39 @@
+import Foundation
+import WhereaboutsCore
+
+/// Every report of every policy as CSV (`--reports`), so anyone can check the numbers with their
+/// own tools.
+///
+/// Columns: `policy,index,time,lat,lon,trigger,ve,vn`. `index` is the reported fix's position in
+/// the accepted track (from 0), `time` its time in epoch seconds, `lat`/`lon` the position as
+/// sent (6 decimals), `ve`/`vn` the east and north velocity in m/s a dashboard extrapolates with
+/// (0 when the message says hold).
+public enum ReportsCSV {
+    /// The header line's columns.
+    public static let columns = ["policy", "index", "time", "lat", "lon", "trigger", "ve", "vn"]
+
+    /// The CSV text for every run of `evaluation`, with a header line.
+    public static func render(_ evaluation: TrackEvaluation) -> String {
+        var text = columns.joined(separator: ",") + "\n"
+        for run in evaluation.runs {
+            let policy = quoted(run.evaluation.policy)
+            for report in run.reports {
+                let message = report.message
+                text += [
+                    policy, String(report.index), decimal(report.report.fix.time.timeIntervalSince1970, places: 3),
+                    decimal(message.lat, places: 6), decimal(message.lon, places: 6), message.t ?? "",
+                    decimal(message.ve ?? 0, places: 2), decimal(message.vn ?? 0, places: 2),
+                ].joined(separator: ",") + "\n"
+            }
+        }
+        return text
+    }
+
+    static func decimal(_ value: Double, places: Int) -> String {
+        String(format: "%.\(places)f", value)
+    }
+
+    static func quoted(_ field: String) -> String {
+        field.contains(",") || field.contains("\"") ? "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : field
+    }
+}

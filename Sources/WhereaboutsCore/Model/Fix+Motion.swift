@@ -1,0 +1,34 @@
+import Foundation
+
+extension Fix {
+    /// The great-circle distance in metres from `other` to this fix.
+    public func distance(from other: Fix) -> Double {
+        Geodesy.distance(other.coordinate, coordinate)
+    }
+
+    /// The speed in m/s needed to travel from `previous` to this fix in the time between them, or
+    /// `nil` when this fix is not later than `previous`.
+    public func impliedSpeed(from previous: Fix) -> Double? {
+        let elapsed = time.timeIntervalSince(previous.time)
+        guard elapsed > 0 else { return nil }
+        return distance(from: previous) / elapsed
+    }
+
+    /// The velocity in m/s that carries `previous` to this fix in the time between them, in the
+    /// east/north frame of `previous`, or `nil` when this fix is not later than `previous`.
+    public func impliedVelocity(from previous: Fix) -> Velocity? {
+        let elapsed = time.timeIntervalSince(previous.time)
+        guard elapsed > 0 else { return nil }
+        let (east, north) = LocalProjection(origin: previous.coordinate).project(coordinate)
+        return Velocity(east: east / elapsed, north: north / elapsed)
+    }
+}
+
+extension Fix {
+    /// The velocity the source measured (speed over ground along the course), when it gave both.
+    public var measuredVelocity: Velocity? {
+        guard let speed, let course, speed.isFinite, course.isFinite, speed >= 0 else { return nil }
+        let radians = course * .pi / 180
+        return Velocity(east: speed * sin(radians), north: speed * cos(radians))
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+
+/// Chooses the velocity `bounded` sends: the candidate that explains the recent trajectory for
+/// the longest time back.
+///
+/// The recent fixes are projected into the frame of the position being sent, with times relative
+/// to the wire `tst`, exactly as a dashboard will extrapolate. The candidates, in order of
+/// preference on a tie, are: the velocity between the last two fixes (plain dead reckoning's),
+/// least-squares fits of a straight line through the sent position over the last 2, 4, 8, 16,
+/// 32, 64 and 128 seconds, and the velocity the receiver measured (speed and course), when it gave
+/// one. Each is scored by how far back in time every fix stays within `tolerance` metres of its
+/// line; zero velocity (hold) competes too and wins ties against the fitted candidates, so a
+/// device that has been standing still keeps holding, while the receiver's measured velocity wins
+/// ties against everything (it is right even without history, such as at the first fix).
+/// Candidates slower than `stationarySpeed` are not sent.
+enum VelocityFit {
+    /// The least-squares windows in seconds.
+    static let windows: [Double] = [2, 4, 8, 16, 32, 64, 128]
+
+    struct Point {
+        var tau: Double
+        var east: Double
+        var north: Double
+    }
+
+    /// The chosen velocity, or `nil` for hold.
+    static func choose(
+        history: FixHistory, origin: Coordinate, tst: Double, tolerance: Double,
+        stationarySpeed: Double, measured: Velocity?
+    ) -> Velocity? {
+        let points = recentPoints(history: history, origin: origin, tst: tst)
+        var best: Velocity? = nil
+        var bestSpan = span(of: .zero, points: points, tolerance: tolerance)
+        for candidate in candidates(points: points) where candidate.speed >= stationarySpeed {
+            let candidateSpan = span(of: candidate, points: points, tolerance: tolerance)
+            if candidateSpan > bestSpan {
+                best = candidate
+                bestSpan = candidateSpan
+            }
+        }
+        // The receiver's own measurement (Doppler) wins ties: it needs no history to be right.
+        if let measured, measured.speed >= stationarySpeed, span(of: measured, points: points, tolerance: tolerance) >= bestSpan {
+            best = measured
+        }
+        return best
+    }
+
+    /// The remembered fixes of the last `windows.last` seconds, newest first, in the sent frame.
+    static func recentPoints(history: FixHistory, origin: Coordinate, tst: Double) -> [Point] {
+        let projection = LocalProjection(origin: origin)
+        let longest = windows[windows.count - 1]
+        var points: [Point] = []
+        points.reserveCapacity(history.count)
+        for age in 0..<history.count {
+            let entry = history[age]
+            let tau = entry.time - tst
+            if tau < -longest { break }
+            let (east, north) = projection.project(Coordinate(latitude: entry.latitude, longitude: entry.longitude))
+            points.append(Point(tau: tau, east: east, north: north))
+        }
+        return points
+    }
+
+    /// The candidate velocities in order of preference.
+    static func candidates(points: [Point]) -> [Velocity] {
+        var candidates: [Velocity] = []
+        if points.count >= 2, points[0].tau > points[1].tau {
+            let dt = points[0].tau - points[1].tau
+            candidates.append(Velocity(east: (points[0].east - points[1].east) / dt, north: (points[0].north - points[1].north) / dt))
+        }
+        // Least squares through the origin: v = Σ τ p / Σ τ², accumulated newest to oldest and
+        // read off at each window boundary.
+        var sumTE = 0.0, sumTN = 0.0, sumTT = 0.0
+        var window = 0
+        func close() {
+            if sumTT > 0 { candidates.append(Velocity(east: sumTE / sumTT, north: sumTN / sumTT)) }
+            window += 1
+        }
+        for point in points {
+            while window < windows.count, point.tau < -windows[window] { close() }
+            sumTE += point.tau * point.east
+            sumTN += point.tau * point.north
+            sumTT += point.tau * point.tau
+        }
+        if window < windows.count { close() }
+        return candidates
+    }
+
+    /// How many seconds back every point stays within `tolerance` of the line `velocity * tau`.
+    static func span(of velocity: Velocity, points: [Point], tolerance: Double) -> Double {
+        let limit = tolerance * tolerance
+        var span = 0.0
+        for point in points {
+            let dx = point.east - velocity.east * point.tau
+            let dy = point.north - velocity.north * point.tau
+            if dx * dx + dy * dy > limit { break }
+            span = -point.tau
+        }
+        return span
+    }
+}

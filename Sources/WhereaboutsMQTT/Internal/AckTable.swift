@@ -1,0 +1,117 @@
+/// An acknowledgement libmosquitto reported for a message id.
+enum Ack: Sendable {
+    /// PUBACK / PUBCOMP (or, for QoS 0, the socket write), with the MQTT 5 reason code (0 on 3.1.1).
+    case published(reasonCode: Int32)
+    /// SUBACK with the granted QoS (or failure code >= 0x80) per filter.
+    case subscribed(granted: [Int32])
+    /// UNSUBACK.
+    case unsubscribed
+}
+
+/// Operations waiting for their acknowledgement, keyed by libmosquitto message id.
+///
+/// The acknowledgement can arrive on libmosquitto's thread before `mosquitto_publish` has even
+/// returned the id to the caller. So an acknowledgement for an id nobody waits for is kept as an
+/// *early* acknowledgement while some call is between "C call started" and "waiter registered";
+/// the caller claims it right after the C call returns. Ids whose caller gave up (timeout,
+/// cancellation, "no connection" with the message still queued) are *abandoned*: their late
+/// acknowledgement is dropped instead of being mistaken for an early one. Not thread-safe: the
+/// owning session guards it with its lock.
+struct AckTable {
+    struct Waiter {
+        let continuation: CheckedContinuation<Ack, any Error>
+        let operation: MQTTOperation
+        let timeout: Duration
+        let deadline: ContinuousClock.Instant
+        /// Whether libmosquitto still holds the message if the caller gives up (QoS > 0 publish).
+        let stillQueuedOnGiveUp: Bool
+    }
+
+    private(set) var waiters: [Int32: Waiter] = [:]
+    private var early: [Int32: Ack] = [:]
+    private var abandoned: Set<Int32> = []
+    private var callsInProgress = 0
+    private var earliestDeadline: ContinuousClock.Instant?
+
+    /// A C call that may produce an acknowledgement is about to start.
+    mutating func beginCall() { callsInProgress += 1 }
+
+    /// That C call has returned and its outcome is registered (or failed).
+    mutating func endCall() {
+        callsInProgress -= 1
+        // Every early acknowledgement belongs to a call in progress and has been claimed by now;
+        // anything left is stale and must not be matched to a future id.
+        if callsInProgress == 0 && !early.isEmpty { early.removeAll() }
+    }
+
+    /// Records an acknowledgement from libmosquitto. Returns the waiter to resume, if any.
+    mutating func acknowledge(_ mid: Int32, _ ack: Ack) -> Waiter? {
+        if let waiter = waiters.removeValue(forKey: mid) { return waiter }
+        if abandoned.remove(mid) != nil { return nil }
+        if callsInProgress > 0 { early[mid] = ack }
+        return nil
+    }
+
+    /// Registers a waiter for `mid` right after the C call returned it. Returns the early
+    /// acknowledgement instead when it has already arrived (then nothing is registered).
+    mutating func register(_ mid: Int32, _ waiter: Waiter) -> Ack? {
+        if let ack = early.removeValue(forKey: mid) { return ack }
+        abandoned.remove(mid)
+        waiters[mid] = waiter
+        if earliestDeadline.map({ waiter.deadline < $0 }) ?? true { earliestDeadline = waiter.deadline }
+        return nil
+    }
+
+    /// Marks `mid` as given up by its caller: a later acknowledgement for it is dropped.
+    mutating func abandon(_ mid: Int32) {
+        abandoned.insert(mid)
+    }
+
+    /// Removes the waiter for `mid` (cancellation), remembering the id as abandoned.
+    mutating func cancel(_ mid: Int32) -> Waiter? {
+        guard let waiter = waiters.removeValue(forKey: mid) else { return nil }
+        abandoned.insert(mid)
+        return waiter
+    }
+
+    /// Removes and returns the waiters whose deadline has passed.
+    mutating func expire(now: ContinuousClock.Instant) -> [Waiter] {
+        guard let earliest = earliestDeadline, earliest <= now else { return [] }
+        var expired: [Waiter] = []
+        var nextEarliest: ContinuousClock.Instant?
+        for (mid, waiter) in waiters {
+            if waiter.deadline <= now {
+                waiters.removeValue(forKey: mid)
+                abandoned.insert(mid)
+                expired.append(waiter)
+            } else if nextEarliest.map({ waiter.deadline < $0 }) ?? true {
+                nextEarliest = waiter.deadline
+            }
+        }
+        earliestDeadline = nextEarliest
+        return expired
+    }
+
+    /// Removes and returns the waiters whose message libmosquitto does not resend after a
+    /// reconnect (QoS 0 publishes, subscribes, unsubscribes): the connection was lost.
+    mutating func removeUnqueued() -> [Waiter] {
+        var removed: [Waiter] = []
+        for (mid, waiter) in waiters where !waiter.stillQueuedOnGiveUp {
+            waiters.removeValue(forKey: mid)
+            abandoned.insert(mid)
+            removed.append(waiter)
+        }
+        return removed
+    }
+
+    /// Removes and returns every waiter (the handle is being destroyed).
+    mutating func removeAll() -> [Waiter] {
+        defer {
+            waiters.removeAll()
+            early.removeAll()
+            abandoned.removeAll()
+            earliestDeadline = nil
+        }
+        return Array(waiters.values)
+    }
+}

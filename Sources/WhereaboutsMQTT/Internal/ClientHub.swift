@@ -1,0 +1,134 @@
+import Synchronization
+
+/// What outlives a single connection of an `MQTTClient`: the current state, the listeners of
+/// `messages` and `stateUpdates`, and the subscriptions to restore after a reconnect.
+///
+/// Sessions (one per `connect()`/`start()`) report into the hub from libmosquitto's thread;
+/// the hub never calls into libmosquitto, so it can be locked from anywhere.
+final class ClientHub: Sendable {
+    /// A subscription to restore after a reconnect.
+    struct Subscription: Sendable {
+        var filter: String
+        var qos: QoS
+        /// Whether the broker has granted it (so a resumed persistent session still has it).
+        var acknowledged: Bool
+    }
+
+    private struct State {
+        var connection: MQTTConnectionState = .disconnected(.notStarted)
+        var stateListeners: [UInt64: AsyncStream<MQTTConnectionState>.Continuation] = [:]
+        var messageListeners: [UInt64: AsyncStream<MQTTMessage>.Continuation] = [:]
+        /// The subscriptions in the order they were first made.
+        var subscriptions: [Subscription] = []
+        var nextListenerID: UInt64 = 0
+        /// Only the newest session may report state: an old one may still be winding down.
+        var currentSessionID: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+
+    var connectionState: MQTTConnectionState { state.withLock { $0.connection } }
+
+    /// Makes `id` the session whose reports count, and returns it.
+    func makeCurrentSession() -> UInt64 {
+        state.withLock { state in
+            state.currentSessionID += 1
+            return state.currentSessionID
+        }
+    }
+
+    func setConnectionState(_ new: MQTTConnectionState, from sessionID: UInt64) {
+        state.withLock { state in
+            guard state.currentSessionID == sessionID, state.connection != new else { return }
+            state.connection = new
+            for listener in state.stateListeners.values { listener.yield(new) }
+        }
+    }
+
+    func deliver(_ message: MQTTMessage) {
+        state.withLock { state in
+            for listener in state.messageListeners.values { listener.yield(message) }
+        }
+    }
+
+    func makeMessageStream(
+        bufferingPolicy: AsyncStream<MQTTMessage>.Continuation.BufferingPolicy
+    ) -> AsyncStream<MQTTMessage> {
+        let (stream, continuation) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: bufferingPolicy)
+        let id = state.withLock { state in
+            let id = state.nextListenerID
+            state.nextListenerID += 1
+            state.messageListeners[id] = continuation
+            return id
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { _ = $0.messageListeners.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    func makeStateStream() -> AsyncStream<MQTTConnectionState> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: MQTTConnectionState.self, bufferingPolicy: .bufferingNewest(64))
+        let id = state.withLock { state in
+            let id = state.nextListenerID
+            state.nextListenerID += 1
+            state.stateListeners[id] = continuation
+            continuation.yield(state.connection)
+            return id
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { _ = $0.stateListeners.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Ends every `messages` sequence (after `disconnect()` or when the client goes away).
+    func finishMessageStreams() {
+        let listeners = state.withLock { state in
+            defer { state.messageListeners.removeAll() }
+            return Array(state.messageListeners.values)
+        }
+        for listener in listeners { listener.finish() }
+    }
+
+    /// Ends every sequence (the client is gone).
+    func finishAll() {
+        finishMessageStreams()
+        let listeners = state.withLock { state in
+            defer { state.stateListeners.removeAll() }
+            return Array(state.stateListeners.values)
+        }
+        for listener in listeners { listener.finish() }
+    }
+
+    /// Records subscriptions so that they are restored after a reconnect.
+    func addSubscriptions(_ filters: [(filter: String, qos: QoS)]) {
+        state.withLock { state in
+            for (filter, qos) in filters {
+                if let index = state.subscriptions.firstIndex(where: { $0.filter == filter }) {
+                    state.subscriptions[index].qos = qos
+                    state.subscriptions[index].acknowledged = false
+                } else {
+                    state.subscriptions.append(Subscription(filter: filter, qos: qos, acknowledged: false))
+                }
+            }
+        }
+    }
+
+    /// Notes that the broker granted `filter`.
+    func markAcknowledged(_ filter: String) {
+        state.withLock { state in
+            if let index = state.subscriptions.firstIndex(where: { $0.filter == filter }) {
+                state.subscriptions[index].acknowledged = true
+            }
+        }
+    }
+
+    /// Forgets subscriptions.
+    func removeSubscriptions(_ filters: [String]) {
+        state.withLock { state in state.subscriptions.removeAll { filters.contains($0.filter) } }
+    }
+
+    var subscriptions: [Subscription] { state.withLock { $0.subscriptions } }
+}

@@ -1,0 +1,99 @@
+import CMosquitto
+import Foundation
+import Logging
+
+/// The session behind libmosquitto's userdata pointer. Valid in every callback: the session
+/// thread keeps the session alive until after `mosquitto_destroy`.
+private func session(_ userdata: UnsafeMutableRawPointer?) -> MosquittoSession {
+    Unmanaged<MosquittoSession>.fromOpaque(userdata!).takeUnretainedValue()
+}
+
+extension MosquittoSession {
+    /// Registers the C callbacks. They run on the session thread (`mosquitto_loop`), except the
+    /// log callback, which may also run on a thread calling publish or subscribe.
+    func installCallbacks() {
+        mosquitto_connect_v5_callback_set(handle) { _, userdata, rc, flags, _ in
+            session(userdata).didConnect(code: rc, sessionPresent: flags & 1 != 0)
+        }
+        mosquitto_publish_v5_callback_set(handle) { _, userdata, mid, reasonCode, _ in
+            session(userdata).didAcknowledge(mid, .published(reasonCode: reasonCode))
+        }
+        mosquitto_subscribe_v5_callback_set(handle) { _, userdata, mid, count, granted, _ in
+            let codes = granted.map { Array(UnsafeBufferPointer(start: $0, count: Int(count))) } ?? []
+            session(userdata).didAcknowledge(mid, .subscribed(granted: codes))
+        }
+        mosquitto_unsubscribe_v5_callback_set(handle) { _, userdata, mid, _ in
+            session(userdata).didAcknowledge(mid, .unsubscribed)
+        }
+        mosquitto_message_v5_callback_set(handle) { _, userdata, message, _ in
+            guard let message = message?.pointee, let topic = message.topic else { return }
+            let payload = message.payload.map { Data(bytes: $0, count: Int(message.payloadlen)) } ?? Data()
+            session(userdata).hub.deliver(
+                MQTTMessage(
+                    topic: String(cString: topic), payload: payload,
+                    qos: QoS(rawValue: Int(message.qos)) ?? .atMostOnce, retained: message.retain))
+        }
+        mosquitto_log_callback_set(handle) { _, userdata, level, text in
+            guard let text else { return }
+            session(userdata).didLog(level: level, String(cString: text))
+        }
+    }
+
+    private func didConnect(code: Int32, sessionPresent: Bool) {
+        guard code == 0 else {
+            let refused = MQTTError.connectionRefused(
+                MosquittoCode.refusal(code, sentCredentials: configuration.credentials != nil))
+            lock.lock()
+            refusal = refused
+            lock.unlock()
+            logger.info("MQTT broker refused the connection", metadata: ["whereabouts.mqtt.error": "\(refused)"])
+            return
+        }
+        lock.lock()
+        isConnected = true
+        everConnected = true
+        let waiters = Array(connectWaiters.values)
+        connectWaiters.removeAll()
+        lock.unlock()
+        restoreSubscriptions(sessionPresent: sessionPresent)
+        logger.info(
+            "MQTT connected",
+            metadata: [
+                "whereabouts.mqtt.host": "\(configuration.host):\(configuration.port)",
+                "whereabouts.mqtt.session_present": "\(sessionPresent)",
+            ])
+        hub.setConnectionState(.connected(sessionPresent: sessionPresent), from: id)
+        for waiter in waiters { waiter.continuation.resume() }
+    }
+
+    /// Subscribes again after a reconnect: everything when the broker kept no session, else only
+    /// what the broker never acknowledged.
+    private func restoreSubscriptions(sessionPresent: Bool) {
+        for subscription in hub.subscriptions where !sessionPresent || !subscription.acknowledged {
+            let rc = mosquitto_subscribe_v5(handle, nil, subscription.filter, Int32(subscription.qos.rawValue), 0, nil)
+            if rc != MosquittoCode.success {
+                logger.warning(
+                    "MQTT resubscription failed",
+                    metadata: ["whereabouts.mqtt.filter": "\(subscription.filter)", "whereabouts.mqtt.error": "\(MosquittoCode.text(rc))"])
+            } else {
+                logger.debug("MQTT resubscribed", metadata: ["whereabouts.mqtt.filter": "\(subscription.filter)"])
+            }
+        }
+    }
+
+    private func didAcknowledge(_ mid: Int32, _ ack: Ack) {
+        lock.lock()
+        let waiter = acks.acknowledge(mid, ack)
+        lock.unlock()
+        waiter?.continuation.resume(returning: ack)
+    }
+
+    private func didLog(level: Int32, _ text: String) {
+        if level & (MOSQ_LOG_ERR | MOSQ_LOG_WARNING) != 0 {
+            lock.lock()
+            lastLibraryError = text
+            lock.unlock()
+        }
+        logger.trace("libmosquitto: \(text)")
+    }
+}

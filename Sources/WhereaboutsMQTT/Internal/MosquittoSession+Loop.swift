@@ -1,0 +1,193 @@
+import CMosquitto
+import Foundation
+import Logging
+
+extension MosquittoSession {
+    /// How long a stopping session drives the connection so that DISCONNECT (and what is
+    /// queued before it) gets written, before it closes the socket regardless.
+    static let disconnectGrace: Duration = .seconds(2)
+
+    /// The session thread: connect, drive the connection, back off and reconnect, until stopped
+    /// or failed; then destroy the handle.
+    func run() {
+        var attempt = 0
+        var finalReason: MQTTDisconnectReason = .requested
+        while true {
+            if let reason = currentStopReason() {
+                finalReason = reason
+                break
+            }
+            let (failure, wasConnected) = connectAndDrive()
+            if let reason = currentStopReason() {
+                finalReason = reason
+                break
+            }
+            if wasConnected { attempt = 0 }
+            let error = failure ?? .connectionLost(detail: "the connection ended")
+            let retry = wasConnected || everConnectedSafely ? configuration.reconnect.enabled : retriesFirstConnection
+            guard retry else {
+                finalReason = .failed(error)
+                break
+            }
+            attempt += 1
+            logger.info(
+                "MQTT connection down, retrying",
+                metadata: ["whereabouts.mqtt.attempt": "\(attempt)", "whereabouts.mqtt.error": "\(error)"])
+            hub.setConnectionState(.reconnecting(attempt: attempt, lastError: error), from: id)
+            backOff(for: configuration.reconnect.delay(forAttempt: attempt))
+        }
+        tearDown(finalReason)
+    }
+
+    private var everConnectedSafely: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return everConnected
+    }
+
+    func currentStopReason() -> MQTTDisconnectReason? {
+        lock.lock()
+        defer { lock.unlock() }
+        return stopReason
+    }
+
+    /// Makes one connection attempt and drives it until it ends. Returns why it ended (`nil`
+    /// when stopped on request) and whether the broker had accepted it.
+    private func connectAndDrive() -> (MQTTError?, Bool) {
+        takeHandleExclusively(closing: false)
+        lock.lock()
+        refusal = nil
+        lastLibraryError = nil
+        lock.unlock()
+        let (rc, savedErrno) = connectOnce()
+        lock.lock()
+        handleBusy = false
+        let libraryError = lastLibraryError
+        lock.unlock()
+        guard rc == MosquittoCode.success else {
+            return (MosquittoCode.connectError(rc, savedErrno: savedErrno, configuration: configuration, libraryError: libraryError), false)
+        }
+
+        let connackDeadline = ContinuousClock.now + configuration.connectTimeout
+        var disconnectDeadline: ContinuousClock.Instant?
+        while true {
+            if disconnectDeadline == nil, currentStopReason() != nil {
+                // Send DISCONNECT (so the broker does not publish the will) and write it at once,
+                // before reading anything: libmosquitto rejects a PUBLISH that arrives once the
+                // handle is marked disconnected by closing the socket without DISCONNECT.
+                if mosquitto_disconnect(handle) == MosquittoCode.success {
+                    mosquitto_loop_write(handle, 1)
+                }
+                disconnectDeadline = .now + Self.disconnectGrace
+            }
+            let rc = mosquitto_loop(handle, Self.loopTimeoutMilliseconds, 1)
+            let loopErrno = errno
+            sweepDeadlines()
+            if rc != MosquittoCode.success {
+                lock.lock()
+                let wasConnected = isConnected
+                isConnected = false
+                let refused = refusal
+                let libraryError = lastLibraryError
+                let dropped = acks.removeUnqueued()
+                lock.unlock()
+                let lost = MQTTError.connectionLost(detail: libraryError ?? MosquittoCode.text(rc))
+                for waiter in dropped { waiter.continuation.resume(throwing: lost) }
+                if disconnectDeadline != nil { return (nil, wasConnected) }
+                if let refused { return (refused, false) }
+                if !wasConnected {
+                    return (MosquittoCode.failedBeforeConnack(rc, savedErrno: loopErrno, configuration: configuration, libraryError: libraryError), false)
+                }
+                logger.info("MQTT connection lost", metadata: ["whereabouts.mqtt.error": "\(lost)"])
+                return (lost, true)
+            }
+            let now = ContinuousClock.now
+            if let disconnectDeadline, now >= disconnectDeadline { return (nil, everConnectedSafely) }
+            if now >= connackDeadline, !connectedSafely {
+                return (.timedOut(.connect, after: configuration.connectTimeout, mayStillBeDelivered: false), false)
+            }
+        }
+    }
+
+    private var connectedSafely: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return isConnected
+    }
+
+    /// Calls `mosquitto_connect_bind_v5` (blocking: DNS and TCP connect) with the CONNECT
+    /// properties; returns the result code and `errno` right after.
+    private func connectOnce() -> (Int32, Int32) {
+        var properties: OpaquePointer? = nil
+        defer { mosquitto_property_free_all(&properties) }
+        if configuration.protocolVersion == .v5 && !configuration.cleanSession {
+            let seconds = UInt32(clamping: Int64(configuration.sessionExpiry.seconds.rounded()))
+            mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue), seconds)
+        }
+        let keepAlive = Int32(configuration.keepAlive.seconds.rounded())
+        let rc = mosquitto_connect_bind_v5(handle, configuration.host, Int32(configuration.port), keepAlive, nil, properties)
+        return (rc, errno)
+    }
+
+    /// Waits `delay` before the next attempt, waking early to stop and to expire operations.
+    private func backOff(for delay: Duration) {
+        let wakeAt = ContinuousClock.now + delay
+        while ContinuousClock.now < wakeAt {
+            lock.lock()
+            if stopReason != nil {
+                lock.unlock()
+                return
+            }
+            let slice = min(wakeAt - ContinuousClock.now, .milliseconds(Int(Self.loopTimeoutMilliseconds)))
+            _ = lock.wait(until: Date(timeIntervalSinceNow: max(0, slice.seconds)))
+            lock.unlock()
+            sweepDeadlines()
+        }
+    }
+
+    /// Fails the operations and connect waiters whose timeout has passed.
+    func sweepDeadlines() {
+        let now = ContinuousClock.now
+        lock.lock()
+        let expired = acks.expire(now: now)
+        var expiredConnects: [ConnectWaiter] = []
+        if !connectWaiters.isEmpty {
+            for (key, waiter) in connectWaiters where waiter.deadline <= now {
+                connectWaiters.removeValue(forKey: key)
+                expiredConnects.append(waiter)
+            }
+        }
+        lock.unlock()
+        for waiter in expired {
+            waiter.continuation.resume(
+                throwing: MQTTError.timedOut(waiter.operation, after: waiter.timeout, mayStillBeDelivered: waiter.stillQueuedOnGiveUp))
+        }
+        for waiter in expiredConnects {
+            waiter.continuation.resume(
+                throwing: MQTTError.timedOut(.connect, after: configuration.connectTimeout, mayStillBeDelivered: false))
+        }
+    }
+
+    /// Destroys the handle once no other thread uses it, then fails whatever still waits.
+    private func tearDown(_ reason: MQTTDisconnectReason) {
+        takeHandleExclusively(closing: true)
+        mosquitto_destroy(handle)
+        lock.lock()
+        finished = true
+        endReason = reason
+        isConnected = false
+        let operations = acks.removeAll()
+        let connects = Array(connectWaiters.values)
+        connectWaiters.removeAll()
+        let exits = Array(exitWaiters.values)
+        exitWaiters.removeAll()
+        lock.unlock()
+
+        logger.info("MQTT client stopped", metadata: ["whereabouts.mqtt.reason": "\(reason)"])
+        hub.setConnectionState(.disconnected(reason), from: id)
+        let connectError: MQTTError = if case .failed(let error) = reason { error } else { .clientClosed }
+        for waiter in operations { waiter.continuation.resume(throwing: MQTTError.clientClosed) }
+        for waiter in connects { waiter.continuation.resume(throwing: connectError) }
+        for exit in exits { exit.resume() }
+    }
+}

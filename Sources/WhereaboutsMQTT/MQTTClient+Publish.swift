@@ -1,0 +1,55 @@
+import CMosquitto
+import Foundation
+
+extension MQTTClient {
+    /// Publishes a message and returns once it is delivered as far as its QoS promises: QoS 0
+    /// written to the socket, QoS 1 acknowledged by PUBACK, QoS 2 completed by PUBCOMP.
+    ///
+    /// Delivery semantics when the connection is missing or drops (libmosquitto keeps QoS 1/2
+    /// messages in memory and resends them after a reconnect):
+    /// - Not connected when called: throws `MQTTError.notConnected`; for QoS 1/2 its
+    ///   `mayStillBeDelivered` is true because the message stays queued and goes out after the
+    ///   reconnect (its later acknowledgement is not reported to anyone).
+    /// - Connection lost while waiting: a QoS 1/2 publish keeps waiting for the acknowledgement
+    ///   that the resend after the reconnect brings; a QoS 0 publish throws `.connectionLost`.
+    /// - No acknowledgement within `timeout`: throws `.timedOut` with `mayStillBeDelivered` true
+    ///   for QoS 1/2.
+    /// - `disconnect()` or release while waiting: throws `.clientClosed` (not delivered later).
+    ///
+    /// So a caller that must not lose a message (an outbox) keeps it until this returns, and
+    /// republishes it after any error; receivers must tolerate the occasional duplicate.
+    /// Other errors: `.publishRejected` (MQTT 5 reason code >= 0x80, e.g. not authorised),
+    /// `.invalidArgument` (bad topic, payload too large), `CancellationError`.
+    ///
+    /// - Parameters:
+    ///   - topic: the topic, without wildcards.
+    ///   - payload: the payload bytes.
+    ///   - qos: the quality of service.
+    ///   - retain: whether the broker keeps it as the topic's last known value.
+    ///   - timeout: how long to wait; `nil` uses `configuration.operationTimeout`.
+    public func publish(
+        to topic: String, payload: Data, qos: QoS = .atLeastOnce, retain: Bool = false,
+        timeout: Duration? = nil
+    ) async throws {
+        let session = try activeSession()
+        let ack = try await session.perform(
+            .publish, timeout: timeout ?? configuration.operationTimeout, stillQueuedOnGiveUp: qos != .atMostOnce,
+            subject: topic
+        ) { handle, mid in
+            payload.withUnsafeBytes { buffer in
+                mosquitto_publish_v5(handle, mid, topic, Int32(buffer.count), buffer.baseAddress, Int32(qos.rawValue), retain, nil)
+            }
+        }
+        if case .published(let code) = ack, code >= 0x80 {
+            throw MQTTError.publishRejected(topic: topic, reasonCode: Int(code), reason: MosquittoCode.reason(code))
+        }
+    }
+
+    /// Publishes a UTF-8 string; see `publish(to:payload:qos:retain:timeout:)` (Data).
+    public func publish(
+        to topic: String, payload: String, qos: QoS = .atLeastOnce, retain: Bool = false,
+        timeout: Duration? = nil
+    ) async throws {
+        try await publish(to: topic, payload: Data(payload.utf8), qos: qos, retain: retain, timeout: timeout)
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+
+/// Everything an `MQTTClient` needs to reach a broker. Every field has a default, so
+/// `MQTTConfiguration(port: 1883)` connects anonymously to a local broker.
+public struct MQTTConfiguration: Sendable, Equatable {
+    /// The MQTT protocol version spoken to the broker.
+    public enum ProtocolVersion: Sendable, Equatable {
+        /// MQTT 3.1.1 (every broker speaks it).
+        case v311
+        /// MQTT 5 (reason codes on acknowledgements, session expiry).
+        case v5
+    }
+
+    /// A user name and password sent in CONNECT.
+    public struct Credentials: Sendable, Equatable, CustomStringConvertible {
+        /// The user name.
+        public var username: String
+        /// The password; never logged or printed.
+        public var password: String?
+        /// Creates credentials.
+        public init(username: String, password: String? = nil) {
+            self.username = username
+            self.password = password
+        }
+        /// The user name only: the password is never printed.
+        public var description: String { "Credentials(username: \(username), password: \(password == nil ? "none" : "***"))" }
+    }
+
+    /// The last will: a message the broker publishes for this client when it goes away
+    /// without sending DISCONNECT (crash, kill, network loss).
+    public struct Will: Sendable, Equatable {
+        /// The topic the will is published to.
+        public var topic: String
+        /// The will's payload.
+        public var payload: Data
+        /// The QoS the will is published with.
+        public var qos: QoS
+        /// Whether the broker retains the will.
+        public var retain: Bool
+        /// Creates a will.
+        public init(topic: String, payload: Data, qos: QoS = .atLeastOnce, retain: Bool = false) {
+            self.topic = topic
+            self.payload = payload
+            self.qos = qos
+            self.retain = retain
+        }
+    }
+
+    /// TLS settings. Peer verification is on unless `verifyPeer` is false.
+    public struct TLS: Sendable, Equatable {
+        /// PEM file with the CA certificate(s) that signed the broker's certificate.
+        public var caFile: String?
+        /// Directory of hashed CA certificates (alternative to `caFile`).
+        public var caPath: String?
+        /// PEM client certificate for brokers that require one (needs `keyFile`).
+        public var certificateFile: String?
+        /// PEM private key of `certificateFile`.
+        public var keyFile: String?
+        /// Whether the broker's certificate chain must verify against the CA (keep true).
+        public var verifyPeer: Bool
+        /// Whether the broker's certificate must name the host connected to (keep true).
+        public var verifyHostname: Bool
+        /// Creates TLS settings; give at least `caFile` or `caPath`.
+        public init(
+            caFile: String? = nil, caPath: String? = nil, certificateFile: String? = nil,
+            keyFile: String? = nil, verifyPeer: Bool = true, verifyHostname: Bool = true
+        ) {
+            self.caFile = caFile
+            self.caPath = caPath
+            self.certificateFile = certificateFile
+            self.keyFile = keyFile
+            self.verifyPeer = verifyPeer
+            self.verifyHostname = verifyHostname
+        }
+    }
+
+    /// The broker's host name or address.
+    public var host: String
+    /// The broker's port (1883 plain, 8883 TLS by convention).
+    public var port: Int
+    /// The client id; empty lets the broker pick one (only with `cleanSession`).
+    public var clientID: String
+    /// Whether the broker forgets this client's session when it disconnects. With `false` the
+    /// broker keeps its subscriptions and queues QoS>0 messages for it while it is away.
+    public var cleanSession: Bool
+    /// MQTT 5 only: how long the broker keeps a persistent session (`cleanSession == false`).
+    public var sessionExpiry: Duration
+    /// Keepalive interval: the broker drops the client after 1.5x this without traffic.
+    public var keepAlive: Duration
+    /// User name and password, or `nil` for anonymous access.
+    public var credentials: Credentials?
+    /// TLS settings, or `nil` for plain TCP.
+    public var tls: TLS?
+    /// The protocol version.
+    public var protocolVersion: ProtocolVersion
+    /// The last will, or `nil` for none.
+    public var will: Will?
+    /// How the client reconnects after losing the connection.
+    public var reconnect: MQTTReconnectPolicy
+    /// How long `connect()` waits for the broker's CONNACK, and each attempt in the background.
+    public var connectTimeout: Duration
+    /// Default timeout of `publish`, `subscribe` and `unsubscribe`.
+    public var operationTimeout: Duration
+    /// How many QoS>0 messages may await acknowledgement at once; more are queued in memory.
+    public var maxInflightMessages: Int
+
+    /// Creates a configuration; every argument has a default.
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 1883,
+        clientID: String = "",
+        cleanSession: Bool = true,
+        sessionExpiry: Duration = .seconds(86_400),
+        keepAlive: Duration = .seconds(30),
+        credentials: Credentials? = nil,
+        tls: TLS? = nil,
+        protocolVersion: ProtocolVersion = .v311,
+        will: Will? = nil,
+        reconnect: MQTTReconnectPolicy = MQTTReconnectPolicy(),
+        connectTimeout: Duration = .seconds(10),
+        operationTimeout: Duration = .seconds(30),
+        maxInflightMessages: Int = 20
+    ) {
+        self.host = host
+        self.port = port
+        self.clientID = clientID
+        self.cleanSession = cleanSession
+        self.sessionExpiry = sessionExpiry
+        self.keepAlive = keepAlive
+        self.credentials = credentials
+        self.tls = tls
+        self.protocolVersion = protocolVersion
+        self.will = will
+        self.reconnect = reconnect
+        self.connectTimeout = connectTimeout
+        self.operationTimeout = operationTimeout
+        self.maxInflightMessages = maxInflightMessages
+    }
+
+    /// Checks the values that libmosquitto would reject later with a less helpful error.
+    public func validate() throws(MQTTError) {
+        guard (1...65_535).contains(port) else {
+            throw .invalidArgument("port \(port) is outside 1...65535")
+        }
+        guard !host.isEmpty else { throw .invalidArgument("the broker host is empty") }
+        if !cleanSession && clientID.isEmpty {
+            throw .invalidArgument("a persistent session (cleanSession false) needs a client id")
+        }
+        guard keepAlive >= .seconds(5), keepAlive <= .seconds(65_535) else {
+            throw .invalidArgument("keepAlive must be between 5 s and 65535 s")
+        }
+        guard maxInflightMessages >= 1, maxInflightMessages <= 65_535 else {
+            throw .invalidArgument("maxInflightMessages must be between 1 and 65535")
+        }
+        if let tls {
+            guard tls.caFile != nil || tls.caPath != nil else {
+                throw .invalidArgument("TLS needs a CA file or CA directory")
+            }
+            guard (tls.certificateFile == nil) == (tls.keyFile == nil) else {
+                throw .invalidArgument("a TLS client certificate needs its key file, and a key needs its certificate")
+            }
+        }
+        try reconnect.validate()
+    }
+}

@@ -1,0 +1,53 @@
+/// Where an `MQTTClient`'s connection to the broker stands.
+public enum MQTTConnectionState: Sendable, Equatable, CustomStringConvertible {
+    /// Trying to establish the first connection.
+    case connecting
+    /// Connected; `sessionPresent` tells whether the broker resumed a persistent session.
+    case connected(sessionPresent: Bool)
+    /// The connection was lost (or not yet made, after `start()`); the client retries after a
+    /// backoff. `attempt` counts failed attempts since the last success; `lastError` says why the
+    /// last one failed.
+    case reconnecting(attempt: Int, lastError: MQTTError?)
+    /// Not connected and not trying: see the reason.
+    case disconnected(MQTTDisconnectReason)
+
+    /// Whether the client is connected right now.
+    public var isConnected: Bool {
+        if case .connected = self { return true }
+        return false
+    }
+
+    /// A short human-readable summary such as `reconnecting (attempt 3: ...)`.
+    public var description: String {
+        switch self {
+        case .connecting: "connecting"
+        case .connected(let present): present ? "connected (session resumed)" : "connected"
+        case .reconnecting(let attempt, let error):
+            "reconnecting (attempt \(attempt)\(error.map { ": \($0.description)" } ?? ""))"
+        case .disconnected(let reason): "disconnected (\(reason))"
+        }
+    }
+}
+
+/// Why an `MQTTClient` is disconnected and not trying to reconnect.
+public enum MQTTDisconnectReason: Sendable, Equatable, CustomStringConvertible {
+    /// `connect()` or `start()` has not been called yet.
+    case notStarted
+    /// `disconnect()` was called.
+    case requested
+    /// The client was released while connected.
+    case released
+    /// The connection failed and the client does not retry (the first `connect()` failed, or
+    /// reconnecting is disabled in the configuration).
+    case failed(MQTTError)
+
+    /// A short human-readable reason.
+    public var description: String {
+        switch self {
+        case .notStarted: "not started"
+        case .requested: "disconnect requested"
+        case .released: "client released"
+        case .failed(let error): error.description
+        }
+    }
+}

@@ -1,0 +1,123 @@
+/// Everything that can go wrong talking to an MQTT broker, with what a user needs to fix it.
+///
+/// Delivery after an error: libmosquitto keeps QoS 1 and QoS 2 messages it has accepted in memory
+/// and resends them after a reconnect. So an error with `mayStillBeDelivered == true` means "not
+/// acknowledged yet, but it may still arrive": keep the message (the publisher's outbox keeps the
+/// row and republishes it; receivers drop the duplicate by its `tst`).
+public enum MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The broker answered CONNECT with a refusal (bad credentials, not authorised, ...).
+    case connectionRefused(MQTTRefusal)
+    /// The broker's host name could not be resolved.
+    case dnsFailure(host: String, detail: String)
+    /// No connection to the broker could be made, or the broker closed it before accepting it.
+    case connectionFailed(host: String, port: Int, detail: String)
+    /// Setting up TLS or the TLS handshake failed (certificate not trusted, wrong host name,
+    /// unreadable CA/certificate/key file, broker not speaking TLS).
+    case tlsFailure(detail: String)
+    /// The operation did not complete within `after`.
+    case timedOut(MQTTOperation, after: Duration, mayStillBeDelivered: Bool)
+    /// The client is not connected to the broker right now (it may be reconnecting).
+    case notConnected(mayStillBeDelivered: Bool)
+    /// An established connection was lost (keepalive expired, socket closed, broker stopped).
+    case connectionLost(detail: String)
+    /// `disconnect()` was called or the client was released while the operation waited. The
+    /// in-memory queue is gone with it: nothing more will be delivered for this operation.
+    case clientClosed
+    /// The broker rejected a publish with an MQTT 5 reason code (for example 0x87 not authorised).
+    case publishRejected(topic: String, reasonCode: Int, reason: String)
+    /// The broker refused a subscription (SUBACK failure, usually an ACL denial).
+    case subscriptionRefused(filter: String, reasonCode: Int)
+    /// Something was rejected before it was sent: a malformed topic, a payload too large, a bad
+    /// configuration value.
+    case invalidArgument(String)
+    /// libmosquitto reported an error not covered above.
+    case library(code: Int32, detail: String)
+
+    /// Whether the message this error is about may still reach the broker later, because
+    /// libmosquitto keeps it queued in memory and resends it after a reconnect.
+    public var mayStillBeDelivered: Bool {
+        switch self {
+        case .timedOut(_, _, let may), .notConnected(let may): may
+        default: false
+        }
+    }
+
+    /// A sentence a user can act on.
+    public var description: String {
+        switch self {
+        case .connectionRefused(let refusal):
+            "The broker refused the connection: \(refusal)."
+        case .dnsFailure(let host, let detail):
+            "The broker host name '\(host)' could not be resolved (\(detail)). Check the host name and DNS."
+        case .connectionFailed(let host, let port, let detail):
+            "Could not connect to the broker at \(host):\(port) (\(detail)). Check that the broker runs and the port is right."
+        case .tlsFailure(let detail):
+            "TLS failed (\(detail)). Check the CA file, the client certificate and key, that the broker's certificate names the host you connect to, and that the port is a TLS listener."
+        case .timedOut(let operation, let after, let may):
+            "The \(operation.rawValue) did not complete within \(after)."
+                + (may ? " The message stays queued in memory and may still be delivered after a reconnect." : "")
+        case .notConnected(let may):
+            "The client is not connected to the broker."
+                + (may ? " The message was queued in memory and may still be delivered after a reconnect." : "")
+        case .connectionLost(let detail):
+            "The connection to the broker was lost (\(detail))."
+        case .clientClosed:
+            "The client was disconnected or released before the operation completed; it will not be delivered."
+        case .publishRejected(let topic, let code, let reason):
+            "The broker rejected the publish to '\(topic)' (reason 0x\(String(code, radix: 16)): \(reason)). Check the broker's ACL for this user."
+        case .subscriptionRefused(let filter, let code):
+            "The broker refused the subscription to '\(filter)' (code 0x\(String(code, radix: 16))). Check the broker's ACL for this user."
+        case .invalidArgument(let detail):
+            "Invalid argument: \(detail)."
+        case .library(let code, let detail):
+            "libmosquitto error \(code): \(detail)."
+        }
+    }
+}
+
+/// Why a broker refused a connection (MQTT 3.1.1 CONNACK return codes and MQTT 5 reason codes).
+public enum MQTTRefusal: Sendable, Equatable, CustomStringConvertible {
+    /// Wrong user name or password: 3.1.1 code 4 or MQTT 5 0x86, or "not authorised" (5 / 0x87)
+    /// to a CONNECT that carried credentials, which is how mosquitto 2.0 reports a wrong password.
+    case badCredentials
+    /// Not allowed to connect without credentials, e.g. anonymous access disabled (3.1.1 code 5,
+    /// MQTT 5 0x87, with no credentials sent).
+    case notAuthorized
+    /// The broker rejected the client id (3.1.1 code 2, 5: 0x85).
+    case identifierRejected
+    /// The broker does not speak the requested protocol version (3.1.1 code 1, 5: 0x84).
+    case unsupportedProtocolVersion
+    /// The broker is unavailable or busy (3.1.1 code 3, 5: 0x88/0x89).
+    case serverUnavailable
+    /// This client is banned (MQTT 5 0x8A).
+    case banned
+    /// Any other refusal, with the broker's code and libmosquitto's text for it.
+    case other(code: Int, reason: String)
+
+    /// The refusal as a sentence fragment with a hint.
+    public var description: String {
+        switch self {
+        case .badCredentials: "bad user name or password; check the credentials"
+        case .notAuthorized: "not authorised; check that this user (or anonymous access) is allowed"
+        case .identifierRejected: "client identifier rejected; choose another client id"
+        case .unsupportedProtocolVersion: "unsupported protocol version; try MQTT 3.1.1"
+        case .serverUnavailable: "server unavailable; try again later"
+        case .banned: "this client is banned"
+        case .other(let code, let reason): "code \(code) (\(reason))"
+        }
+    }
+}
+
+/// The operation an `MQTTError.timedOut` is about.
+public enum MQTTOperation: String, Sendable, Equatable {
+    /// Connecting (waiting for CONNACK).
+    case connect
+    /// Publishing (waiting for PUBACK / PUBCOMP / the socket write).
+    case publish
+    /// Subscribing (waiting for SUBACK).
+    case subscribe
+    /// Unsubscribing (waiting for UNSUBACK).
+    case unsubscribe
+    /// Disconnecting.
+    case disconnect
+}

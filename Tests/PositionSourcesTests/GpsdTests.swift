@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+import WhereaboutsCore
+@testable import PositionSources
+
+@Suite("gpsd source")
+struct GpsdTests {
+    let logger = Fixtures.quietLogger
+
+    @Test("TPV reports: fields, modes and malformed reports")
+    func interpret() throws {
+        func outcome(_ json: String) -> GpsdReport.Outcome { GpsdReport.interpret(json[...]) }
+        guard case let .fix(fix) = outcome(#"{"class":"TPV","mode":3,"time":"2018-08-20T09:47:42.000Z","lat":52.85,"lon":5.31,"altHAE":42.8,"altMSL":-4.0,"alt":-4.0,"epx":7.4,"epy":8.8,"epv":20.7,"track":237.3,"speed":2.675,"eph":11.4}"#) else {
+            Issue.record("a 3D TPV must be a fix")
+            return
+        }
+        #expect(fix.time == Date(timeIntervalSince1970: 1_534_758_462))
+        #expect(fix.latitude == 52.85 && fix.longitude == 5.31)
+        #expect(fix.horizontalAccuracy == 11.4, "eph when present")
+        #expect(fix.altitude == -4.0 && fix.verticalAccuracy == 20.7)
+        #expect(fix.speed == 2.675 && fix.course == 237.3)
+        #expect(fix.source == .gpsd)
+        guard case let .fix(twoD) = outcome(#"{"class":"TPV","mode":2,"time":"2018-08-20T09:47:43Z","lat":52.85,"lon":5.31,"alt":100,"epx":7.4,"epy":8.8}"#) else {
+            Issue.record("a 2D TPV must be a fix")
+            return
+        }
+        #expect(twoD.horizontalAccuracy == 8.8, "max(epx, epy) without eph")
+        #expect(twoD.altitude == nil, "no altitude from a 2D fix")
+
+        func rejection(_ json: String) -> RejectionReason? {
+            if case let .rejected(reason) = outcome(json) { return reason }
+            return nil
+        }
+        #expect(rejection(#"{"class":"TPV","mode":1,"time":"2018-08-20T09:47:43Z"}"#) == .noFix)
+        #expect(rejection(#"{"class":"TPV","time":"2018-08-20T09:47:43Z"}"#) == .noFix)
+        #expect(rejection(#"{"class":"TPV","mode":3,"lat":52.85,"lon":5.31}"#) == .missingTime)
+        #expect(rejection(#"{"class":"TPV","mode":3,"time":"2018-08-20T09:47:43Z","lat":91,"lon":5.31}"#) == .invalidCoordinate)
+        #expect(rejection(#"{"class":"TPV","mode":3,"time":"2018-08-20T09:47:43Z","lat":52.8,"lon":5.31,"speed":-1}"#) == .invalidValue)
+        #expect(rejection(#"{"class":"TPV","mode":3,"time":"soon","lat":52.8,"lon":5.31}"#) == .malformedField)
+        #expect(rejection(#"{"class":"TPV","mode":3,"time":"2018-08-20T09:47:43Z","lat":"north"}"#) == .malformedJSON)
+        #expect(rejection(#"{"class":"TPV","mode":3,"#) == .malformedJSON)
+        if case .other = outcome(#"{"class":"SKY","hdop":0.6}"#) {} else { Issue.record("SKY is not a fix") }
+    }
+
+    @Test("Fixes from a real gpsd fed by gpsfake", .enabled(if: GpsFake.isAvailable, "needs gpsfake (Debian gpsd-clients)"))
+    func fromGpsfake() async throws {
+        let port = try GpsFake.freePort()
+        let collector = FixCollector()
+        let source = GpsdSource(
+            options: GpsdOptions(host: "127.0.0.1", port: port, initialReconnectDelay: 0.1, maximumReconnectDelay: 0.5),
+            logger: logger
+        )
+        // The source starts first and keeps retrying until gpsfake's gpsd listens.
+        let consumer = Task { for try await fix in source { await collector.append(fix) } }
+        let fake = try GpsFake(log: Fixtures.url("nmea/sailboat-cut.nmea"), port: port)
+        defer { consumer.cancel() }
+        do {
+            try await collector.wait(timeout: 60) { $0.count >= 5 }
+        } catch {
+            await fake.stop()
+            throw error
+        }
+        await fake.stop()
+        let fixes = await collector.fixes
+        let start = try #require(UTCTime.date(year: 2018, month: 8, day: 20, hour: 9, minute: 47, second: 36))
+        for fix in fixes {
+            #expect(fix.source == .gpsd)
+            #expect(abs(fix.latitude - 52.850) < 0.01 && abs(fix.longitude - 5.313) < 0.01)
+            #expect(fix.time >= start && fix.time <= start + 13)
+            #expect(fix.horizontalAccuracy != nil)
+        }
+        #expect(fixes.contains { $0.speed != nil && $0.course != nil })
+        #expect(fixes.contains { $0.altitude == -4 })
+        #expect(zip(fixes, fixes.dropFirst()).allSatisfy { $0.time != $1.time }, "one fix per epoch")
+    }
+
+    @Test("Reconnects when gpsd restarts", .enabled(if: GpsFake.isAvailable, "needs gpsfake (Debian gpsd-clients)"))
+    func reconnects() async throws {
+        let port = try GpsFake.freePort()
+        let collector = FixCollector()
+        let source = GpsdSource(
+            options: GpsdOptions(host: "127.0.0.1", port: port, initialReconnectDelay: 0.1, maximumReconnectDelay: 0.5),
+            logger: logger
+        )
+        let consumer = Task { for try await fix in source { await collector.append(fix) } }
+        defer { consumer.cancel() }
+        let first = try GpsFake(log: Fixtures.url("nmea/sailboat-cut.nmea"), port: port)
+        do {
+            try await collector.wait(timeout: 60) { $0.count >= 2 }
+        } catch {
+            await first.stop()
+            throw error
+        }
+        await first.stop()
+        // A different gpsd on the same port, replaying a log from the southern hemisphere.
+        let second = try GpsFake(log: Fixtures.url("nmea/multi-talker.nmea"), port: port)
+        do {
+            try await collector.wait(timeout: 60) { $0.contains { $0.latitude < 0 } }
+        } catch {
+            await second.stop()
+            throw error
+        }
+        await second.stop()
+        let fixes = await collector.fixes
+        #expect(fixes.contains { $0.latitude > 52 })
+        #expect(fixes.contains { $0.latitude < -33 })
+    }
+}

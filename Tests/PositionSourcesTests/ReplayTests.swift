@@ -1,0 +1,102 @@
+import Foundation
+import Testing
+import WhereaboutsCore
+@testable import PositionSources
+
+@Suite("Replay")
+struct ReplayTests {
+    let logger = Fixtures.quietLogger
+
+    func evenlySpaced(_ count: Int, every seconds: Double) -> [Fix] {
+        (0..<count).map { i in
+            Fix(time: Date(timeIntervalSince1970: 1_700_000_000 + Double(i) * seconds), latitude: 46, longitude: 14 + Double(i) * 1e-4)
+        }
+    }
+
+    @Test("As fast as possible: every fix, in order, and the clock reads each fix's time as it is handed on")
+    func fastWithClock() async throws {
+        let fixes = evenlySpaced(50, every: 3_600)
+        let replay = ReplaySource(FixListSource(fixes: fixes, logger: logger), speed: .asFastAsPossible)
+        var seen: [Fix] = []
+        let elapsed = try await ContinuousClock().measure {
+            for try await fix in replay {
+                #expect(replay.clock.now() == fix.time)
+                seen.append(fix)
+            }
+        }
+        #expect(seen == fixes)
+        #expect(elapsed < .seconds(5), "50 hours of fixes replay without waiting")
+    }
+
+    @Test("N times speed keeps the recorded gaps divided by N")
+    func multiplied() async throws {
+        let fixes = evenlySpaced(11, every: 5)  // 50 s recorded
+        let replay = ReplaySource(FixListSource(fixes: fixes, logger: logger), speed: .multiplied(100))
+        let elapsed = try await ContinuousClock().measure {
+            for try await _ in replay {}
+        }
+        #expect(elapsed >= .milliseconds(495), "50 s at 100x is 0.5 s")
+        // The upper bound only shows the gaps were divided: real time would take 50 s. It is loose
+        // because a loaded 2-core CI machine can delay each of the ten short sleeps.
+        #expect(elapsed < .seconds(25))
+    }
+
+    @Test("Real time keeps the recorded gaps")
+    func realTime() async throws {
+        let fixes = evenlySpaced(4, every: 0.25)
+        let replay = ReplaySource(FixListSource(fixes: fixes, logger: logger), speed: .realTime)
+        var arrivals: [ContinuousClock.Instant] = []
+        for try await _ in replay { arrivals.append(.now) }
+        #expect(arrivals.count == 4)
+        #expect(arrivals.last! - arrivals.first! >= .milliseconds(745))
+    }
+
+    @Test("Cancelling the consumer ends a long real-time replay at once")
+    func cancellation() async throws {
+        let fixes = evenlySpaced(3, every: 3_600)
+        let replay = ReplaySource(FixListSource(fixes: fixes, logger: logger), speed: .realTime)
+        let (started, signal) = AsyncStream<Void>.makeStream()
+        let task = Task {
+            var count = 0
+            do {
+                for try await _ in replay {
+                    count += 1
+                    signal.yield()
+                }
+            } catch is CancellationError {}
+            return count
+        }
+        try await withTimeout(5) { for await _ in started { break } }
+        task.cancel()
+        let count = try await withTimeout(5) { try await task.value }
+        #expect(count == 1)
+    }
+
+    @Test("Replay speeds parse from text", arguments: [
+        ("realtime", ReplaySpeed.realTime), ("1x", .realTime), ("fast", .asFastAsPossible),
+        ("10x", .multiplied(10)), ("2.5", .multiplied(2.5)), ("0.5x", .multiplied(0.5)),
+    ])
+    func parseSpeed(text: String, expected: ReplaySpeed) {
+        #expect(ReplaySpeed(text) == expected)
+    }
+
+    @Test("Bad replay speeds are refused", arguments: ["", "0", "-2x", "nan", "quick", "x"])
+    func badSpeed(text: String) {
+        #expect(ReplaySpeed(text) == nil)
+    }
+
+    @Test("The wall clock reads the system time")
+    func wallClock() {
+        let before = Date()
+        let now = WallFixClock().now()
+        #expect(now >= before && now <= Date())
+    }
+
+    @Test("A replay clock never goes backwards")
+    func monotonic() {
+        let clock = ReplayFixClock()
+        clock.advance(to: Date(timeIntervalSince1970: 100))
+        clock.advance(to: Date(timeIntervalSince1970: 50))
+        #expect(clock.now() == Date(timeIntervalSince1970: 100))
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+import WhereaboutsCore
+
+struct BoundedPolicyTests {
+    static let scenarios = ["drive", "turns", "walk", "zigzag", "noise"]
+
+    @Test("bounded keeps the predicted live error within epsilon on synthetic tracks",
+          arguments: scenarios, [10.0, 25, 50, 100])
+    func boundHolds(scenario: String, epsilon: Double) {
+        let track = SyntheticTracks.scenario(scenario, seed: 42)
+        let run = Evaluator().evaluate(BoundedPolicy(parameters: .init(epsilon: epsilon)), on: track)
+        #expect(run.evaluation.predictError.max <= epsilon)
+        // With 16 m of GPS noise a 10 m bound cannot save much; wider bounds must.
+        #expect(run.evaluation.reports < (scenario == "noise" && epsilon < 25 ? track.count : track.count / 3))
+    }
+
+    @Test("The bound also holds after the filters drop a multipath outlier")
+    func outlier() {
+        var track = SyntheticTracks.scenario("drive", seed: 7)
+        let bad = track[300]
+        track[300] = SyntheticTracks.fix(bad.time.timeIntervalSince(SyntheticTracks.start), east: 2_000, north: 2_000)
+        var filter = FixFilter()
+        let accepted = track.filter { filter.accept($0, now: $0.time) }
+        #expect(filter.rejections[.tooFast] == 1)
+        let run = Evaluator().evaluate(BoundedPolicy(), on: accepted)
+        #expect(run.evaluation.predictError.max <= 50)
+    }
+
+    @Test("Trigger letters: f first, v on starting, k on stopping, T after maxSilence, m forced")
+    func triggers() {
+        var policy = BoundedPolicy(parameters: .init(epsilon: 20, maxSilence: 30))
+        var letters: [String] = []
+        // 20 s standing still, 100 s driving east at 10 m/s, 60 s standing still again.
+        var fixes: [Fix] = (0..<20).map { SyntheticTracks.fix(Double($0), east: 0) }
+        fixes += (1...100).map { SyntheticTracks.fix(Double(19 + $0), east: Double($0) * 10) }
+        fixes += (1...60).map { SyntheticTracks.fix(Double(119 + $0), east: 1_000) }
+        for fix in fixes {
+            if let report = policy.consider(fix) { letters.append(report.trigger.rawValue) }
+        }
+        #expect(letters.first == "f")
+        #expect(letters.contains("v"))
+        #expect(letters.contains("T"))
+        #expect(letters.last == "k")
+        #expect(letters.count < 15)
+        let forced = policy.forceReport(SyntheticTracks.fix(200, east: 1_000), trigger: .requested)
+        #expect(forced.trigger == .requested)
+        #expect(forced.velocity == nil)
+    }
+
+    @Test("Reports while moving carry the velocity and the maxSilence the bound assumes")
+    func velocityOnTheWire() throws {
+        var policy = BoundedPolicy(parameters: .init(epsilon: 10, maxSilence: 45))
+        let reports = Evaluator.reports(of: &policy, on: SyntheticTracks.straight(count: 60, speed: 8))
+        let moving = try #require(reports.first { $0.report.velocity != nil })
+        let velocity = try #require(moving.report.velocity)
+        #expect(abs(velocity.east - 8) < 0.05 && abs(velocity.north) < 0.05)
+        let message = LocationMessage(report: moving.report, tid: "ab", maxSilence: 999)
+        #expect(message.ms == 45)
+        // A straight constant-speed track needs the first report, one to start moving, and then
+        // only the maxSilence reports.
+        #expect(reports.count <= 4)
+    }
+
+    @Test("Plain dead reckoning keeps the bound too, with more reports than bounded on a stop-and-go track")
+    func deadReckoning() {
+        let track = SyntheticTracks.scenario("drive", seed: 3)
+        let evaluator = Evaluator()
+        let plain = evaluator.evaluate(DeadReckoningPolicy(), on: track).evaluation
+        let bounded = evaluator.evaluate(BoundedPolicy(), on: track).evaluation
+        #expect(plain.predictError.max <= 50)
+        #expect(bounded.reports <= plain.reports)
+    }
+}

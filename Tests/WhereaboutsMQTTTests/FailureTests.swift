@@ -1,0 +1,97 @@
+import Foundation
+import Logging
+import Testing
+import WhereaboutsMQTT
+import WhereaboutsTestSupport
+
+@Suite("Connection failures give typed, actionable errors")
+struct FailureTests {
+    @Test("A bad password is refused as bad credentials", arguments: [MQTTConfiguration.ProtocolVersion.v311, .v5])
+    func badPassword(version: MQTTConfiguration.ProtocolVersion) async throws {
+        let broker = try await Broker.start(Broker.Options(allowAnonymous: false, users: ["ann": "right"]))
+        var configuration = broker.clientConfiguration(clientID: "ann-phone", credentials: .init(username: "ann", password: "wrong"))
+        configuration.protocolVersion = version
+        let client = MQTTClient(configuration: configuration, logger: .test())
+        await #expect(throws: MQTTError.connectionRefused(.badCredentials)) { try await client.connect() }
+        #expect(client.state == .disconnected(.failed(.connectionRefused(.badCredentials))))
+
+        configuration.credentials = .init(username: "ann", password: "right")
+        let good = MQTTClient(configuration: configuration, logger: .test())
+        try await good.connect()
+        #expect(good.state.isConnected)
+        await good.disconnect()
+        await broker.stop()
+    }
+
+    @Test("Anonymous access to a broker that forbids it is refused as not authorised")
+    func anonymousRefused() async throws {
+        let broker = try await Broker.start(Broker.Options(allowAnonymous: false, users: ["ann": "pw"]))
+        let client = MQTTClient(configuration: broker.clientConfiguration(clientID: "anon"), logger: .test())
+        await #expect(throws: MQTTError.connectionRefused(.notAuthorized)) { try await client.connect() }
+        await broker.stop()
+    }
+
+    @Test("An unknown host name is a DNS failure")
+    func dnsFailure() async throws {
+        let client = MQTTClient(configuration: MQTTConfiguration(host: "no-such-broker.invalid", port: 1883), logger: .test())
+        let error = try await #require(throws: MQTTError.self) { try await client.connect() }
+        guard case .dnsFailure(let host, _) = error else {
+            Issue.record("expected a DNS failure, got \(error)")
+            return
+        }
+        #expect(host == "no-such-broker.invalid")
+        #expect(error.description.contains("could not be resolved"))
+    }
+
+    @Test("A closed port is a connection failure naming host and port")
+    func connectionRefused() async throws {
+        let port = try FreePort.find()
+        let client = MQTTClient(configuration: MQTTConfiguration(port: port), logger: .test())
+        let error = try await #require(throws: MQTTError.self) { try await client.connect() }
+        guard case .connectionFailed(let host, let failedPort, _) = error else {
+            Issue.record("expected a connection failure, got \(error)")
+            return
+        }
+        #expect(host == "127.0.0.1" && failedPort == port)
+    }
+
+    @Test("Publishing against the ACL is rejected with its MQTT 5 reason code")
+    func aclDenied() async throws {
+        let broker = try await Broker.start(
+            Broker.Options(
+                allowAnonymous: false, users: ["ann": "pw"],
+                acl: "user ann\ntopic readwrite owntracks/ann/#\n"))
+        var configuration = broker.clientConfiguration(clientID: "ann", credentials: .init(username: "ann", password: "pw"))
+        configuration.protocolVersion = .v5
+        let client = MQTTClient(configuration: configuration, logger: .test())
+        try await client.withConnection { client in
+            try await client.publish(to: "owntracks/ann/phone", payload: "mine", qos: .atLeastOnce)
+            let error = try await #require(throws: MQTTError.self) {
+                try await client.publish(to: "owntracks/bob/phone", payload: "not mine", qos: .atLeastOnce)
+            }
+            guard case .publishRejected(let topic, let code, _) = error else {
+                Issue.record("expected publishRejected, got \(error)")
+                return
+            }
+            #expect(topic == "owntracks/bob/phone" && code == 0x87)
+            // (mosquitto 2.0 grants SUBACK for a denied filter and filters at delivery instead.)
+        }
+        await broker.stop()
+    }
+
+    @Test("Operations time out with a bounded wait, and say whether the message may still arrive")
+    func publishTimeoutWhileBrokerFrozen() async throws {
+        let broker = try await Broker.start()
+        let client = MQTTClient(configuration: broker.clientConfiguration(clientID: "frozen"), logger: .test())
+        try await client.connect()
+        await broker.pause()
+        let error = try await #require(throws: MQTTError.self) {
+            try await client.publish(to: "t", payload: "x", qos: .atLeastOnce, timeout: .milliseconds(300))
+        }
+        #expect(error == .timedOut(.publish, after: .milliseconds(300), mayStillBeDelivered: true))
+        #expect(error.mayStillBeDelivered)
+        await broker.resume()
+        await client.disconnect()
+        await broker.stop()
+    }
+}

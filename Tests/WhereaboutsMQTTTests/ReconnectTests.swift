@@ -1,0 +1,138 @@
+import Foundation
+import Logging
+import Testing
+@testable import WhereaboutsMQTT
+import WhereaboutsTestSupport
+
+@Suite("Reconnecting after broker outages")
+struct ReconnectTests {
+    @Test("Broker killed and restarted: clients reconnect, resubscribe, and a QoS 1 message published during the outage arrives")
+    func outage() async throws {
+        let broker = try await Broker.start()
+        let subscriber = MQTTClient(configuration: broker.clientConfiguration(clientID: "outage-sub"), logger: .test())
+        let publisher = MQTTClient(configuration: broker.clientConfiguration(clientID: "outage-pub"), logger: .test())
+        try await subscriber.connect()
+        try await publisher.connect()
+        let messages = subscriber.messages
+        try await subscriber.subscribe(to: "owntracks/+/+", qos: .atLeastOnce)
+
+        await broker.kill()
+        let down = try await publisher.waitForState("publisher reconnecting") {
+            if case .reconnecting = $0 { true } else { false }
+        }
+        if case .reconnecting(_, let lastError) = down {
+            #expect(lastError != nil)
+        }
+        // Published while the broker is down: libmosquitto queues it in memory and says so. (In
+        // the instant a reconnect attempt holds the handle, nothing is queued and the error says
+        // that instead: retry then, as the publisher's outbox does.) Retained, so the subscriber
+        // gets it whether it resubscribes before or after the publisher resends it.
+        var outcome: MQTTError?
+        for _ in 0..<50 {
+            do {
+                try await publisher.publish(to: "owntracks/ann/phone", payload: "during outage", qos: .atLeastOnce, retain: true)
+                outcome = nil
+            } catch let error as MQTTError {
+                outcome = error
+                if error == .notConnected(mayStillBeDelivered: false) { continue }
+            }
+            break
+        }
+        #expect(outcome == .notConnected(mayStillBeDelivered: true))
+        #expect(outcome?.description.contains("may still be delivered") == true)
+
+        try await broker.restart()
+        try await subscriber.waitForState("subscriber connected again") { $0.isConnected }
+        try await publisher.waitForState("publisher connected again") { $0.isConnected }
+        let message = try await messages.next(timeout: .seconds(15))
+        #expect(message.topic == "owntracks/ann/phone")
+        #expect(message.payloadString == "during outage")
+
+        // The subscription is live again (not only the retained copy): a new message arrives.
+        try await publisher.publish(to: "owntracks/ann/phone", payload: "after", qos: .atLeastOnce)
+        #expect(try await messages.next().payloadString == "after")
+        await publisher.disconnect()
+        await subscriber.disconnect()
+        await broker.stop()
+    }
+
+    @Test("State updates go connected -> reconnecting -> connected -> disconnected(requested)")
+    func stateUpdates() async throws {
+        let broker = try await Broker.start()
+        let client = MQTTClient(configuration: broker.clientConfiguration(clientID: "states"), logger: .test())
+        try await client.connect()
+        let states = client.stateUpdates
+        await broker.kill()
+        try await client.waitForState("reconnecting") { if case .reconnecting = $0 { true } else { false } }
+        try await broker.restart()
+        try await client.waitForState("connected") { $0.isConnected }
+        await client.disconnect()
+        #expect(client.state == .disconnected(.requested))
+        let seen = try await withTimeout(.seconds(5), "the state history") {
+            var seen: [MQTTConnectionState] = []
+            for await state in states {
+                seen.append(state)
+                if state == .disconnected(.requested) { break }
+            }
+            return seen
+        }
+        let kinds = seen.map { state -> String in
+            switch state {
+            case .connecting: "connecting"
+            case .connected: "connected"
+            case .reconnecting: "reconnecting"
+            case .disconnected: "disconnected"
+            }
+        }
+        // Consecutive repeats (attempt 1, 2, ...) collapse to one.
+        let collapsed = kinds.reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } }
+        #expect(collapsed == ["connected", "reconnecting", "connected", "disconnected"])
+        await broker.stop()
+    }
+
+    @Test("start() keeps trying while the broker is down and connects once it is up")
+    func startBeforeBroker() async throws {
+        let broker = try await Broker.start()
+        await broker.stop()
+        let client = MQTTClient(configuration: broker.clientConfiguration(clientID: "early"), logger: .test())
+        try client.start()
+        let state = try await client.waitForState("a failed attempt") {
+            if case .reconnecting(let attempt, _) = $0 { attempt >= 1 } else { false }
+        }
+        if case .reconnecting(_, let error) = state { #expect(error != nil) }
+        await #expect(throws: MQTTError.notConnected(mayStillBeDelivered: false)) {
+            try await client.publish(to: "x", payload: "y", qos: .atMostOnce)
+        }
+        try await broker.restart()
+        try await client.connect()  // waits for the background connection
+        #expect(client.state.isConnected)
+        await client.disconnect()
+        await broker.stop()
+    }
+
+    @Test("A publish waiting for its PUBACK when the connection drops completes after the reconnect")
+    func inflightSurvivesReconnect() async throws {
+        let broker = try await Broker.start()
+        let client = MQTTClient(configuration: broker.clientConfiguration(clientID: "inflight"), logger: .test())
+        try await client.connect()
+        await broker.pause()
+        let publish = Task {
+            try await client.publish(to: "queued/1", payload: "kept", qos: .atLeastOnce, retain: true, timeout: .seconds(20))
+        }
+        // Kill only once the publish is handed to libmosquitto and waits for its PUBACK.
+        try await waitUntil("the publish to await its acknowledgement") { client.pendingAcknowledgements == 1 }
+        await broker.kill()
+        try await client.waitForState("reconnecting") { if case .reconnecting = $0 { true } else { false } }
+        try await broker.restart()
+        try await withTimeout(.seconds(20), "the publish to complete") { try await publish.value }
+        // It really reached the (fresh) broker: a new subscriber gets it as the retained value.
+        let reader = MQTTClient(configuration: broker.clientConfiguration(clientID: "reader"), logger: .test())
+        try await reader.withConnection { reader in
+            let messages = reader.messages
+            try await reader.subscribe(to: "queued/#", qos: .atLeastOnce)
+            #expect(try await messages.next().payloadString == "kept")
+        }
+        await client.disconnect()
+        await broker.stop()
+    }
+}

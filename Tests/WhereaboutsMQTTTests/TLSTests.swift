@@ -1,0 +1,84 @@
+import Foundation
+import Logging
+import Testing
+import WhereaboutsMQTT
+import WhereaboutsTestSupport
+
+@Suite("TLS against a broker with a throwaway CA")
+struct TLSTests {
+    @Test("TLS with the right CA connects and carries messages; peer and host name are verified")
+    func rightCA() async throws {
+        let certificates = try TestCertificates.make()
+        let broker = try await Broker.start(Broker.Options(tls: certificates))
+        let tls = MQTTConfiguration.TLS(caFile: certificates.caCertificate.path)
+        let client = MQTTClient(configuration: broker.clientConfiguration(clientID: "tls", tls: tls), logger: .test())
+        try await client.withConnection { client in
+            let messages = client.messages
+            try await client.subscribe(to: "secure/#", qos: .atLeastOnce)
+            try await client.publish(to: "secure/a", payload: "over TLS", qos: .atLeastOnce)
+            #expect(try await messages.next().payloadString == "over TLS")
+        }
+        await broker.stop()
+    }
+
+    @Test("TLS with a CA that did not sign the broker's certificate fails as a TLS failure")
+    func wrongCA() async throws {
+        let certificates = try TestCertificates.make()
+        let other = try TestCertificates.make()
+        let broker = try await Broker.start(Broker.Options(tls: certificates))
+        let tls = MQTTConfiguration.TLS(caFile: other.caCertificate.path)
+        let client = MQTTClient(configuration: broker.clientConfiguration(clientID: "tls-wrong", tls: tls), logger: .test())
+        let error = try await #require(throws: MQTTError.self) { try await client.connect() }
+        guard case .tlsFailure(let detail) = error else {
+            Issue.record("expected a TLS failure, got \(error)")
+            return
+        }
+        #expect(!detail.isEmpty)
+        #expect(error.description.contains("CA file"))
+        await broker.stop()
+    }
+
+    @Test("A host name the certificate does not name fails unless host name checks are off")
+    func hostnameVerification() async throws {
+        let certificates = try TestCertificates.make(serverNames: ["broker.example"])
+        let broker = try await Broker.start(Broker.Options(tls: certificates))
+        var tls = MQTTConfiguration.TLS(caFile: certificates.caCertificate.path)
+        // The certificate names broker.example and 127.0.0.1; we connect to "localhost".
+        let strict = MQTTClient(configuration: broker.clientConfiguration(clientID: "strict", tls: tls), logger: .test())
+        await #expect(throws: MQTTError.self) { try await strict.connect() }
+        tls.verifyHostname = false
+        let lax = MQTTClient(configuration: broker.clientConfiguration(clientID: "lax", tls: tls), logger: .test())
+        try await lax.connect()
+        #expect(lax.state.isConnected)
+        await lax.disconnect()
+        await broker.stop()
+    }
+
+    @Test("A broker that requires client certificates accepts ours and refuses a client without one")
+    func clientCertificate() async throws {
+        let certificates = try TestCertificates.make()
+        let broker = try await Broker.start(Broker.Options(tls: certificates, requireClientCertificate: true))
+        let withCertificate = MQTTConfiguration.TLS(
+            caFile: certificates.caCertificate.path, certificateFile: certificates.clientCertificate.path,
+            keyFile: certificates.clientKey.path)
+        let client = MQTTClient(configuration: broker.clientConfiguration(clientID: "cert", tls: withCertificate), logger: .test())
+        try await client.connect()
+        #expect(client.state.isConnected)
+        await client.disconnect()
+
+        let without = MQTTClient(
+            configuration: broker.clientConfiguration(clientID: "nocert", tls: .init(caFile: certificates.caCertificate.path)),
+            logger: .test())
+        await #expect(throws: MQTTError.self) { try await without.connect() }
+        await broker.stop()
+    }
+
+    @Test("An unreadable CA file is reported before connecting")
+    func missingCAFile() async throws {
+        let client = MQTTClient(
+            configuration: MQTTConfiguration(port: 8883, tls: .init(caFile: "/nonexistent/ca.crt")), logger: .test())
+        await #expect(throws: MQTTError.tlsFailure(detail: "the CA file '/nonexistent/ca.crt' cannot be read")) {
+            try await client.connect()
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import Logging
+import Testing
+import WhereaboutsMQTT
+import WhereaboutsTestSupport
+
+@Suite("Last will")
+struct WillTests {
+    @Test(
+        "The will is published when a client process is killed without DISCONNECT",
+        .enabled(if: TestPaths.builtExecutable(named: "mqtt-test-client") != nil))
+    func willOnKill() async throws {
+        let broker = try await Broker.start()
+        let watcher = MQTTClient(configuration: broker.clientConfiguration(clientID: "watcher"), logger: .test())
+        try await watcher.connect()
+        let messages = watcher.messages
+        try await watcher.subscribe(to: "owntracks/ann/phone", qos: .atLeastOnce)
+
+        let helper = try #require(TestPaths.builtExecutable(named: "mqtt-test-client"))
+        let child = try ChildProcess.spawn(
+            helper.path,
+            [broker.host, "\(broker.port)", "ann-phone", "owntracks/ann/phone", #"{"_type":"lwt","tst":1}"#],
+            captureOutput: true)
+        _ = try await child.waitForOutputLine { $0 == "connected" }
+        child.signal(SIGKILL)
+        await child.waitForExit()
+
+        let will = try await messages.next()
+        #expect(will.topic == "owntracks/ann/phone")
+        #expect(will.payloadString == #"{"_type":"lwt","tst":1}"#)
+        #expect(will.retained == false)
+        await watcher.disconnect()
+        await broker.stop()
+    }
+
+    @Test("A clean disconnect does not publish the will")
+    func noWillOnDisconnect() async throws {
+        let broker = try await Broker.start()
+        let watcher = MQTTClient(configuration: broker.clientConfiguration(clientID: "watcher"), logger: .test())
+        try await watcher.connect()
+        let messages = watcher.messages
+        try await watcher.subscribe(to: [("will/#", .atLeastOnce), ("marker", .atLeastOnce)])
+
+        var configuration = broker.clientConfiguration(clientID: "polite")
+        configuration.will = .init(topic: "will/polite", payload: Data("gone".utf8))
+        let polite = MQTTClient(configuration: configuration, logger: .test())
+        try await polite.connect()
+        await polite.disconnect()
+        // A marker published after the disconnect arrives first if no will was sent.
+        try await watcher.publish(to: "marker", payload: "after", qos: .atLeastOnce)
+        #expect(try await messages.next().topic == "marker")
+        await watcher.disconnect()
+        await broker.stop()
+    }
+}
