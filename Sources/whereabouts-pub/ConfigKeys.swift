@@ -5,7 +5,7 @@ import Publisher
 enum ConfigKeys {
     static let all: [ConfigKey] = [
         ConfigKey("source", .string),
-        ConfigKey("replay-speed", .numberOrWord(["max"])),
+        ConfigKey("replay-speed", .string),
         ConfigKey("user", .string),
         ConfigKey("device", .string),
         ConfigKey("tid", .string),

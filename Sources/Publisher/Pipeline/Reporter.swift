@@ -19,7 +19,7 @@ public actor Reporter {
     private let encoder: ReportEncoder
     private let outbox: Outbox
     private let topic: String
-    private let recordedSource: Bool
+    private let clock: any FixClock
     private let metrics: PublisherMetrics
     private let doorbell: Doorbell
     private let logger: Logger
@@ -28,12 +28,13 @@ public actor Reporter {
 
     /// Creates the reporter, starting in `initialProfile`.
     ///
+    /// - Parameter clock: Where "now" comes from: the wall clock live, the replay clock in a replay.
     /// - Parameter resumeAfter: For a replayed recording, the newest `tst` an earlier run
     ///   committed: fixes up to that second are skipped, so a restart resumes where it stopped.
     public init(
         settings: PublisherSettings, screen: any FixScreen, policies: ProfilePolicies,
         initialProfile: MonitoringMode = .active, outbox: Outbox, metrics: PublisherMetrics,
-        doorbell: Doorbell, resumeAfter: Int? = nil, logger: Logger
+        doorbell: Doorbell, clock: any FixClock = WallFixClock(), resumeAfter: Int? = nil, logger: Logger
     ) {
         self.resumeAfter = resumeAfter
         self.screen = screen
@@ -43,7 +44,7 @@ public actor Reporter {
         self.encoder = ReportEncoder(tid: settings.tid, maxSilence: settings.maxSilence)
         self.outbox = outbox
         self.topic = settings.topicBase
-        self.recordedSource = settings.recordedSource
+        self.clock = clock
         self.metrics = metrics
         self.doorbell = doorbell
         self.logger = logger
@@ -68,8 +69,7 @@ public actor Reporter {
                 skipped = 0
             }
         }
-        let now = recordedSource ? fix.time : Date()
-        if let reason = screen.rejectionReason(for: fix, now: now) {
+        if let reason = screen.rejectionReason(for: fix, now: clock.now()) {
             metrics.rejected(reason: reason)
             logger.info("Fix dropped.", metadata: ["whereabouts.reason": "\(reason)"])
             return nil

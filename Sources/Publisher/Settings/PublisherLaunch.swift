@@ -1,15 +1,14 @@
 import Foundation
 import Logging
+import PositionSources
 import WhereaboutsCore
 
 /// Everything `whereabouts-pub` resolved from its flags and config file, checked and ready to run.
 public struct PublisherLaunch: Sendable {
     /// The pipeline settings (identity, topics, QoS, drain timeout).
     public var settings: PublisherSettings
-    /// The `--source` spec.
-    public var sourceSpec: String
-    /// The replay factor for recorded sources; `nil` means as fast as possible.
-    public var replaySpeed: Double?
+    /// The position source, with its replay speed (`nil` for a live source).
+    public var source: PositionSourceSpec
     /// The broker.
     public var broker: BrokerAddress
     /// The MQTT client id of the main connection.
@@ -53,7 +52,7 @@ public struct PublisherLaunch: Sendable {
 
     /// Creates a launch description; the executable fills every field.
     public init(
-        settings: PublisherSettings, sourceSpec: String, replaySpeed: Double?, broker: BrokerAddress,
+        settings: PublisherSettings, source: PositionSourceSpec, broker: BrokerAddress,
         clientID: String, username: String?, password: String?, keepAlive: Duration,
         tlsCAFile: String?, tlsCertificateFile: String?, tlsKeyFile: String?, tlsInsecure: Bool,
         outboxPath: String, outboxMax: Int, initialProfile: MonitoringMode, lowBattery: LowBatteryRule,
@@ -61,8 +60,7 @@ public struct PublisherLaunch: Sendable {
         logLevel: Logger.Level, policies: ProfilePolicies, makeScreen: @escaping @Sendable () -> any FixScreen
     ) {
         self.settings = settings
-        self.sourceSpec = sourceSpec
-        self.replaySpeed = replaySpeed
+        self.source = source
         self.broker = broker
         self.clientID = clientID
         self.username = username

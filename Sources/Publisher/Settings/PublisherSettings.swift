@@ -24,9 +24,6 @@ public struct PublisherSettings: Sendable {
     public var publishTimeout: Duration
     /// How long the drainer waits before retrying after a failed publish.
     public var retryDelay: Duration
-    /// Whether the source is a recording (GPX/NMEA file replay): the rejection filters then measure
-    /// age against the fix's own time instead of the wall clock.
-    public var recordedSource: Bool
 
     /// Creates settings; see each property for its default.
     public init(
@@ -38,8 +35,7 @@ public struct PublisherSettings: Sendable {
         drainTimeout: Duration = .seconds(10),
         drainBatchSize: Int = 64,
         publishTimeout: Duration = .seconds(10),
-        retryDelay: Duration = .seconds(1),
-        recordedSource: Bool = false
+        retryDelay: Duration = .seconds(1)
     ) {
         self.tid = tid
         self.topicBase = topicBase
@@ -50,7 +46,6 @@ public struct PublisherSettings: Sendable {
         self.drainBatchSize = drainBatchSize
         self.publishTimeout = publishTimeout
         self.retryDelay = retryDelay
-        self.recordedSource = recordedSource
     }
 
     /// The retained presence topic, `<base>/presence`.

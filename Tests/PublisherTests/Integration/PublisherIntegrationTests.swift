@@ -1,0 +1,165 @@
+import Foundation
+import Outbox
+import Testing
+import WhereaboutsCore
+import WhereaboutsMQTT
+import WhereaboutsTestSupport
+import Logging
+
+/// End-to-end tests: the real whereabouts-pub binary against a real mosquitto.
+@Suite("Publisher with a real broker", .serialized, .enabled(if: PublisherProcess.executable != nil))
+struct PublisherIntegrationTests {
+    static let track = TestPaths.fixtures.appendingPathComponent("publisher/drive-240s.gpx").path
+    static let topic = "owntracks/alice/phone"
+    static let policy = ["--policy", "bounded", "--epsilon", "50"]
+
+    /// The publisher's arguments for a replay of the drive fixture.
+    func arguments(broker: Broker, outbox: URL, speed: String = "max", extra: [String] = []) -> [String] {
+        ["--source", "gpx:\(Self.track)", "--replay-speed", speed, "--user", "Alice", "--device", "Phone", "--tid", "al",
+         "--broker", "mqtt://\(broker.host):\(broker.port)", "--outbox", outbox.path, "--log-level", "debug",
+         "--power-supply-path", outbox.deletingLastPathComponent().appendingPathComponent("no-sysfs").path]
+            + Self.policy + extra
+    }
+
+    @Test("A replay at max speed publishes every report whereabouts-eval lists, and retains the last")
+    func replayMatchesEval() async throws {
+        let broker = try await Broker.start()
+        let dir = try TestPaths.makeTemporaryDirectory(prefix: "pub-replay")
+        let expected = try evalReports(track: Self.track, policyArguments: Self.policy, directory: dir)
+        try #require(expected.count > 5)
+        let recorder = try await Recorder(broker: broker)
+        let pub = try PublisherProcess(arguments: arguments(broker: broker, outbox: dir.appendingPathComponent("outbox.sqlite")),
+                                       logFile: dir.appendingPathComponent("pub.log"))
+        #expect(try await pub.waitForExit(timeout: .seconds(60)) == 0, "a finished replay exits 0\n\(pub.log)")
+        try await recorder.waitUntil("every report") { messages in
+            Set(messages.compactMap { try? JSONDecoder().decode(LocationMessage.self, from: $0.payload).tst }).count >= expected.count
+        }
+        let received = recorder.locations(on: Self.topic).map(\.message)
+        #expect(received.map(\.tst) == expected.map(\.tst), "exactly the evaluator's reports, in order, once each")
+        for (message, report) in zip(received, expected) {
+            #expect(message.lat == report.lat && message.lon == report.lon && message.t == report.trigger)
+            #expect(message.tid == "al" && message.acc > 0 && message.m == 2)
+        }
+        let retained = try await retainedMessage(on: Self.topic, broker: broker)
+        let last = try JSONDecoder().decode(LocationMessage.self, from: retained.payload)
+        #expect(retained.retained)
+        #expect(last.tst == expected.last?.tst && last.lat == expected.last?.lat && last.lon == expected.last?.lon)
+        // Clean exit: presence says offline, retained.
+        let presence = try await retainedMessage(on: Self.topic + "/presence", broker: broker)
+        let state = try JSONDecoder().decode(PresenceMessage.self, from: presence.payload)
+        #expect(state.state == .offline)
+        await recorder.stop()
+        await broker.stop()
+    }
+
+    @Test("Killed with SIGKILL ten times during a replay, every committed report still arrives")
+    func killNineTimesTen() async throws {
+        let broker = try await Broker.start()
+        let dir = try TestPaths.makeTemporaryDirectory(prefix: "pub-kill")
+        let outbox = dir.appendingPathComponent("outbox.sqlite")
+        let recorder = try await Recorder(broker: broker)
+        let log = dir.appendingPathComponent("pub.log")
+        var generator = SystemRandomNumberGenerator()
+        var committed = Set<Int>()
+        for round in 0..<10 {
+            let pub = try PublisherProcess(arguments: arguments(broker: broker, outbox: outbox, speed: "20"), logFile: log)
+            try await Task.sleep(for: .milliseconds(Int.random(in: 150...900, using: &generator)))
+            pub.signal(SIGKILL)
+            _ = try await pub.waitForExit(timeout: .seconds(10))
+            // What the killed process left in the outbox must arrive after a restart.
+            let left = try Outbox(path: outbox.path, logger: Logger(label: "test"))
+            committed.formUnion(try await left.oldest(limit: 100_000).map(\.tst))
+            _ = round
+        }
+        let last = try PublisherProcess(arguments: arguments(broker: broker, outbox: outbox, speed: "max"), logFile: log)
+        #expect(try await last.waitForExit(timeout: .seconds(60)) == 0)
+        committed.formUnion(Self.committedTSTs(in: last.log))
+        try #require(!committed.isEmpty)
+        let mustArrive = committed
+        try await recorder.waitUntil("every committed report", timeout: .seconds(20)) { messages in
+            let arrived = Set(messages.compactMap { try? JSONDecoder().decode(LocationMessage.self, from: $0.payload).tst })
+            return mustArrive.isSubset(of: arrived)
+        }
+        let arrived = Set(recorder.locations(on: Self.topic).map(\.message.tst))
+        #expect(committed.subtracting(arrived).isEmpty)
+        #expect((arrived.max() ?? 0) >= 1_700_000_200, "the replays reached the end of the track")
+        await recorder.stop()
+        await broker.stop()
+    }
+
+    /// Every tst the publisher logged as committed.
+    static func committedTSTs(in log: String) -> Set<Int> {
+        Set(log.split(separator: "\n").filter { $0.contains("Report committed.") }.compactMap { line in
+            guard let range = line.range(of: "whereabouts.tst=") else { return nil }
+            return Int(line[range.upperBound...].prefix { $0.isNumber })
+        })
+    }
+
+    @Test("The broker stopped mid-replay and started again: nothing lost, first arrivals in order, newest retained")
+    func brokerOutage() async throws {
+        let broker = try await Broker.start(Broker.Options(persistence: true))
+        let dir = try TestPaths.makeTemporaryDirectory(prefix: "pub-outage")
+        let expected = try evalReports(track: Self.track, policyArguments: Self.policy, directory: dir)
+        let recorder = try await Recorder(broker: broker)
+        let pub = try PublisherProcess(arguments: arguments(broker: broker, outbox: dir.appendingPathComponent("o.sqlite"), speed: "40"),
+                                       logFile: dir.appendingPathComponent("pub.log"))
+        try await recorder.waitUntil("the first reports") { $0.filter { $0.topic == Self.topic }.count >= 3 }
+        await broker.stop()
+        try await pub.waitForLog("Disconnected.", timeout: .seconds(10))
+        try await Task.sleep(for: .seconds(2))  // the outage itself: fixes pile up in the outbox meanwhile
+        try await broker.restart()
+        #expect(try await pub.waitForExit(timeout: .seconds(60)) == 0, "\(pub.log)")
+        try await recorder.waitUntil("every report after the outage", timeout: .seconds(20)) { messages in
+            Set(messages.compactMap { try? JSONDecoder().decode(LocationMessage.self, from: $0.payload).tst }).count >= expected.count
+        }
+        let received = recorder.locations(on: Self.topic)
+        var firstArrivals: [Int] = []
+        for (message, _) in received where !firstArrivals.contains(message.tst) { firstArrivals.append(message.tst) }
+        #expect(firstArrivals == expected.map(\.tst), "each report arrives, first arrivals in order")
+        #expect(received.contains { ($0.message.createdAt ?? 0) > $0.message.tst },
+                "backlog is marked with created_at later than tst")
+        let retained = try await retainedMessage(on: Self.topic, broker: broker)
+        #expect(try JSONDecoder().decode(LocationMessage.self, from: retained.payload).tst == expected.last?.tst)
+        await recorder.stop()
+        await broker.stop()
+    }
+
+    @Test("A malformed command on /cmd is rejected with a log line and changes nothing")
+    func malformedCommand() async throws {
+        let broker = try await Broker.start()
+        let dir = try TestPaths.makeTemporaryDirectory(prefix: "pub-cmd")
+        let recorder = try await Recorder(broker: broker)
+        let pub = try PublisherProcess(arguments: arguments(broker: broker, outbox: dir.appendingPathComponent("o.sqlite"), speed: "1"),
+                                       logFile: dir.appendingPathComponent("pub.log"))
+        try await recorder.waitUntil("online presence and a first location") { messages in
+            messages.contains { $0.topic == Self.topic + "/presence" && $0.payloadString?.contains("online") == true }
+                && messages.contains { $0.topic == Self.topic }
+        }
+        try await pub.waitForLog("Connected.")
+        let commander = MQTTClient(configuration: broker.clientConfiguration(clientID: "commander"), logger: .test("cmd"))
+        try await commander.connect()
+        try await commander.publish(to: Self.topic + "/cmd", payload: #"{"_type":"cmd","action":"setProfile","profile":"turbo"}"#)
+        try await commander.publish(to: Self.topic + "/cmd", payload: "{not json")
+        try await pub.waitForLog("Command rejected.")
+        #expect(pub.log.contains("turbo"), "the log line names what was wrong")
+        #expect(!pub.log.contains("Profile switched."))
+        // Still active: a reportLocation answers at once with trigger m and monitoring mode 2.
+        try await commander.publish(to: Self.topic + "/cmd", payload: #"{"_type":"cmd","action":"reportLocation"}"#)
+        try await recorder.waitUntil("the requested report") { messages in
+            messages.contains { ($0.payloadString ?? "").contains(#""t":"m""#) }
+        }
+        let requested = recorder.locations(on: Self.topic).map(\.message).first { $0.t == "m" }
+        #expect(requested?.m == 2)
+        // A valid command does switch, and SIGTERM shuts down cleanly with offline presence.
+        try await commander.publish(to: Self.topic + "/cmd", payload: #"{"_type":"cmd","action":"setConfiguration","configuration":{"monitoring":1}}"#)
+        try await pub.waitForLog("Profile switched.")
+        await commander.disconnect()
+        pub.signal(SIGTERM)
+        #expect(try await pub.waitForExit(timeout: .seconds(20)) == 0)
+        #expect(pub.log.contains("Disconnected cleanly."))
+        let presence = try await retainedMessage(on: Self.topic + "/presence", broker: broker)
+        #expect(try JSONDecoder().decode(PresenceMessage.self, from: presence.payload).state == .offline)
+        await recorder.stop()
+        await broker.stop()
+    }
+}
