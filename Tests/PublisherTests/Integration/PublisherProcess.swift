@@ -54,6 +54,13 @@ final class PublisherProcess: Sendable {
         try await waitUntil("'\(text)' in the publisher log", timeout: timeout) { [self] in log.contains(text) }
     }
 
+    /// Waits until the shared log holds `text` at least `count` times (runs share one log file).
+    func waitForLogCount(_ text: String, atLeast count: Int, timeout: Duration = .seconds(15)) async throws {
+        try await waitUntil("\(count) × '\(text)' in the publisher log", timeout: timeout) { [self] in
+            log.components(separatedBy: text).count - 1 >= count
+        }
+    }
+
     deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
 }
 
