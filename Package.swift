@@ -214,7 +214,7 @@ let package = Package(
         .executableTarget(
             name: "PublisherBenchmark",
             dependencies: [
-                "Outbox", "Publisher", "WhereaboutsCore",
+                "Outbox", "Publisher", "WhereaboutsCore", "CMosquittoBaseline", "WhereaboutsTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -13,10 +13,25 @@ func option(_ name: String, default value: Int) -> Int {
     return n
 }
 
-switch arguments.first {
-case "outbox":
-    try await OutboxBenchmark(fixes: option("--fixes", default: 2000)).run()
-default:
-    FileHandle.standardError.write(Data("usage: PublisherBenchmark outbox [--fixes N]\n".utf8))
-    exit(2)
+func text(_ name: String, default value: String) -> String {
+    guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return value }
+    return arguments[index + 1]
+}
+
+do {
+    switch arguments.first {
+    case "outbox":
+        try await OutboxBenchmark(fixes: option("--fixes", default: 2000)).run()
+    case "drain":
+        try await DrainBenchmark(fixes: option("--fixes", default: 100_000)).run()
+    case "memory":
+        let fixture = BenchmarkSupport.productsFolder.appendingPathComponent("../../../Tests/Fixtures/publisher/drive-240s.gpx").standardized.path
+        try await MemoryBenchmark(track: text("--track", default: fixture), seconds: option("--seconds", default: 10)).run()
+    default:
+        FileHandle.standardError.write(Data("usage: PublisherBenchmark outbox [--fixes N] | drain [--fixes N] | memory [--track GPX] [--seconds S]\n".utf8))
+        exit(2)
+    }
+} catch {
+    FileHandle.standardError.write(Data("PublisherBenchmark: \(error)\n".utf8))
+    exit(1)
 }
