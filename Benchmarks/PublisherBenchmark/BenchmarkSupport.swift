@@ -25,7 +25,7 @@ enum BenchmarkSupport {
 
     /// Starts `executable` with `arguments`, output to `log`.
     static func start(_ executable: URL, _ arguments: [String], log: URL) throws -> Process {
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
