@@ -37,14 +37,14 @@ enum BenchmarkSupport {
     }
 
     /// `VmRSS` and `VmHWM` of a running process, in kB, from /proc.
-    static func memory(of pid: Int32) -> (rss: Int, hwm: Int)? {
+    static func memory(of pid: Int32) -> (rss: Int, hwm: Int, anon: Int)? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
         func field(_ name: String) -> Int? {
             guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }) else { return nil }
             return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
         }
         guard let rss = field("VmRSS"), let hwm = field("VmHWM") else { return nil }
-        return (rss, hwm)
+        return (rss, hwm, field("RssAnon") ?? 0)
     }
 
     /// A one-point GPX track from 2000, older than anything in a benchmark outbox, so a replay of it
