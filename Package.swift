@@ -95,6 +95,12 @@ let package = Package(
             ]
         ),
 
+        // MARK: Command-line conventions shared by the executables.
+        .target(
+            name: "CommandLineSupport",
+            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+
         // MARK: Executables.
         .executableTarget(
             name: "whereabouts-pub",
@@ -117,6 +123,7 @@ let package = Package(
         .executableTarget(
             name: "whereabouts-eval",
             dependencies: [
+                "CommandLineSupport",
                 "WhereaboutsCore",
                 "PositionSources",
                 "PolicyOptions",
@@ -149,6 +156,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/MQTTPublishBenchmark"
+        ),
+        .executableTarget(
+            name: "SourcesBenchmark",
+            dependencies: [
+                "PositionSources",
+                "WhereaboutsCore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/SourcesBenchmark"
         ),
 
         // MARK: Tests.

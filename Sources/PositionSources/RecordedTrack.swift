@@ -19,6 +19,20 @@ public struct RecordedTrack: Sendable, Hashable {
     }
 }
 
+extension RecordedTrack {
+    /// Reads the file at `url` and hands its bytes, its name and a fresh rejection counter for
+    /// `source` to `parse`: the shared start of ``GPXFile`` and ``NMEAFile``.
+    static func readWhole(
+        _ url: URL,
+        source: String,
+        logger: Logger,
+        parse: (Data, String, RejectionCounter) -> RecordedTrack
+    ) throws(PositionSourceError) -> RecordedTrack {
+        let data = try Data.readFile(at: url)
+        return parse(data, url.lastPathComponent, RejectionCounter(source: source, logger: logger))
+    }
+}
+
 extension Data {
     /// The file's bytes, or a ``PositionSourceError/cannotRead(path:reason:)``.
     static func readFile(at url: URL) throws(PositionSourceError) -> Data {

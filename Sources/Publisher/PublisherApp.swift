@@ -80,6 +80,9 @@ public struct PublisherApp: Sendable {
         var configuration = MQTTConfiguration(
             host: launch.broker.host, port: launch.broker.port, clientID: launch.clientID, cleanSession: false,
             keepAlive: launch.keepAlive)
+        // The outbox is the queue: libmosquitto must not keep its own copies of publishes tried
+        // while offline (each retry would add one more, all sent on reconnection).
+        configuration.queuesWhileDisconnected = false
         if let username = launch.username {
             configuration.credentials = .init(username: username, password: launch.password)
         }

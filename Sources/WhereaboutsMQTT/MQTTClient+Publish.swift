@@ -9,7 +9,8 @@ extension MQTTClient {
     /// messages in memory and resends them after a reconnect):
     /// - Not connected when called: throws `MQTTError.notConnected`; for QoS 1/2 its
     ///   `mayStillBeDelivered` is true because the message stays queued and goes out after the
-    ///   reconnect (its later acknowledgement is not reported to anyone).
+    ///   reconnect (its later acknowledgement is not reported to anyone). With
+    ///   `configuration.queuesWhileDisconnected == false` nothing is queued and it is false.
     /// - Connection lost while waiting: a QoS 1/2 publish keeps waiting for the acknowledgement
     ///   that the resend after the reconnect brings; a QoS 0 publish throws `.connectionLost`.
     /// - No acknowledgement within `timeout`: throws `.timedOut` with `mayStillBeDelivered` true

@@ -103,6 +103,13 @@ public struct MQTTConfiguration: Sendable, Equatable {
     public var operationTimeout: Duration
     /// How many QoS>0 messages may await acknowledgement at once; more are queued in memory.
     public var maxInflightMessages: Int
+    /// Whether a QoS 1/2 publish made while disconnected is handed to libmosquitto, which keeps
+    /// it in memory and sends it after the reconnect (the publish throws
+    /// `notConnected(mayStillBeDelivered: true)`). Set it to false when the caller keeps its own
+    /// durable queue and republishes after reconnecting (an outbox): each retry while offline
+    /// would otherwise add one more copy to libmosquitto's queue, all sent on reconnection.
+    /// Messages already in flight when the connection drops are resent either way.
+    public var queuesWhileDisconnected: Bool
 
     /// Creates a configuration; every argument has a default.
     public init(
@@ -119,7 +126,8 @@ public struct MQTTConfiguration: Sendable, Equatable {
         reconnect: MQTTReconnectPolicy = MQTTReconnectPolicy(),
         connectTimeout: Duration = .seconds(10),
         operationTimeout: Duration = .seconds(30),
-        maxInflightMessages: Int = 20
+        maxInflightMessages: Int = 20,
+        queuesWhileDisconnected: Bool = true
     ) {
         self.host = host
         self.port = port
@@ -135,6 +143,7 @@ public struct MQTTConfiguration: Sendable, Equatable {
         self.connectTimeout = connectTimeout
         self.operationTimeout = operationTimeout
         self.maxInflightMessages = maxInflightMessages
+        self.queuesWhileDisconnected = queuesWhileDisconnected
     }
 
     /// Checks the values that libmosquitto would reject later with a less helpful error.

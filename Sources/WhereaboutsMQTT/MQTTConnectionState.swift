@@ -17,6 +17,13 @@ public enum MQTTConnectionState: Sendable, Equatable, CustomStringConvertible {
         return false
     }
 
+    /// Whether the client lost its connection (or has not made it yet, after `start()`) and is
+    /// retrying.
+    public var isReconnecting: Bool {
+        if case .reconnecting = self { return true }
+        return false
+    }
+
     /// A short human-readable summary such as `reconnecting (attempt 3: ...)`.
     public var description: String {
         switch self {

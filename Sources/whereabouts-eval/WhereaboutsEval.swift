@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import EvalKit
 import Foundation
 import Logging
@@ -8,6 +9,9 @@ import WhereaboutsCore
 /// `whereabouts-eval`: replays recorded tracks through reporting policies and reports their cost.
 @main
 struct WhereaboutsEval: ParsableCommand {
+    /// Runs the command; an invalid command line exits with status 2.
+    static func main() { mainWithUsageExitStatus() }
+
     static let configuration = CommandConfiguration(
         commandName: "whereabouts-eval",
         abstract: "Replay recorded tracks through reporting policies and measure what they cost and how wrong a dashboard would be.",

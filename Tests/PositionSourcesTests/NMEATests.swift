@@ -142,9 +142,43 @@ struct NMEATests {
         #expect(track.fixes.count == 146)
         // The first GGA precedes any RMC; two epochs (09:48:34, 09:49:36) have a GGA but no RMC.
         #expect(track.rejections == SourceRejections(counts: [.missingDate: 3]))
+        // The log repeats one RMC block (09:49:45): two fixes with one time, left to the filters.
+        #expect(Set(track.fixes.map(\.time)).count == 145)
         #expect(track.fixes.allSatisfy { $0.speed != nil && $0.course != nil })
         // Epochs with an RMC but no GGA have no altitude; five of them also got no GSA.
         #expect(track.fixes.filter { $0.altitude == nil }.count == 11)
         #expect(track.fixes.filter { $0.horizontalAccuracy == nil }.count == 5)
     }
 }
+
+#if canImport(Glibc)
+import Glibc
+
+extension NMEATests {
+    @Test("Standard input: a pipe put in place of fd 0 is read to its end and left open")
+    func standardInput() async throws {
+        var pipeEnds: [Int32] = [0, 0]
+        try #require(pipe(&pipeEnds) == 0)
+        let savedInput = dup(STDIN_FILENO)
+        try #require(savedInput >= 0 && dup2(pipeEnds[0], STDIN_FILENO) >= 0)
+        close(pipeEnds[0])
+        defer {
+            dup2(savedInput, STDIN_FILENO)
+            close(savedInput)
+        }
+        let log = try Data(contentsOf: Fixtures.url("nmea/multi-talker.nmea"))
+        let writer = pipeEnds[1]
+        _ = log.withUnsafeBytes { write(writer, $0.baseAddress, $0.count) }
+        close(writer)
+
+        let source = NMEASource(input: .standardInput, logger: logger)
+        let fixes = try await withTimeout(10) {
+            var fixes: [Fix] = []
+            for try await fix in source { fixes.append(fix) }
+            return fixes
+        }
+        #expect(fixes == (try NMEAFile.read(contentsOf: Fixtures.url("nmea/multi-talker.nmea"), logger: logger)).fixes)
+        #expect(fcntl(STDIN_FILENO, F_GETFD) >= 0, "the source does not close stdin")
+    }
+}
+#endif

@@ -88,6 +88,10 @@ struct PositionSourceSpecTests {
         #expect(clock.now() == last?.time)
         let live = try PositionSourceSpec(parsing: "gpsd://localhost").makeSource(logger: Fixtures.quietLogger)
         #expect(live.clock is WallFixClock)
+        let stdin = try PositionSourceSpec(parsing: "nmea:-").makeSource(logger: Fixtures.quietLogger)
+        #expect(stdin.clock is WallFixClock, "stdin is live")
+        let log = try PositionSourceSpec(parsing: "nmea:\(Fixtures.url("nmea/multi-talker.nmea").path)").makeSource(logger: Fixtures.quietLogger)
+        #expect(log.clock is ReplayFixClock, "a recorded log in a regular file replays")
     }
 
     @Test("A GPX spec reads the file")
@@ -96,5 +100,18 @@ struct PositionSourceSpecTests {
         var count = 0
         for try await _ in spec.makeSource(logger: Fixtures.quietLogger).source { count += 1 }
         #expect(count == 5)
+    }
+}
+
+extension PositionSourceSpecTests {
+    @Test("Every form the help summary names parses")
+    func summaryFormsParse() throws {
+        for form in ["gpsd://localhost:2947", "nmea:-", "nmea:/dev/ttyUSB0?baud=4800", "gpx:track.gpx?replay=10x",
+                     "sim:walk?seed=1&lat=46&lon=14", "sim:mixed?replay=fast"] {
+            #expect(throws: Never.self) { try PositionSourceSpec(parsing: form) }
+        }
+        for scenario in SimulationScenario.allCases {
+            #expect(PositionSourceSpec.syntaxSummary.contains(scenario.rawValue))
+        }
     }
 }

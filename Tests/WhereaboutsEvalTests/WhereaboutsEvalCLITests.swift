@@ -87,7 +87,7 @@ struct WhereaboutsEvalCLITests {
     ])
     func badFlags(_ flags: [String], _ message: String) throws {
         let output = try EvalBinary.run([Self.track] + flags)
-        #expect(output.status != 0)
+        #expect(output.status == 2, "a bad command line exits with status 2")
         #expect(output.stderr.contains(message))
     }
 

@@ -26,7 +26,7 @@ struct FailureTests {
     @Test("Anonymous access to a broker that forbids it is refused as not authorised")
     func anonymousRefused() async throws {
         let broker = try await Broker.start(Broker.Options(allowAnonymous: false, users: ["ann": "pw"]))
-        let client = MQTTClient(configuration: broker.clientConfiguration(clientID: "anon"), logger: .test())
+        let client = broker.client("anon")
         await #expect(throws: MQTTError.connectionRefused(.notAuthorized)) { try await client.connect() }
         await broker.stop()
     }
@@ -61,9 +61,7 @@ struct FailureTests {
             Broker.Options(
                 allowAnonymous: false, users: ["ann": "pw"],
                 acl: "user ann\ntopic readwrite owntracks/ann/#\n"))
-        var configuration = broker.clientConfiguration(clientID: "ann", credentials: .init(username: "ann", password: "pw"))
-        configuration.protocolVersion = .v5
-        let client = MQTTClient(configuration: configuration, logger: .test())
+        let client = broker.client("ann", credentials: .init(username: "ann", password: "pw")) { $0.protocolVersion = .v5 }
         try await client.withConnection { client in
             try await client.publish(to: "owntracks/ann/phone", payload: "mine", qos: .atLeastOnce)
             let error = try await #require(throws: MQTTError.self) {
@@ -79,10 +77,22 @@ struct FailureTests {
         await broker.stop()
     }
 
+    @Test("A broker that accepts TCP but never answers CONNECT gives a connect timeout")
+    func connectTimeout() async throws {
+        let broker = try await Broker.start()
+        await broker.pause()
+        let client = broker.client("hung") { $0.connectTimeout = .milliseconds(300) }
+        await #expect(throws: MQTTError.timedOut(.connect, after: .milliseconds(300), mayStillBeDelivered: false)) {
+            try await client.connect()
+        }
+        await broker.resume()
+        await broker.stop()
+    }
+
     @Test("Operations time out with a bounded wait, and say whether the message may still arrive")
     func publishTimeoutWhileBrokerFrozen() async throws {
         let broker = try await Broker.start()
-        let client = MQTTClient(configuration: broker.clientConfiguration(clientID: "frozen"), logger: .test())
+        let client = broker.client("frozen")
         try await client.connect()
         await broker.pause()
         let error = try await #require(throws: MQTTError.self) {

@@ -9,17 +9,15 @@ struct ReconnectTests {
     @Test("Broker killed and restarted: clients reconnect, resubscribe, and a QoS 1 message published during the outage arrives")
     func outage() async throws {
         let broker = try await Broker.start()
-        let subscriber = MQTTClient(configuration: broker.clientConfiguration(clientID: "outage-sub"), logger: .test())
-        let publisher = MQTTClient(configuration: broker.clientConfiguration(clientID: "outage-pub"), logger: .test())
+        let subscriber = broker.client("outage-sub")
+        let publisher = broker.client("outage-pub")
         try await subscriber.connect()
         try await publisher.connect()
         let messages = subscriber.messages
         try await subscriber.subscribe(to: "owntracks/+/+", qos: .atLeastOnce)
 
         await broker.kill()
-        let down = try await publisher.waitForState("publisher reconnecting") {
-            if case .reconnecting = $0 { true } else { false }
-        }
+        let down = try await publisher.waitForState("publisher reconnecting") { $0.isReconnecting }
         if case .reconnecting(_, let lastError) = down {
             #expect(lastError != nil)
         }
@@ -59,11 +57,11 @@ struct ReconnectTests {
     @Test("State updates go connected -> reconnecting -> connected -> disconnected(requested)")
     func stateUpdates() async throws {
         let broker = try await Broker.start()
-        let client = MQTTClient(configuration: broker.clientConfiguration(clientID: "states"), logger: .test())
+        let client = broker.client("states")
         try await client.connect()
         let states = client.stateUpdates
         await broker.kill()
-        try await client.waitForState("reconnecting") { if case .reconnecting = $0 { true } else { false } }
+        try await client.waitForState("reconnecting") { $0.isReconnecting }
         try await broker.restart()
         try await client.waitForState("connected") { $0.isConnected }
         await client.disconnect()
@@ -94,7 +92,7 @@ struct ReconnectTests {
     func startBeforeBroker() async throws {
         let broker = try await Broker.start()
         await broker.stop()
-        let client = MQTTClient(configuration: broker.clientConfiguration(clientID: "early"), logger: .test())
+        let client = broker.client("early")
         try client.start()
         let state = try await client.waitForState("a failed attempt") {
             if case .reconnecting(let attempt, _) = $0 { attempt >= 1 } else { false }
@@ -113,7 +111,7 @@ struct ReconnectTests {
     @Test("A publish waiting for its PUBACK when the connection drops completes after the reconnect")
     func inflightSurvivesReconnect() async throws {
         let broker = try await Broker.start()
-        let client = MQTTClient(configuration: broker.clientConfiguration(clientID: "inflight"), logger: .test())
+        let client = broker.client("inflight")
         try await client.connect()
         await broker.pause()
         let publish = Task {
@@ -122,17 +120,63 @@ struct ReconnectTests {
         // Kill only once the publish is handed to libmosquitto and waits for its PUBACK.
         try await waitUntil("the publish to await its acknowledgement") { client.pendingAcknowledgements == 1 }
         await broker.kill()
-        try await client.waitForState("reconnecting") { if case .reconnecting = $0 { true } else { false } }
+        try await client.waitForState("reconnecting") { $0.isReconnecting }
         try await broker.restart()
         try await withTimeout(.seconds(20), "the publish to complete") { try await publish.value }
         // It really reached the (fresh) broker: a new subscriber gets it as the retained value.
-        let reader = MQTTClient(configuration: broker.clientConfiguration(clientID: "reader"), logger: .test())
+        let reader = broker.client("reader")
         try await reader.withConnection { reader in
             let messages = reader.messages
             try await reader.subscribe(to: "queued/#", qos: .atLeastOnce)
             #expect(try await messages.next().payloadString == "kept")
         }
         await client.disconnect()
+        await broker.stop()
+    }
+
+    @Test("Subscriptions made while disconnected are sent once the connection is up")
+    func subscribeBeforeConnection() async throws {
+        let broker = try await Broker.start()
+        await broker.stop()
+        let client = broker.client("subscribe-early")
+        try client.start()
+        let messages = client.messages
+        try await client.subscribe(to: "early/#", qos: .atLeastOnce)  // remembered, not sent
+        try await broker.restart()
+        try await client.waitForState("connected") { $0.isConnected }
+        let sender = broker.client("sender")
+        try await sender.withConnection { sender in
+            try await sender.publish(to: "early/1", payload: "reached", qos: .atLeastOnce, retain: true)
+        }
+        #expect(try await messages.next().payloadString == "reached")
+        await client.disconnect()
+        await broker.stop()
+    }
+
+    @Test("With queuesWhileDisconnected off, a publish during an outage is not queued and never sent")
+    func noQueueWhileDisconnected() async throws {
+        let broker = try await Broker.start()
+        let publisher = broker.client("outbox") { $0.queuesWhileDisconnected = false }
+        try await publisher.connect()
+        await broker.kill()
+        try await publisher.waitForState("reconnecting") { $0.isReconnecting }
+        await #expect(throws: MQTTError.notConnected(mayStillBeDelivered: false)) {
+            try await publisher.publish(to: "offline/x", payload: "never", qos: .atLeastOnce, retain: true)
+        }
+        try await broker.restart()
+        try await publisher.waitForState("connected") { $0.isConnected }
+        try await publisher.publish(to: "marker/x", payload: "after", qos: .atLeastOnce, retain: true)
+
+        // Retained messages come right after each SUBACK, and the second SUBSCRIBE is sent only
+        // after the first SUBACK: had "offline/x" been delivered, it would come first.
+        let reader = broker.client("reader")
+        try await reader.withConnection { reader in
+            let messages = reader.messages
+            try await reader.subscribe(to: "offline/#", qos: .atLeastOnce)
+            try await reader.subscribe(to: "marker/#", qos: .atLeastOnce)
+            #expect(try await messages.next().topic == "marker/x")
+        }
+        await publisher.disconnect()
         await broker.stop()
     }
 }

@@ -9,8 +9,8 @@ struct RoundTripTests {
     @Test("Publish and receive at each QoS", arguments: QoS.allCases)
     func roundTrip(qos: QoS) async throws {
         let broker = try await Broker.start()
-        let subscriber = MQTTClient(configuration: broker.clientConfiguration(clientID: "sub-\(qos.rawValue)"), logger: .test())
-        let publisher = MQTTClient(configuration: broker.clientConfiguration(clientID: "pub-\(qos.rawValue)"), logger: .test())
+        let subscriber = broker.client("sub-\(qos.rawValue)")
+        let publisher = broker.client("pub-\(qos.rawValue)")
         try await subscriber.connect()
         try await publisher.connect()
         let messages = subscriber.messages
@@ -30,11 +30,11 @@ struct RoundTripTests {
     @Test("A retained message reaches a late subscriber, flagged as retained")
     func retained() async throws {
         let broker = try await Broker.start()
-        let publisher = MQTTClient(configuration: broker.clientConfiguration(clientID: "pub"), logger: .test())
+        let publisher = broker.client("pub")
         try await publisher.withConnection { client in
             try await client.publish(to: "owntracks/ann/phone", payload: #"{"_type":"location"}"#, qos: .atLeastOnce, retain: true)
         }
-        let late = MQTTClient(configuration: broker.clientConfiguration(clientID: "late"), logger: .test())
+        let late = broker.client("late")
         try await late.withConnection { client in
             let messages = client.messages
             try await client.subscribe(to: "owntracks/+/+", qos: .atLeastOnce)
@@ -49,7 +49,7 @@ struct RoundTripTests {
     @Test("Unsubscribed filters receive nothing more")
     func unsubscribe() async throws {
         let broker = try await Broker.start()
-        let client = MQTTClient(configuration: broker.clientConfiguration(clientID: "unsub"), logger: .test())
+        let client = broker.client("unsub")
         try await client.withConnection { client in
             let messages = client.messages
             try await client.subscribe(to: [("a/#", .atLeastOnce), ("b/#", .atLeastOnce)])
@@ -65,10 +65,10 @@ struct RoundTripTests {
     @Test("MQTT 5 round trip with a persistent session")
     func mqtt5() async throws {
         let broker = try await Broker.start()
-        var configuration = broker.clientConfiguration(clientID: "v5")
-        configuration.protocolVersion = .v5
-        configuration.cleanSession = false
-        let client = MQTTClient(configuration: configuration, logger: .test())
+        let client = broker.client("v5") {
+            $0.protocolVersion = .v5
+            $0.cleanSession = false
+        }
         try await client.withConnection { client in
             let messages = client.messages
             try await client.subscribe(to: "v5/#", qos: .exactlyOnce)

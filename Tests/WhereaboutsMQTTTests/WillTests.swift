@@ -6,16 +6,15 @@ import WhereaboutsTestSupport
 
 @Suite("Last will")
 struct WillTests {
-    @Test(
-        "The will is published when a client process is killed without DISCONNECT",
-        .enabled(if: TestPaths.builtExecutable(named: "mqtt-test-client") != nil))
+    @Test("The will is published when a client process is killed without DISCONNECT")
     func willOnKill() async throws {
         let broker = try await Broker.start()
-        let watcher = MQTTClient(configuration: broker.clientConfiguration(clientID: "watcher"), logger: .test())
+        let watcher = broker.client("watcher")
         try await watcher.connect()
         let messages = watcher.messages
         try await watcher.subscribe(to: "owntracks/ann/phone", qos: .atLeastOnce)
 
+        // Built with the tests: this test target depends on the helper's target.
         let helper = try #require(TestPaths.builtExecutable(named: "mqtt-test-client"))
         let child = try ChildProcess.spawn(
             helper.path,
@@ -36,14 +35,12 @@ struct WillTests {
     @Test("A clean disconnect does not publish the will")
     func noWillOnDisconnect() async throws {
         let broker = try await Broker.start()
-        let watcher = MQTTClient(configuration: broker.clientConfiguration(clientID: "watcher"), logger: .test())
+        let watcher = broker.client("watcher")
         try await watcher.connect()
         let messages = watcher.messages
         try await watcher.subscribe(to: [("will/#", .atLeastOnce), ("marker", .atLeastOnce)])
 
-        var configuration = broker.clientConfiguration(clientID: "polite")
-        configuration.will = .init(topic: "will/polite", payload: Data("gone".utf8))
-        let polite = MQTTClient(configuration: configuration, logger: .test())
+        let polite = broker.client("polite") { $0.will = .init(topic: "will/polite", payload: Data("gone".utf8)) }
         try await polite.connect()
         await polite.disconnect()
         // A marker published after the disconnect arrives first if no will was sent.

@@ -10,6 +10,7 @@ extension Broker {
             "log_dest file \(logFile.path)",
             "log_type all",
             "connection_messages true",
+            "max_queued_messages \(options.maxQueuedMessages)",
             "listener \(port) \(host)",
         ]
         if getuid() == 0 {

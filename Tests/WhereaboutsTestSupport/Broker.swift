@@ -13,8 +13,9 @@ import WhereaboutsMQTT
 /// ```
 ///
 /// Readiness is awaited by connecting to the port (bounded), never by sleeping. `kill()` and
-/// `restart()` keep the same ports, for outage tests. The broker is killed when the `Broker` is
-/// released, so a failing test does not leave it running.
+/// `restart()` keep the same ports, for outage tests. The broker is killed and its directory
+/// removed when the `Broker` is released (set `WHEREABOUTS_KEEP_BROKER_DIRS=1` to keep the
+/// directories and logs), so a failing test leaves nothing running.
 public final class Broker: Sendable {
     /// How to configure the broker.
     public struct Options: Sendable {
@@ -34,6 +35,10 @@ public final class Broker: Sendable {
         public var requireClientCertificate: Bool
         /// Whether the broker persists sessions and retained messages (to its directory).
         public var persistence: Bool
+        /// How many QoS 1/2 messages the broker queues per client beyond its inflight window
+        /// before it drops them ("Outgoing messages are being dropped"); mosquitto's own default
+        /// is 1000, which a fast publisher overruns for a subscriber on a busy machine.
+        public var maxQueuedMessages: Int
         /// Extra configuration lines appended verbatim.
         public var extraConfiguration: String
 
@@ -41,7 +46,8 @@ public final class Broker: Sendable {
         public init(
             allowAnonymous: Bool = true, users: [String: String] = [:], passwordFile: String? = nil,
             acl: String? = nil, aclFile: String? = nil, tls: TestCertificates? = nil,
-            requireClientCertificate: Bool = false, persistence: Bool = false, extraConfiguration: String = ""
+            requireClientCertificate: Bool = false, persistence: Bool = false, maxQueuedMessages: Int = 100_000,
+            extraConfiguration: String = ""
         ) {
             self.allowAnonymous = allowAnonymous
             self.users = users
@@ -51,6 +57,7 @@ public final class Broker: Sendable {
             self.tls = tls
             self.requireClientCertificate = requireClientCertificate
             self.persistence = persistence
+            self.maxQueuedMessages = maxQueuedMessages
             self.extraConfiguration = extraConfiguration
         }
     }
@@ -98,6 +105,11 @@ public final class Broker: Sendable {
 
     deinit {
         process.withLock { $0 }?.signal(SIGKILL)
+        // Logs of the 10,000-message tests run to megabytes: do not leave them behind, unless
+        // asked to (WHEREABOUTS_KEEP_BROKER_DIRS=1) for debugging.
+        if ProcessInfo.processInfo.environment["WHEREABOUTS_KEEP_BROKER_DIRS"] != "1" {
+            try? FileManager.default.removeItem(at: directory)
+        }
     }
 
     /// A client configuration for this broker's plain port (or its TLS port with `tls`).

@@ -40,6 +40,19 @@ extension MQTTClient {
     }
 }
 
+extension Broker {
+    /// A new (unconnected) client for this broker: `clientConfiguration(...)`, adjusted by
+    /// `configure`, with a test logger.
+    public func client(
+        _ clientID: String, tls: MQTTConfiguration.TLS? = nil, credentials: MQTTConfiguration.Credentials? = nil,
+        logger: Logger = .test(), configure: (inout MQTTConfiguration) -> Void = { _ in }
+    ) -> MQTTClient {
+        var configuration = clientConfiguration(clientID: clientID, tls: tls, credentials: credentials)
+        configure(&configuration)
+        return MQTTClient(configuration: configuration, logger: logger)
+    }
+}
+
 extension Logger {
     /// A logger for tests: warnings and above to stderr, or `level` when given.
     public static func test(_ label: String = "test", level: Logger.Level = .warning) -> Logger {

@@ -13,9 +13,9 @@ public enum GPXFile {
         options: GPXOptions = GPXOptions(),
         logger: Logger
     ) throws(PositionSourceError) -> RecordedTrack {
-        let data = try Data.readFile(at: url)
-        let counter = RejectionCounter(source: "gpx", logger: logger)
-        return parse(data, label: url.lastPathComponent, options: options, rejections: counter)
+        try RecordedTrack.readWhole(url, source: "gpx", logger: logger) { data, label, counter in
+            parse(data, label: label, options: options, rejections: counter)
+        }
     }
 
     /// Reads every valid track point of GPX `data`, counting rejections in `rejections`.

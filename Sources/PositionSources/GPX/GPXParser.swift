@@ -47,7 +47,9 @@ final class GPXParser: NSObject, XMLParserDelegate {
             rejections.record(.emptyInput, at: label)
             return
         }
-        let parser = XMLParser(data: data)
+        // FoundationXML traps on some invalid UTF-8 (seen in comments), so invalid sequences are
+        // replaced by U+FFFD first; a damaged number then fails to parse and is counted.
+        let parser = XMLParser(data: Self.validUTF8(data))
         parser.shouldProcessNamespaces = false
         parser.shouldResolveExternalEntities = false
         parser.delegate = self
@@ -62,16 +64,16 @@ final class GPXParser: NSObject, XMLParserDelegate {
         }
     }
 
-    private static func localName(_ qualified: String) -> Substring {
-        if let colon = qualified.lastIndex(of: ":") { return qualified[qualified.index(after: colon)...] }
-        return qualified[...]
+    private static func validUTF8(_ data: Data) -> Data {
+        if String(validating: data, as: UTF8.self) != nil { return data }
+        return Data(String(decoding: data, as: UTF8.self).utf8)
     }
 
     func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
                 qualifiedName: String?, attributes: [String: String] = [:]) {
         documentDepth += 1
         sawRoot = true
-        let name = Self.localName(elementName)
+        let name = elementName.afterLastColon
         if inPoint {
             pointDepth += 1
             switch name {
@@ -109,8 +111,7 @@ final class GPXParser: NSObject, XMLParserDelegate {
         malformed = false
         capturing = nil
         guard let lat = attributes["lat"], let lon = attributes["lon"] else { return }
-        guard let latitude = Double(lat.trimmingCharacters(in: .whitespaces)),
-              let longitude = Double(lon.trimmingCharacters(in: .whitespaces)) else {
+        guard let latitude = Double(lat.asciiTrimmed), let longitude = Double(lon.asciiTrimmed) else {
             malformed = true
             return
         }
@@ -136,7 +137,7 @@ final class GPXParser: NSObject, XMLParserDelegate {
     }
 
     private func store(_ field: Field) {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.asciiTrimmed
         if field == .time {
             if let time = UTCTime.parseISO8601(trimmed) { candidate.time = time } else { malformed = true }
             return

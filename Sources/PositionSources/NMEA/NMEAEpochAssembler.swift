@@ -34,19 +34,24 @@ struct NMEAEpochAssembler {
 
     /// Reads one line; `emit` receives the fix of an epoch this line closed, if any.
     mutating func consume(_ line: Substring, emit: (Fix) -> Void) {
+        consume(ArraySlice(line.utf8), emit: emit)
+    }
+
+    /// Reads one line of bytes; `emit` receives the fix of an epoch this line closed, if any.
+    mutating func consume(_ line: ArraySlice<UInt8>, emit: (Fix) -> Void) {
         lineNumber += 1
         switch NMEASentence.parse(line) {
         case .ignored:
-            if !line.trimmingASCIIWhitespace().isEmpty { sawInput = true }
+            if !line.asciiTrimmed.isEmpty { sawInput = true }
         case let .rejected(reason):
             sawInput = true
             rejections.record(reason, at: "\(label):\(lineNumber)")
         case let .sentence(sentence):
             sawInput = true
-            switch merge(sentence, emit: emit) {
-            case .success: break
-            case let .failure(reason):
-                rejections.record(reason, at: "\(label):\(lineNumber)", detail: "\(sentence.talker)\(sentence.type)")
+            do {
+                try merge(sentence, emit: emit)
+            } catch {
+                rejections.record(error, at: "\(label):\(lineNumber)", detail: "\(sentence.talker)\(sentence.type)")
             }
         }
     }
@@ -82,45 +87,30 @@ struct NMEAEpochAssembler {
 
     // MARK: - Merging sentences
 
-    private mutating func merge(_ sentence: NMEASentence, emit: (Fix) -> Void) -> Result<Void, RejectionReason> {
+    private mutating func merge(_ sentence: NMEASentence, emit: (Fix) -> Void) throws(RejectionReason) {
         let f = sentence.fields
         switch sentence.type {
         case "RMC":
-            guard f.count >= 9 else { return .failure(.truncated) }
-            guard let time = NMEAFields.timeOfDay(f[0]) else { return .failure(f[0].isEmpty ? .truncated : .malformedField) }
-            guard let day = NMEAFields.date(f[8]) else { return .failure(f[8].isEmpty ? .truncated : .malformedField) }
-            let valid = f[1] == "A" && (f.count < 12 || f[11] != "N")
-            var position: (latitude: Double, longitude: Double)?
-            if valid {
-                guard !f[2].isEmpty, !f[4].isEmpty else { return .failure(.truncated) }
-                switch Self.position(f[2], f[3], f[4], f[5]) {
-                case let .success(value): position = value
-                case let .failure(reason): return .failure(reason)
-                }
-            }
-            guard case let .success(knots) = NMEAFields.optionalNumber(f[6]),
-                  case let .success(course) = NMEAFields.optionalNumber(f[7]) else { return .failure(.malformedField) }
-            guard begin(time: time, repeating: epoch.hasRMC, emit: emit) else { return .success(()) }
+            guard f.count >= 9 else { throw .truncated }
+            let time = try Self.required(f[0], NMEAFields.timeOfDay)
+            let day = try Self.required(f[8], NMEAFields.date)
+            let position = try Self.position(in: f, from: 2, when: f[1].isCharacter("A") && (f.count < 12 || !f[11].isCharacter("N")))
+            let knots = try NMEAFields.optionalNumber(f[6])
+            let course = try NMEAFields.optionalNumber(f[7])
+            guard begin(time: time, repeating: epoch.hasRMC, emit: emit) else { return }
             epoch.hasRMC = true
             epoch.day = day
             if let position { epoch.rmcPosition = position } else { epoch.saidNoFix = true }
             epoch.rmcSpeed = knots.map { $0 * Self.metresPerSecondPerKnot }
             epoch.rmcCourse = course
         case "GGA":
-            guard f.count >= 9 else { return .failure(.truncated) }
-            guard let time = NMEAFields.timeOfDay(f[0]) else { return .failure(f[0].isEmpty ? .truncated : .malformedField) }
-            guard let quality = Int(f[5]) else { return .failure(f[5].isEmpty ? .truncated : .malformedField) }
-            var position: (latitude: Double, longitude: Double)?
-            if quality > 0 {
-                guard !f[1].isEmpty, !f[3].isEmpty else { return .failure(.truncated) }
-                switch Self.position(f[1], f[2], f[3], f[4]) {
-                case let .success(value): position = value
-                case let .failure(reason): return .failure(reason)
-                }
-            }
-            guard case let .success(hdop) = NMEAFields.optionalNumber(f[7]),
-                  case let .success(altitude) = NMEAFields.optionalNumber(f[8]) else { return .failure(.malformedField) }
-            guard begin(time: time, repeating: epoch.hasGGA, emit: emit) else { return .success(()) }
+            guard f.count >= 9 else { throw .truncated }
+            let time = try Self.required(f[0], NMEAFields.timeOfDay)
+            let quality = try Self.required(f[5]) { NMEAFields.decimal($0, allowSign: false).flatMap { $0 == $0.rounded() ? Int($0) : nil } }
+            let position = try Self.position(in: f, from: 1, when: quality > 0)
+            let hdop = try NMEAFields.optionalNumber(f[7])
+            let altitude = try NMEAFields.optionalNumber(f[8])
+            guard begin(time: time, repeating: epoch.hasGGA, emit: emit) else { return }
             epoch.hasGGA = true
             if let position {
                 epoch.ggaPosition = position
@@ -130,12 +120,12 @@ struct NMEAEpochAssembler {
                 epoch.saidNoFix = true
             }
         case "GSA":
-            guard f.count >= 17 else { return .failure(.truncated) }
-            guard case let .success(pdop) = NMEAFields.optionalNumber(f[14]),
-                  case let .success(hdop) = NMEAFields.optionalNumber(f[15]),
-                  case let .success(vdop) = NMEAFields.optionalNumber(f[16]) else { return .failure(.malformedField) }
+            guard f.count >= 17 else { throw .truncated }
+            let pdop = try NMEAFields.optionalNumber(f[14])
+            let hdop = try NMEAFields.optionalNumber(f[15])
+            let vdop = try NMEAFields.optionalNumber(f[16])
             epoch.isEmpty = false
-            if f[1] == "1" {
+            if f[1].isCharacter("1") {
                 epoch.saidNoFix = true
             } else {
                 epoch.gsaPDOP = pdop ?? epoch.gsaPDOP
@@ -144,20 +134,25 @@ struct NMEAEpochAssembler {
             }
         case "VTG":
             // NMEA 2.3+: course,T,course,M,knots,N,kmh,K[,mode]; before 2.3: course,course,knots,kmh.
-            let modern = f.count >= 8 && f[1] == "T"
-            guard modern || f.count >= 4 else { return .failure(.truncated) }
+            let modern = f.count >= 8 && f[1].isCharacter("T")
+            guard modern || f.count >= 4 else { throw .truncated }
             let (courseField, knotsField, kmhField) = modern ? (f[0], f[4], f[6]) : (f[0], f[2], f[3])
-            guard case let .success(course) = NMEAFields.optionalNumber(courseField),
-                  case let .success(knots) = NMEAFields.optionalNumber(knotsField),
-                  case let .success(kmh) = NMEAFields.optionalNumber(kmhField) else { return .failure(.malformedField) }
-            if modern, f.count >= 9, f[8] == "N" { return .success(()) }
+            let course = try NMEAFields.optionalNumber(courseField)
+            let knots = try NMEAFields.optionalNumber(knotsField)
+            let kmh = try NMEAFields.optionalNumber(kmhField)
+            if modern, f.count >= 9, f[8].isCharacter("N") { return }
             epoch.isEmpty = false
             epoch.vtgCourse = course
             epoch.vtgSpeed = kmh.map { $0 / 3.6 } ?? knots.map { $0 * Self.metresPerSecondPerKnot }
         default:
             break
         }
-        return .success(())
+    }
+
+    /// A field that must be present and of its format: empty is truncation, anything else malformed.
+    private static func required<T>(_ field: NMEAField, _ parse: (NMEAField) -> T?) throws(RejectionReason) -> T {
+        guard let value = parse(field) else { throw field.isEmpty ? .truncated : .malformedField }
+        return value
     }
 
     /// Starts the epoch of a timed sentence, closing the previous one when the time differs or the
@@ -177,14 +172,18 @@ struct NMEAEpochAssembler {
         return true
     }
 
-    /// A sentence's position, checked on its own so that one bad sentence does not spoil its epoch.
+    /// The position in the four fields from `index` (lat, N/S, lon, E/W) when the sentence says it
+    /// has a fix, checked on its own so that one bad sentence does not spoil its epoch.
     private static func position(
-        _ lat: Substring, _ ns: Substring, _ lon: Substring, _ ew: Substring
-    ) -> Result<(latitude: Double, longitude: Double), RejectionReason> {
+        in f: [NMEAField], from index: Int, when valid: Bool
+    ) throws(RejectionReason) -> (latitude: Double, longitude: Double)? {
+        guard valid else { return nil }
+        let (lat, ns, lon, ew) = (f[index], f[index + 1], f[index + 2], f[index + 3])
+        guard !lat.isEmpty, !lon.isEmpty else { throw .truncated }
         guard let latitude = NMEAFields.angle(lat, hemisphere: ns), let longitude = NMEAFields.angle(lon, hemisphere: ew),
-              ns == "N" || ns == "S", ew == "E" || ew == "W" else { return .failure(.malformedField) }
-        guard Coordinate(latitude: latitude, longitude: longitude).isValid else { return .failure(.invalidCoordinate) }
-        return .success((latitude, longitude))
+              ns.isCharacter("N") || ns.isCharacter("S"), ew.isCharacter("E") || ew.isCharacter("W") else { throw .malformedField }
+        guard Coordinate(latitude: latitude, longitude: longitude).isValid else { throw .invalidCoordinate }
+        return (latitude, longitude)
     }
 
     private static let metresPerSecondPerKnot = 1852.0 / 3600.0
@@ -192,7 +191,8 @@ struct NMEAEpochAssembler {
     // MARK: - Building the fix
 
     private mutating func build(_ e: NMEAEpoch) -> Fix? {
-        let at = "\(label):\(e.line)"
+        let (label, line) = (label, e.line)
+        func at() -> String { "\(label):\(line)" }
         guard let timeOfDay = e.timeOfDay else { return nil }  // only GSA/VTG: nothing to date or place
         lastIssuedTime = timeOfDay
         let day: Int?
@@ -208,11 +208,11 @@ struct NMEAEpochAssembler {
             lastTimeOfDay = timeOfDay
         }
         guard let position = e.position else {
-            if e.saidNoFix { rejections.record(.noFix, at: at) }
+            if e.saidNoFix { rejections.record(.noFix, at: at()) }
             return nil
         }
         guard let day else {
-            rejections.record(.missingDate, at: at)
+            rejections.record(.missingDate, at: at())
             return nil
         }
         var candidate = FixCandidate()
@@ -228,7 +228,7 @@ struct NMEAEpochAssembler {
         case let .success(fix):
             return fix
         case let .failure(reason):
-            rejections.record(reason, at: at)
+            rejections.record(reason, at: at())
             return nil
         }
     }

@@ -12,9 +12,9 @@ public enum NMEAFile {
         options: NMEAOptions = NMEAOptions(),
         logger: Logger
     ) throws(PositionSourceError) -> RecordedTrack {
-        let data = try Data.readFile(at: url)
-        let counter = RejectionCounter(source: "nmea", logger: logger)
-        return parse(data, label: url.lastPathComponent, options: options, rejections: counter)
+        try RecordedTrack.readWhole(url, source: "nmea", logger: logger) { data, label, counter in
+            parse(data, label: label, options: options, rejections: counter)
+        }
     }
 
     /// Reads every fix of NMEA `data`, counting rejections in `rejections`.
@@ -26,10 +26,13 @@ public enum NMEAFile {
     ) -> RecordedTrack {
         var fixes: [Fix] = []
         var assembler = NMEAEpochAssembler(options: options, rejections: rejections, label: label)
-        // Split on the byte 0x0A: as a Swift Character, "\r\n" is one grapheme and not "\n".
-        let text = Substring(String(decoding: data, as: UTF8.self))
-        for line in text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false) {
-            assembler.consume(Substring(line)) { fixes.append($0) }
+        // Lines are split on the byte 0x0A and parsed as bytes (CR is trimmed with the whitespace).
+        let bytes = [UInt8](data)
+        var lineStart = 0
+        while lineStart <= bytes.count {
+            let lineEnd = bytes[lineStart...].firstIndex(of: 0x0A) ?? bytes.count
+            assembler.consume(bytes[lineStart..<lineEnd]) { fixes.append($0) }
+            lineStart = lineEnd + 1
         }
         assembler.finish { fixes.append($0) }
         return RecordedTrack(fixes: fixes, rejections: rejections.snapshot)

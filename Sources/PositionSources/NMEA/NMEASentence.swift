@@ -4,11 +4,11 @@
 /// talker is accepted (GP, GN, GL, GA, BD, ...); proprietary sentences (`$P...`) are not parsed.
 struct NMEASentence {
     /// The two-letter talker ID (`GP` GPS, `GN` multi-constellation, `GL` GLONASS, `GA` Galileo...).
-    var talker: Substring
+    var talker: String
     /// The three-letter sentence type (`RMC`, `GGA`, `GSA`, `VTG`, ...).
-    var type: Substring
-    /// The fields after the address, without the checksum; empty fields are empty strings.
-    var fields: [Substring]
+    var type: String
+    /// The fields after the address, without the checksum; empty fields are empty.
+    var fields: [NMEAField]
 
     /// The longest line accepted: NMEA allows 82 characters; a little slack for non-conforming units.
     static let maximumLength = 160
@@ -23,37 +23,62 @@ struct NMEASentence {
         case rejected(RejectionReason)
     }
 
-    /// Parses one line (without its line terminator), checking the checksum.
-    static func parse(_ raw: Substring) -> Line {
-        let line = raw.trimmingASCIIWhitespace()
-        guard let first = line.utf8.first else { return .ignored }
+    /// Parses one line of text (without its line terminator), checking the checksum.
+    static func parse(_ line: Substring) -> Line {
+        parse(ArraySlice(line.utf8))
+    }
+
+    /// Parses one line of bytes (without its line terminator), checking the checksum.
+    static func parse(_ raw: ArraySlice<UInt8>) -> Line {
+        let line = raw.asciiTrimmed
+        guard let first = line.first else { return .ignored }
         if first == UInt8(ascii: "#") || first == UInt8(ascii: "!") { return .ignored }
-        guard line.utf8.count <= maximumLength else { return .rejected(.oversizeLine) }
+        guard line.count <= maximumLength else { return .rejected(.oversizeLine) }
         guard first == UInt8(ascii: "$") else { return .rejected(.garbage) }
-        guard let star = line.utf8.lastIndex(of: UInt8(ascii: "*")) else { return .rejected(.truncated) }
-        let body = line.utf8[line.utf8.index(after: line.utf8.startIndex)..<star]
-        let sumText = line.utf8[line.utf8.index(after: star)...]
-        guard sumText.count == 2, let expected = UInt8(Substring(sumText), radix: 16) else { return .rejected(.truncated) }
-        var sum: UInt8 = 0
-        for byte in body { sum ^= byte }
-        guard sum == expected else { return .rejected(.badChecksum) }
-        let content = Substring(body)
-        var parts = content.split(separator: ",", omittingEmptySubsequences: false)
-        let address = parts.removeFirst()
-        guard address.utf8.count == 5, address.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x5A }) else {
-            if address.first == "P" { return .ignored }
-            return .rejected(.garbage)
+        guard let star = line.lastIndex(of: UInt8(ascii: "*")) else { return .rejected(.truncated) }
+        let bodyStart = line.startIndex + 1
+        guard line.endIndex - star == 3, let high = hexValue(line[star + 1]), let low = hexValue(line[star + 2]) else {
+            return .rejected(.truncated)
         }
-        if address.first == "P" { return .ignored }
-        return .sentence(NMEASentence(talker: address.prefix(2), type: address.dropFirst(2), fields: parts))
+        var sum: UInt8 = 0
+        for byte in line[bodyStart..<star] { sum ^= byte }
+        guard sum == high << 4 | low else { return .rejected(.badChecksum) }
+        var fields: [NMEAField] = []
+        fields.reserveCapacity(20)
+        var fieldStart = bodyStart
+        for index in bodyStart..<star where line[index] == UInt8(ascii: ",") {
+            fields.append(line[fieldStart..<index])
+            fieldStart = index + 1
+        }
+        fields.append(line[fieldStart..<star])
+        let address = fields.removeFirst()
+        if address.first == UInt8(ascii: "P") { return .ignored }
+        guard address.count == 5, address.allSatisfy({ $0 >= 0x30 && $0 <= 0x5A }) else { return .rejected(.garbage) }
+        let typeStart = address.startIndex + 2
+        return .sentence(NMEASentence(
+            talker: String(decoding: address[..<typeStart], as: UTF8.self),
+            type: String(decoding: address[typeStart...], as: UTF8.self),
+            fields: fields
+        ))
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case 0x30...0x39: byte - 0x30
+        case 0x41...0x46: byte - 0x41 + 10
+        case 0x61...0x66: byte - 0x61 + 10
+        default: nil
+        }
     }
 }
 
-extension Substring {
-    func trimmingASCIIWhitespace() -> Substring {
-        var result = self
-        while let c = result.utf8.first, c == 0x20 || c == 0x09 || c == 0x0D || c == 0x0A || c == 0 { result = result.dropFirst() }
-        while let c = result.utf8.last, c == 0x20 || c == 0x09 || c == 0x0D || c == 0x0A || c == 0 { result = result.dropLast() }
-        return result
+extension ArraySlice<UInt8> {
+    /// The bytes without leading and trailing ASCII whitespace (space, tab, CR, LF, NUL).
+    var asciiTrimmed: ArraySlice<UInt8> {
+        var start = startIndex
+        var end = endIndex
+        while start < end, isASCIISpace(self[start]) { start += 1 }
+        while end > start, isASCIISpace(self[end - 1]) { end -= 1 }
+        return self[start..<end]
     }
 }

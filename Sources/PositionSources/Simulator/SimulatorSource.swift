@@ -22,23 +22,3 @@ public struct SimulatorSource: PositionSource {
         return FixIterator { simulator.next() }
     }
 }
-
-/// A fixed list of fixes as a position source (a track read with ``RecordedTrack/read(contentsOf:format:uere:logger:)``, say).
-public struct FixListSource: PositionSource {
-    /// The fixes, in the order they are yielded.
-    public let fixes: [Fix]
-    /// The rejections recorded when the fixes were read, if any were passed in.
-    public let rejections: RejectionCounter
-
-    /// Creates a source that yields `fixes` in order.
-    public init(fixes: [Fix], logger: Logger) {
-        self.fixes = fixes
-        rejections = RejectionCounter(source: "list", logger: logger)
-    }
-
-    /// Starts at the first fix.
-    public func makeAsyncIterator() -> FixIterator {
-        var remaining = fixes[...]
-        return FixIterator { remaining.popFirst() }
-    }
-}

@@ -11,8 +11,9 @@ import WhereaboutsCore
 /// | `gpx:PATH[?uere=M&replay=SPEED]` | ``GPXSource`` |
 /// | `sim:SCENARIO[?seed=N&lat=D&lon=D&interval=S&count=N&outliers=P&start=now|ISO8601&replay=SPEED]` | ``SimulatorSource`` |
 ///
-/// `SPEED` is `realtime`, `fast` or a factor like `10x` (see ``ReplaySpeed``). GPX and the
-/// simulator replay at `realtime` unless told otherwise; NMEA is read live unless `replay` is given.
+/// `SPEED` is `realtime`, `fast` or a factor like `10x` (see ``ReplaySpeed``). GPX, the simulator
+/// and NMEA logs in regular files replay at `realtime` unless told otherwise; NMEA from a device,
+/// a pipe or stdin is read live unless `replay` is given.
 public struct PositionSourceSpec: Sendable, Hashable, CustomStringConvertible {
     /// The kind of source and its options.
     public enum Kind: Sendable, Hashable {
@@ -22,13 +23,22 @@ public struct PositionSourceSpec: Sendable, Hashable, CustomStringConvertible {
         case nmea(NMEASource.Input, NMEAOptions)
         /// A GPX file.
         case gpx(path: String, GPXOptions)
-        /// The simulator; `startTime == nil` means "when the source is made".
+        /// The simulator; with `startsNow` the first fix is timed when the source is made.
         case simulator(SimulatorOptions, startsNow: Bool)
     }
 
+    /// The accepted forms in a few sentences, for a command's `--help` text.
+    public static let syntaxSummary = """
+        Where fixes come from: gpsd://HOST:PORT (default gpsd://localhost:2947), \
+        nmea:PATH for a file or serial device (nmea:- reads stdin; ?baud=4800 by default), \
+        gpx:PATH to replay a GPX track, or sim:SCENARIO for the simulator (walk, cycle, drive, still, mixed; \
+        ?seed=N&lat=D&lon=D). Recorded and simulated sources take ?replay=realtime, fast or a factor such as 10x.
+        """
+
     /// What source to make.
     public var kind: Kind
-    /// How fast to replay recorded data, or `nil` to read it live (gpsd, a serial NMEA device).
+    /// How fast to replay recorded data, or `nil` to read it live (gpsd, a serial NMEA device); an
+    /// NMEA path without `replay` that turns out to be a regular file replays at real time.
     public var replay: ReplaySpeed?
     /// The text this was parsed from.
     public let description: String
@@ -129,9 +139,18 @@ public struct PositionSourceSpec: Sendable, Hashable, CustomStringConvertible {
             if startsNow { options.startTime = Date() }
             base = AnyPositionSource(SimulatorSource(options: options, logger: logger))
         }
-        guard let replay else { return (base, WallFixClock()) }
+        guard let replay = replay ?? defaultReplay else { return (base, WallFixClock()) }
         let replaying = ReplaySource(base, speed: replay)
         return (AnyPositionSource(replaying), replaying.clock)
+    }
+
+    /// A recorded NMEA log in a regular file replays at real time unless told otherwise; devices,
+    /// pipes and stdin are live.
+    private var defaultReplay: ReplaySpeed? {
+        guard case let .nmea(.path(path), _) = kind,
+              let type = try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType,
+              type == .typeRegular else { return nil }
+        return .realTime
     }
 
     // MARK: - Parsing helpers

@@ -40,7 +40,9 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
             self.fitTolerance = fitTolerance
         }
 
-        /// The default `maxSilence`: 120 seconds.
+        /// The default `maxSilence`: 120 seconds. Only a message that carries a velocity puts a
+        /// prediction in force, so only moving devices pay for it (held positions cost no `T`
+        /// reports).
         public static let defaultMaxSilence = 120
 
         /// Checks that every parameter is in range.
@@ -52,6 +54,11 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
             try requirePositive(fitTolerance, "fit-tolerance")
         }
     }
+
+    /// The looser band (as a fraction of `epsilon`) that breaks ties between candidate velocities
+    /// that explain the recent fixes equally long within `fitTolerance`: 0.5 (measured best on
+    /// the shared traces and the simulator's scenarios; see BENCHMARKS.md).
+    public static let looseFitTolerance = 0.5
 
     /// How many recent fixes the policy remembers for its velocity fit.
     public static let historyCapacity = 256
@@ -97,6 +104,7 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
             origin: origin,
             tst: fix.time.timeIntervalSince1970.rounded(.down),
             tolerance: parameters.fitTolerance * parameters.epsilon,
+            looseTolerance: Self.looseFitTolerance * parameters.epsilon,
             stationarySpeed: parameters.stationarySpeed,
             measured: fix.measuredVelocity
         )

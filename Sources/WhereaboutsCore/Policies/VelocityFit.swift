@@ -9,10 +9,12 @@ import Foundation
 /// least-squares fits of a straight line through the sent position over the last 2, 4, 8, 16,
 /// 32, 64 and 128 seconds, and the velocity the receiver measured (speed and course), when it gave
 /// one. Each is scored by how far back in time every fix stays within `tolerance` metres of its
-/// line; zero velocity (hold) competes too and wins ties against the fitted candidates, so a
-/// device that has been standing still keeps holding, while the receiver's measured velocity wins
-/// ties against everything (it is right even without history, such as at the first fix).
-/// Candidates slower than `stationarySpeed` are not sent.
+/// line. On sparse or noisy tracks many candidates explain the same few fixes; such ties go to the
+/// one that stays within a looser band (`looseTolerance`, half of epsilon) further back, a sign
+/// of the motion that has lasted. Zero velocity (hold) competes too and wins remaining ties
+/// against the fitted candidates, so a device that has been standing still keeps holding, while
+/// the receiver's measured velocity wins ties against everything (it is right even without
+/// history, such as at the first fix). Candidates slower than `stationarySpeed` are not sent.
 enum VelocityFit {
     /// The least-squares windows in seconds.
     static let windows: [Double] = [2, 4, 8, 16, 32, 64, 128]
@@ -24,25 +26,39 @@ enum VelocityFit {
     }
 
     /// The chosen velocity, or `nil` for hold.
+    ///
+    /// A candidate beats the leader by explaining the past for longer within `tolerance`; on a
+    /// tie, by explaining it for longer within `looseTolerance` (computed only for ties, so the
+    /// usual cost is one pass per candidate).
     static func choose(
-        history: FixHistory, origin: Coordinate, tst: Double, tolerance: Double,
+        history: FixHistory, origin: Coordinate, tst: Double, tolerance: Double, looseTolerance: Double,
         stationarySpeed: Double, measured: Velocity?
     ) -> Velocity? {
         let points = recentPoints(history: history, origin: origin, tst: tst)
-        var best: Velocity? = nil
+        var best = Velocity.zero
         var bestSpan = span(of: .zero, points: points, tolerance: tolerance)
-        for candidate in candidates(points: points) where candidate.speed >= stationarySpeed {
+        var bestLooseSpan: Double? = nil
+        func challenge(_ candidate: Velocity, winsTies: Bool) {
             let candidateSpan = span(of: candidate, points: points, tolerance: tolerance)
-            if candidateSpan > bestSpan {
-                best = candidate
-                bestSpan = candidateSpan
+            var candidateLooseSpan: Double? = nil
+            if candidateSpan < bestSpan { return }
+            if candidateSpan == bestSpan {
+                let leader = bestLooseSpan ?? span(of: best, points: points, tolerance: looseTolerance)
+                bestLooseSpan = leader
+                let loose = span(of: candidate, points: points, tolerance: looseTolerance)
+                if loose < leader || (loose == leader && !winsTies) { return }
+                candidateLooseSpan = loose
             }
+            best = candidate
+            bestSpan = candidateSpan
+            bestLooseSpan = candidateLooseSpan
+        }
+        for candidate in candidates(points: points) where candidate.speed >= stationarySpeed {
+            challenge(candidate, winsTies: false)
         }
         // The receiver's own measurement (Doppler) wins ties: it needs no history to be right.
-        if let measured, measured.speed >= stationarySpeed, span(of: measured, points: points, tolerance: tolerance) >= bestSpan {
-            best = measured
-        }
-        return best
+        if let measured, measured.speed >= stationarySpeed { challenge(measured, winsTies: true) }
+        return best == .zero ? nil : best
     }
 
     /// The remembered fixes of the last `windows.last` seconds, newest first, in the sent frame.

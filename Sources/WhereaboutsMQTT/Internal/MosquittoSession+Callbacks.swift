@@ -33,9 +33,21 @@ extension MosquittoSession {
                     topic: String(cString: topic), payload: payload,
                     qos: QoS(rawValue: Int(message.qos)) ?? .atMostOnce, retained: message.retain))
         }
-        mosquitto_log_callback_set(handle) { _, userdata, level, text in
-            guard let text else { return }
-            session(userdata).didLog(level: level, String(cString: text))
+        setLibraryLogging(true)
+    }
+
+    /// Turns libmosquitto's log callback on or off. libmosquitto formats a log line for every
+    /// packet while a callback is set, which costs real throughput, so the session keeps it on
+    /// only while connecting (where it carries the TLS error details) unless the logger wants
+    /// trace output. Called on the session thread, or before it starts.
+    func setLibraryLogging(_ enabled: Bool) {
+        if enabled || logger.logLevel <= .trace {
+            mosquitto_log_callback_set(handle) { _, userdata, level, text in
+                guard let text else { return }
+                session(userdata).didLog(level: level, text)
+            }
+        } else {
+            mosquitto_log_callback_set(handle, nil)
         }
     }
 
@@ -49,6 +61,7 @@ extension MosquittoSession {
             logger.info("MQTT broker refused the connection", metadata: ["whereabouts.mqtt.error": "\(refused)"])
             return
         }
+        setLibraryLogging(false)
         lock.lock()
         isConnected = true
         everConnected = true
@@ -88,12 +101,13 @@ extension MosquittoSession {
         waiter?.continuation.resume(returning: ack)
     }
 
-    private func didLog(level: Int32, _ text: String) {
+    private func didLog(level: Int32, _ text: UnsafePointer<CChar>) {
         if level & (MOSQ_LOG_ERR | MOSQ_LOG_WARNING) != 0 {
+            let message = String(cString: text)
             lock.lock()
-            lastLibraryError = text
+            lastLibraryError = message
             lock.unlock()
         }
-        logger.trace("libmosquitto: \(text)")
+        if logger.logLevel <= .trace { logger.trace("libmosquitto: \(String(cString: text))") }
     }
 }

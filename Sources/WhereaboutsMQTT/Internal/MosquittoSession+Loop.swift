@@ -55,6 +55,7 @@ extension MosquittoSession {
     /// when stopped on request) and whether the broker had accepted it.
     private func connectAndDrive() -> (MQTTError?, Bool) {
         takeHandleExclusively(closing: false)
+        setLibraryLogging(true)
         lock.lock()
         refusal = nil
         lastLibraryError = nil

@@ -35,7 +35,7 @@ extension MosquittoSession {
     /// and the session lock is never held across the C call.
     func perform(
         _ operation: MQTTOperation, timeout: Duration, stillQueuedOnGiveUp: Bool, subject: String,
-        _ call: @escaping (OpaquePointer, UnsafeMutablePointer<Int32>) -> Int32
+        _ call: (OpaquePointer, UnsafeMutablePointer<Int32>) -> Int32
     ) async throws -> Ack {
         let token = OperationToken()
         return try await withTaskCancellationHandler {
@@ -60,13 +60,26 @@ extension MosquittoSession {
             continuation.resume(throwing: CancellationError())
             return
         }
+        // Two lock sections per operation: enter (count the C call, so the handle is neither
+        // reconnected nor destroyed under it) and leave (register the waiter or claim an early
+        // acknowledgement). The lock is not held during the C call.
         lock.lock()
+        guard !closed && !handleBusy,
+            isConnected || operation != .publish || configuration.queuesWhileDisconnected
+        else {
+            lock.unlock()
+            continuation.resume(throwing: MQTTError.notConnected(mayStillBeDelivered: false))
+            return
+        }
+        activeCalls += 1
         acks.beginCall()
         lock.unlock()
         var mid: Int32 = 0
-        let rc = withHandle { handle in call(handle, &mid) }
+        let rc: Int32? = call(handle, &mid)
 
         lock.lock()
+        activeCalls -= 1
+        if activeCalls == 0 && handleBusy { lock.broadcast() }
         var outcome: Result<Ack, any Error>?
         if rc == MosquittoCode.success {
             let waiter = AckTable.Waiter(

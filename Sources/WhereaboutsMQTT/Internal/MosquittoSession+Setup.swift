@@ -69,10 +69,20 @@ extension MosquittoSession {
 enum MosquittoLibrary {
     private static let initialized: Bool = {
         mosquitto_lib_init()
+        // Over TLS, libmosquitto writes through OpenSSL's socket BIO, which uses write() without
+        // MSG_NOSIGNAL: a broker that went away would kill the process with SIGPIPE instead of
+        // failing the write. Ignore SIGPIPE, unless the program installed its own handler.
+        #if os(Linux)
+        var current = sigaction()
+        if sigaction(SIGPIPE, nil, &current) == 0 && current.__sigaction_handler.sa_handler == nil {
+            signal(SIGPIPE, SIG_IGN)
+        }
+        #endif
         return true
     }()
 
     /// Calls `mosquitto_lib_init` exactly once per process (Swift runs a static initialiser once,
-    /// thread-safely). `mosquitto_lib_cleanup` is never called: handles may outlive any caller.
+    /// thread-safely) and ignores SIGPIPE if it has its default action. `mosquitto_lib_cleanup`
+    /// is never called: handles may outlive any caller.
     static func initializeOnce() { _ = initialized }
 }

@@ -8,8 +8,8 @@ import Logging
 /// Threads: the session's own thread makes every blocking call (connect, which may wait on DNS,
 /// and `mosquitto_loop`) and receives every callback. Other threads only make libmosquitto's
 /// non-blocking, thread-safe calls (publish, subscribe, unsubscribe, disconnect) through
-/// `withHandle`, which counts them in `activeCalls` so that the handle is neither reconnected
-/// nor destroyed under them.
+/// `start(_:...)` (`MosquittoSession+Operations.swift`), which counts them in `activeCalls` so that
+/// the handle is neither reconnected nor destroyed under them.
 ///
 /// Lifetime: the thread's closure holds a strong reference to the session until after
 /// `mosquitto_destroy`, so the unretained userdata pointer that callbacks receive is valid
@@ -19,7 +19,7 @@ import Logging
 /// with libmosquitto's internal mutexes held) take `lock` only briefly, so there is no cycle.
 final class MosquittoSession: @unchecked Sendable {
     // @unchecked Sendable: every `var` below is read and written only with `lock` held;
-    // `handle` is immutable and used only on the session thread or inside `withHandle`.
+    // `handle` is immutable and used only on the session thread or by a C call counted in `activeCalls`.
     let configuration: MQTTConfiguration
     let logger: Logger
     let hub: ClientHub
@@ -89,24 +89,7 @@ final class MosquittoSession: @unchecked Sendable {
 
     // MARK: Handle access from other threads
 
-    /// Runs `body` with the handle unless it is being connected or destroyed; returns `nil` then.
-    func withHandle<T>(_ body: (OpaquePointer) -> T) -> T? {
-        lock.lock()
-        guard !closed && !handleBusy else {
-            lock.unlock()
-            return nil
-        }
-        activeCalls += 1
-        lock.unlock()
-        let result = body(handle)
-        lock.lock()
-        activeCalls -= 1
-        if activeCalls == 0 { lock.broadcast() }
-        lock.unlock()
-        return result
-    }
-
-    /// Waits (on the session thread) until no other thread is inside `withHandle`.
+    /// Waits (on the session thread) until no other thread is inside a counted C call.
     func takeHandleExclusively(closing: Bool) {
         lock.lock()
         handleBusy = true

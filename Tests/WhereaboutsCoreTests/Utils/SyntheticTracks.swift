@@ -44,4 +44,19 @@ enum SyntheticTracks {
         }
         return fixes
     }
+
+    /// Stop and go: 30 s driving east at 12 m/s, 30 s standing, with 4 m of GPS noise, for 20
+    /// minutes (20 starts and 20 stops).
+    static func stopAndGo(seed: UInt64) -> [Fix] {
+        var state = seed
+        func random() -> Double {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Double(state >> 11) / Double(1 << 53)
+        }
+        var east = 0.0
+        return (0..<1_200).map { second in
+            if (second / 30) % 2 == 0 { east += 12 }
+            return fix(Double(second), east: east + 4 * (random() - 0.5), north: 4 * (random() - 0.5))
+        }
+    }
 }

@@ -1,0 +1,52 @@
+import ArgumentParser
+
+import Foundation
+
+/// The exit status of a Whereabouts command whose command line (or config file) was invalid.
+///
+/// Whereabouts follows the common Unix convention (`grep`, `curl`, `mosquitto_sub`) of exit status
+/// 2 for usage errors, so that scripts and systemd can tell "fix the configuration" from a runtime
+/// failure (status 1). ArgumentParser would otherwise use `EX_USAGE` (64).
+public let usageErrorExitStatus: Int32 = 2
+
+extension ParsableCommand {
+    /// Parses the process's arguments and runs the chosen command, like ArgumentParser's `main()`,
+    /// except that an invalid command line exits with ``usageErrorExitStatus`` after printing the
+    /// error and the usage.
+    public static func mainWithUsageExitStatus() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            exitReporting(error)
+        }
+    }
+
+    /// Exits the process for `error`: status 2 for an invalid command line, ArgumentParser's
+    /// status otherwise (0 for `--help` and `--version`).
+    static func exitReporting(_ error: any Error) -> Never {
+        if exitCode(for: error) == .validationFailure {
+            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            exit(withError: ExitCode(usageErrorExitStatus))
+        }
+        exit(withError: error)
+    }
+}
+
+extension AsyncParsableCommand {
+    /// Parses the process's arguments and runs the chosen command, like ArgumentParser's `main()`,
+    /// except that an invalid command line exits with ``usageErrorExitStatus`` after printing the
+    /// error and the usage.
+    public static func mainWithUsageExitStatus() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exitReporting(error)
+        }
+    }
+}
