@@ -15,10 +15,11 @@ struct PublisherIntegrationTests {
     static let busyPolicy = ["--policy", "interval", "--interval", "2"]
 
     /// The publisher's arguments for a replay of the drive fixture.
-    func arguments(broker: Broker, outbox: URL, speed: String = "max", policy: [String] = Self.policy) -> [String] {
+    func arguments(broker: Broker, outbox: URL, speed: String = "max", policy: [String] = Self.policy, powerSupply: URL? = nil) -> [String] {
         ["--source", "gpx:\(Self.track)", "--replay-speed", speed, "--user", "Alice", "--device", "Phone", "--tid", "al",
          "--broker", "mqtt://\(broker.host):\(broker.port)", "--outbox", outbox.path, "--log-level", "debug",
-         "--power-supply-path", outbox.deletingLastPathComponent().appendingPathComponent("no-sysfs").path]
+         "--power-supply-path", (powerSupply ?? outbox.deletingLastPathComponent().appendingPathComponent("no-sysfs")).path,
+         "--battery-interval", "1"]
             + policy
     }
 
@@ -131,13 +132,21 @@ struct PublisherIntegrationTests {
         await broker.stop()
     }
 
-    @Test("A malformed command on /cmd is rejected with a log line and changes nothing")
+    @Test("A malformed command on /cmd is rejected with a log line and changes nothing; signals, commands and the battery switch profiles")
     func malformedCommand() async throws {
         let broker = try await Broker.start()
         let dir = try TestPaths.makeTemporaryDirectory(prefix: "pub-cmd")
+        // A fake /sys/class/power_supply: one battery at 50 %, unplugged.
+        let sysfs = dir.appendingPathComponent("power_supply")
+        let battery = sysfs.appendingPathComponent("BAT0")
+        try FileManager.default.createDirectory(at: battery, withIntermediateDirectories: true)
+        for (name, value) in [("type", "Battery"), ("capacity", "50"), ("status", "Discharging")] {
+            try (value + "\n").write(to: battery.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
         let recorder = try await Recorder(broker: broker)
-        let pub = try PublisherProcess(arguments: arguments(broker: broker, outbox: dir.appendingPathComponent("o.sqlite"), speed: "1"),
-                                       logFile: dir.appendingPathComponent("pub.log"))
+        let pub = try PublisherProcess(
+            arguments: arguments(broker: broker, outbox: dir.appendingPathComponent("o.sqlite"), speed: "1", powerSupply: sysfs),
+            logFile: dir.appendingPathComponent("pub.log"))
         try await recorder.waitUntil("online presence and a first location") { messages in
             messages.contains { $0.topic == Self.topic + "/presence" && $0.payloadString?.contains("online") == true }
                 && messages.contains { $0.topic == Self.topic }
@@ -147,19 +156,27 @@ struct PublisherIntegrationTests {
         try await commander.connect()
         try await commander.publish(to: Self.topic + "/cmd", payload: #"{"_type":"cmd","action":"setProfile","profile":"turbo"}"#)
         try await commander.publish(to: Self.topic + "/cmd", payload: "{not json")
-        try await pub.waitForLog("Command rejected.")
+        try await pub.waitForLogCount("Command rejected.", atLeast: 2)
         #expect(pub.log.contains("turbo"), "the log line names what was wrong")
         #expect(!pub.log.contains("Profile switched."))
-        // Still active: a reportLocation answers at once with trigger m and monitoring mode 2.
+        // Still active: a reportLocation answers at once with trigger m, monitoring mode 2 and the battery.
         try await commander.publish(to: Self.topic + "/cmd", payload: #"{"_type":"cmd","action":"reportLocation"}"#)
         try await recorder.waitUntil("the requested report") { messages in
             messages.contains { ($0.payloadString ?? "").contains(#""t":"m""#) }
         }
         let requested = recorder.locations(on: Self.topic).map(\.message).first { $0.t == "m" }
         #expect(requested?.m == 2)
-        // A valid command does switch, and SIGTERM shuts down cleanly with offline presence.
-        try await commander.publish(to: Self.topic + "/cmd", payload: #"{"_type":"cmd","action":"setConfiguration","configuration":{"monitoring":1}}"#)
-        try await pub.waitForLog("Profile switched.")
+        #expect(requested?.batt == 50 && requested?.bs == 1)
+        // SIGUSR1 selects significant, a setConfiguration with monitoring 2 active again.
+        pub.signal(SIGUSR1)
+        try await pub.waitForLog("whereabouts.reason=SIGUSR1")
+        try await commander.publish(to: Self.topic + "/cmd", payload: #"{"_type":"cmd","action":"setConfiguration","configuration":{"monitoring":2}}"#)
+        try await pub.waitForLogCount("Profile switched.", atLeast: 2)
+        #expect(pub.log.contains("whereabouts.reason=command"))
+        // The battery drops to 10 %: significant is forced.
+        try "10\n".write(to: battery.appendingPathComponent("capacity"), atomically: true, encoding: .utf8)
+        try await pub.waitForLog("Battery low.")
+        try await pub.waitForLog("whereabouts.reason=battery")
         await commander.disconnect()
         pub.signal(SIGTERM)
         #expect(try await pub.waitForExit(timeout: .seconds(20)) == 0)
