@@ -213,7 +213,11 @@ let package = Package(
         ),
         .testTarget(
             name: "OutboxTests",
-            dependencies: ["Outbox", "WhereaboutsCore", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "Outbox", "WhereaboutsCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "PublisherTests",

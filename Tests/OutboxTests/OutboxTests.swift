@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Logging
 import Testing
 @testable import Outbox
@@ -91,13 +92,8 @@ struct OutboxTests {
     func foreignDatabase() throws {
         let dir = try TemporaryDirectory()
         let path = dir.path("other.sqlite")
-        let sqlite = Process()
-        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        sqlite.arguments = ["python3", "-c",
-            "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('create table notes(x)'); c.commit()", path]
-        try sqlite.run()
-        sqlite.waitUntilExit()
-        try #require(sqlite.terminationStatus == 0)
+        // Another program's database: a table of its own, no application id.
+        try DatabaseQueue(path: path).write { db in try db.execute(sql: "CREATE TABLE notes (x)") }
         do {
             _ = try Outbox(path: path, logger: logger)
             Issue.record("opening a foreign database succeeded")

@@ -1,5 +1,8 @@
 import CoreMetrics
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import Prometheus
 import Testing
@@ -9,25 +12,31 @@ import Testing
 struct MetricsServerTests {
     /// Sends a raw HTTP request over a real TCP connection and returns the whole response.
     private func request(port: Int, _ text: String) async throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", """
-            import socket,sys
-            s=socket.create_connection(('127.0.0.1',int(sys.argv[1])),timeout=5)
-            s.sendall(sys.argv[2].encode())
-            out=b''
-            while True:
-                b=s.recv(65536)
-                if not b: break
-                out+=b
-            sys.stdout.write(out.decode())
-            """, "\(port)", text]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        try await Task.detached {
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard fd >= 0 else { throw POSIXError(.EIO) }
+            defer { close(fd) }
+            var timeout = timeval(tv_sec: 5, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+            let bytes = Array(text.utf8)
+            _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+            var response: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                if n <= 0 { break }
+                response += buffer[0..<n]
+            }
+            return String(decoding: response, as: UTF8.self)
+        }.value
     }
 
     @Test("GET /metrics serves the counters in Prometheus text format; other paths are 404")
