@@ -75,10 +75,6 @@ public struct OutboxDrainer: Service {
                 _ = await connection.waitUntilConnected(timeout: remaining(until: deadline(), atMost: .seconds(5)))
                 continue
             }
-            if failing {
-                failing = false
-                logger.info("Publishing again.", metadata: ["whereabouts.outbox.depth": "\(outbox.depth)"])
-            }
             let newest = try await outbox.newestID() ?? entries[entries.count - 1].id
             var acknowledged: [Int64] = []
             for entry in entries {
@@ -93,13 +89,18 @@ public struct OutboxDrainer: Service {
                         timeout: settings.publishTimeout)
                     metrics.acknowledged.increment()
                     acknowledged.append(entry.id)
+                    if failing {
+                        failing = false
+                        logger.info("Publishing again.", metadata: ["whereabouts.outbox.depth": "\(outbox.depth)"])
+                    }
                 } catch {
                     metrics.publishFailures.increment()
                     retried.insert(entry.id)
-                    failing = true
-                    logger.warning("Publish failed; the report stays in the outbox.", metadata: [
+                    // One warning per run of failures; the retries after it log at debug level.
+                    logger.log(level: failing ? .debug : .warning, "Publish failed; the report stays in the outbox.", metadata: [
                         "whereabouts.error": "\(error)", "whereabouts.outbox.depth": "\(outbox.depth)",
                     ])
+                    failing = true
                     break
                 }
             }
