@@ -95,6 +95,27 @@ struct PublisherIntegrationTests {
         await broker.stop()
     }
 
+    @Test("SIGTERM with the broker unreachable: drains for --drain-timeout, keeps the backlog, exits 0")
+    func drainTimeout() async throws {
+        let dir = try TestPaths.makeTemporaryDirectory(prefix: "pub-drain")
+        let outbox = dir.appendingPathComponent("o.sqlite")
+        let closedPort = try FreePort.find()
+        let pub = try PublisherProcess(arguments: [
+            "--source", "gpx:\(Self.track)", "--replay-speed", "max", "--user", "alice", "--device", "phone",
+            "--broker", "mqtt://127.0.0.1:\(closedPort)", "--outbox", outbox.path, "--drain-timeout", "1",
+            "--power-supply-path", dir.path] + Self.policy, logFile: dir.appendingPathComponent("pub.log"))
+        // The replay ends, but with nowhere to publish the process waits with a full outbox.
+        try await pub.waitForLog("The position source ended")
+        #expect(pub.process.isRunning, "a finished source does not end the process while reports wait")
+        let started = ContinuousClock.now
+        pub.signal(SIGTERM)
+        #expect(try await pub.waitForExit(timeout: .seconds(15)) == 0)
+        #expect(ContinuousClock.now - started < .seconds(8), "the drain timeout bounds the shutdown")
+        #expect(pub.log.contains("Drain timeout reached"))
+        let left = try Outbox(path: outbox.path, logger: Logger(label: "test"))
+        #expect(left.depth > 5, "the backlog stays for the next start")
+    }
+
     /// Every tst the publisher logged as committed.
     static func committedTSTs(in log: String) -> Set<Int> {
         Set(log.split(separator: "\n").filter { $0.contains("Report committed.") }.compactMap { line in
