@@ -17,8 +17,8 @@ public enum Password {
             } catch {
                 throw .unreadable(path: file, reason: error.localizedDescription)
             }
-            let first = text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
-            let password = first.hasSuffix("\r") ? String(first.dropLast()) : first
+            // "\r\n" is one Character in Swift, so split on any newline, not on "\n".
+            let password = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).first.map(String.init) ?? ""
             guard !password.isEmpty else { throw .empty(path: file) }
             return password
         }
