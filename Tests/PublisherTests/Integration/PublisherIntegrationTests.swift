@@ -91,6 +91,11 @@ struct PublisherIntegrationTests {
         let arrived = Set(recorder.locations(on: Self.topic).map(\.message.tst))
         #expect(committed.subtracting(arrived).isEmpty)
         #expect((arrived.max() ?? 0) >= 1_700_000_200, "the replays reached the end of the track")
+        // The killed connections' wills: OwnTracks' LWT on the base topic (never retained) and offline presence.
+        let wills = recorder.messages.filter { $0.topic == Self.topic && ($0.payloadString ?? "").contains(#""_type":"lwt""#) }
+        #expect(!wills.isEmpty, "a killed publisher's LWT arrives")
+        #expect(wills.allSatisfy { !$0.retained })
+        #expect(recorder.messages.contains { $0.topic == Self.topic + "/presence" && ($0.payloadString ?? "").contains("offline") })
         await recorder.stop()
         await broker.stop()
     }
