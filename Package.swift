@@ -26,6 +26,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.0.0"),
     ],
@@ -99,6 +102,33 @@ let package = Package(
         ),
         .target(name: "EvalKit", dependencies: ["WhereaboutsCore"]),
 
+        // MARK: Outbox: the publisher's durable FIFO of reports (SQLite through GRDB).
+        .target(
+            name: "Outbox",
+            dependencies: [
+                "WhereaboutsCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // MARK: Publisher: source -> filters -> policy -> outbox -> MQTT, as lifecycle services.
+        .target(
+            name: "Publisher",
+            dependencies: [
+                "WhereaboutsCore",
+                "PositionSources",
+                "WhereaboutsMQTT",
+                "Outbox",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+
         // MARK: Command-line conventions shared by the executables.
         .target(
             name: "CommandLineSupport",
@@ -110,7 +140,11 @@ let package = Package(
             name: "whereabouts-pub",
             dependencies: [
                 "WhereaboutsCore",
+                "Publisher",
+                "PolicyOptions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(
@@ -255,6 +289,35 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
+        ),
+        .testTarget(
+            name: "OutboxTests",
+            dependencies: [
+                "Outbox", "WhereaboutsCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "PublisherTests",
+            dependencies: [
+                "Publisher", "Outbox", "WhereaboutsCore", "WhereaboutsMQTT", "WhereaboutsTestSupport",
+                "whereabouts-pub", "whereabouts-eval",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
+        ),
+
+        // MARK: Benchmarks (programs, not timed tests).
+        .executableTarget(
+            name: "PublisherBenchmark",
+            dependencies: [
+                "Outbox", "Publisher", "WhereaboutsCore", "CMosquittoBaseline", "WhereaboutsTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/PublisherBenchmark"
         ),
     ]
 )

@@ -1,4 +1,8 @@
 import ArgumentParser
+import Foundation
+import Logging
+import PolicyOptions
+import Publisher
 
 /// `whereabouts-pub`: reads a position source and publishes the fixes that matter over MQTT.
 @main
@@ -6,10 +10,58 @@ struct WhereaboutsPub: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "whereabouts-pub",
         abstract: "Publish the positions of this device to an MQTT broker, OwnTracks-compatible.",
+        discussion: """
+            Fixes from the source pass the rejection filters and the reporting policy; every report \
+            is committed to a durable SQLite outbox before it is published, and deleted only when \
+            the broker acknowledged it, so no report is lost to a crash, a kill -9 or an outage. \
+            SIGTERM or SIGINT drains the outbox (up to --drain-timeout) and disconnects cleanly; \
+            SIGUSR1 switches to the significant profile and SIGUSR2 back to active. \
+            See docs/publisher.md.
+            """,
         version: "0.1.0"
     )
 
+    @OptionGroup(title: "Source") var source: SourceOptions
+    @OptionGroup(title: "Identity") var identity: IdentityOptions
+    @OptionGroup(title: "Broker") var broker: BrokerOptions
+    @OptionGroup(title: "Daemon") var daemon: DaemonOptions
+    @OptionGroup(title: "Policy and filters (the same flags as whereabouts-eval)") var policy: PolicyOptions
+
+    func validate() throws {
+        _ = try resolve()
+    }
+
     func run() async throws {
-        throw CleanExit.message("whereabouts-pub is not implemented yet.")
+        let launch = try resolve()
+        LoggingSystem.bootstrap(StreamLogHandler.standardError)
+        var logger = Logger(label: "whereabouts-pub")
+        logger.logLevel = launch.logLevel
+        do {
+            try await PublisherApp(launch: launch, logger: logger).run()
+        } catch {
+            logger.critical("Stopped: \(error)")
+            throw ExitCode.failure
+        }
+    }
+
+    /// Reads the config file (if any), then parses it followed by the command line, so flags win;
+    /// a bad command line or config file exits with code 2 and a message naming the problem.
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        do {
+            let expanded = try ConfigArguments.expand(arguments, keys: ConfigKeys.all)
+            var command = try parseAsRoot(expanded)
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(2)
+            }
+            exit(withError: error)
+        }
     }
 }

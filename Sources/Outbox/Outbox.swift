@@ -1,0 +1,227 @@
+import Foundation
+import GRDB
+import Logging
+import Synchronization
+
+/// The publisher's durable FIFO of reports, in one SQLite file.
+///
+/// Promises:
+/// - ``append(topic:payload:tst:createdAt:)`` returns only after the entry is committed with
+///   `synchronous=FULL` in WAL mode, so it survives a crash, a kill -9 and a power loss.
+/// - Entries come back from ``oldest(limit:)`` in the order they were appended, across restarts.
+/// - An entry leaves only through ``remove(ids:)`` (the broker acknowledged it) or through the cap:
+///   when an append would exceed ``maxEntries``, the oldest entries are deleted in the same
+///   transaction, logged at warning level and counted in the result.
+///
+/// The outbox is the only owner of its file: one GRDB `DatabaseQueue` serialises every access on
+/// GRDB's own dispatch queue, never on the Swift cooperative pool.
+public final class Outbox: Sendable {
+    /// The outbox file.
+    public let path: String
+    /// The most entries kept; the oldest go first when an append would exceed it.
+    public let maxEntries: Int
+
+    private let queue: DatabaseQueue
+    private let logger: Logger
+    /// Entries in the table. Changed only inside the queue's serialised write closures; the mutex
+    /// lets readers outside the queue see it.
+    private let depthCache: DepthCache
+
+    /// The application id stamped into the file (`PRAGMA application_id`): "WHAB".
+    public static let applicationID: Int32 = 0x5748_4142
+    /// The schema version this code writes (`PRAGMA user_version`).
+    public static let schemaVersion = 1
+    /// The default cap, in entries.
+    public static let defaultMaxEntries = 100_000
+
+    /// Opens the outbox at `path`, creating the file and its folder when missing.
+    ///
+    /// - Throws: ``OutboxError`` when the file is not an SQLite database, belongs to another
+    ///   program, has a newer schema, or cannot be created.
+    public init(path: String, maxEntries: Int = Outbox.defaultMaxEntries, logger: Logger) throws(OutboxError) {
+        guard maxEntries >= 1 else { throw .invalidCap(maxEntries) }
+        self.path = path
+        self.maxEntries = maxEntries
+        self.logger = logger
+        let folder = (path as NSString).deletingLastPathComponent
+        if !folder.isEmpty {
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw .cannotCreateDirectory(path: folder, reason: error.localizedDescription)
+            }
+        }
+        var configuration = Configuration()
+        configuration.label = "whereabouts.outbox"
+        // WAL: a commit appends to the log instead of rewriting pages, and readers never block it.
+        configuration.journalMode = .wal
+        configuration.prepareDatabase { db in
+            // FULL in WAL mode fsyncs the log at every commit. NORMAL would survive a crash or a
+            // kill -9 (the log is in the OS page cache) but could lose the last commits on power
+            // loss, which a field device without a UPS sees routinely; the spec promises a reported
+            // fix survives a reboot, so every commit is made durable before MQTT sees the message.
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+        }
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            let depth = try queue.write { db in try Self.prepareSchema(db, path: path) }
+            self.queue = queue
+            self.depthCache = DepthCache(depth)
+        } catch let error as OutboxError {
+            throw error
+        } catch {
+            throw Self.translate(error, path: path)
+        }
+        logger.info("Outbox opened.", metadata: [
+            "whereabouts.outbox.path": "\(path)", "whereabouts.outbox.depth": "\(depth)",
+        ])
+    }
+
+    /// Entries waiting, as of the last committed change.
+    public var depth: Int { depthCache.withLock { $0 } }
+
+    /// Commits one entry and returns its id, dropping the oldest entries first if the cap is reached.
+    ///
+    /// Returns after the transaction is durable.
+    public func append(topic: String, payload: Data, tst: Int, createdAt: Date = Date()) async throws(OutboxError) -> OutboxAppendResult {
+        let cap = maxEntries
+        let cache = depthCache
+        let result = try await perform { db in
+            let before = cache.withLock { $0 }
+            var dropped = 0
+            if before >= cap {
+                dropped = before - cap + 1
+                try db.execute(
+                    sql: "DELETE FROM report WHERE id IN (SELECT id FROM report ORDER BY id LIMIT ?)",
+                    arguments: [dropped])
+                dropped = db.changesCount
+            }
+            try db.execute(
+                sql: "INSERT INTO report (topic, payload, tst, created_at) VALUES (?, ?, ?, ?)",
+                arguments: [topic, payload, tst, createdAt.timeIntervalSince1970])
+            try db.execute(sql: "UPDATE progress SET newest_tst = max(newest_tst, ?)", arguments: [tst])
+            let id = db.lastInsertedRowID
+            let depth = before - dropped + 1
+            cache.withLock { $0 = depth }
+            return OutboxAppendResult(id: id, dropped: dropped, depth: depth)
+        }
+        if result.dropped > 0 {
+            logger.warning("Outbox full: dropped the oldest reports.", metadata: [
+                "whereabouts.outbox.dropped": "\(result.dropped)", "whereabouts.outbox.cap": "\(cap)",
+            ])
+        }
+        return result
+    }
+
+    /// The oldest `limit` entries, oldest first.
+    public func oldest(limit: Int) async throws(OutboxError) -> [OutboxEntry] {
+        try await perform { db in
+            try Row.fetchAll(
+                db, sql: "SELECT id, topic, payload, tst, created_at FROM report ORDER BY id LIMIT ?",
+                arguments: [limit]
+            ).map(Self.entry(from:))
+        }
+    }
+
+    /// The id of the newest entry, or `nil` when the outbox is empty.
+    public func newestID() async throws(OutboxError) -> Int64? {
+        try await perform { db in try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM report") }
+    }
+
+    /// The largest `tst` ever committed to this outbox (whether or not it was sent since), or `nil`
+    /// when nothing was ever committed. A replayed recording resumes after it.
+    public func newestCommittedTST() async throws(OutboxError) -> Int? {
+        try await perform { db in
+            let value = try Int.fetchOne(db, sql: "SELECT newest_tst FROM progress") ?? Int.min
+            return value == Int.min ? nil : value
+        }
+    }
+
+    /// Deletes the entries with these ids (the broker acknowledged them). Unknown ids are ignored.
+    ///
+    /// Returns how many entries were deleted.
+    @discardableResult
+    public func remove(ids: [Int64]) async throws(OutboxError) -> Int {
+        guard !ids.isEmpty else { return 0 }
+        let cache = depthCache
+        return try await perform { db in
+            let marks = Array(repeating: "?", count: ids.count).joined(separator: ",")
+            try db.execute(sql: "DELETE FROM report WHERE id IN (\(marks))", arguments: StatementArguments(ids))
+            let removed = db.changesCount
+            cache.withLock { $0 -= removed }
+            return removed
+        }
+    }
+
+    // MARK: - Internals
+
+    /// Runs a write transaction on GRDB's queue; on failure re-reads the depth, since a rolled back
+    /// transaction may have left the cache ahead of the table.
+    private func perform<T: Sendable>(_ work: @escaping @Sendable (Database) throws -> T) async throws(OutboxError) -> T {
+        do {
+            return try await queue.write(work)
+        } catch {
+            let cache = depthCache
+            if let depth = try? await queue.read({ db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM report") ?? 0 }) {
+                cache.withLock { $0 = depth }
+            }
+            throw Self.translate(error, path: path)
+        }
+    }
+
+    private static func prepareSchema(_ db: Database, path: String) throws -> Int {
+        let applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+        let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+        let tableCount = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master") ?? 0
+        if applicationID != Self.applicationID {
+            guard applicationID == 0, tableCount == 0 else {
+                throw OutboxError.foreignDatabase(path: path, applicationID: applicationID)
+            }
+            try db.execute(sql: """
+                CREATE TABLE report (
+                    id INTEGER PRIMARY KEY,
+                    topic TEXT NOT NULL,
+                    payload BLOB NOT NULL,
+                    tst INTEGER NOT NULL,
+                    created_at REAL NOT NULL
+                );
+                CREATE TABLE progress (newest_tst INTEGER NOT NULL);
+                INSERT INTO progress (newest_tst) VALUES (\(Int.min));
+                PRAGMA application_id = \(Self.applicationID);
+                PRAGMA user_version = \(Self.schemaVersion);
+                """)
+            return 0
+        }
+        guard version <= Self.schemaVersion else {
+            throw OutboxError.newerSchema(path: path, version: version)
+        }
+        return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM report") ?? 0
+    }
+
+    private static func entry(from row: Row) -> OutboxEntry {
+        OutboxEntry(
+            id: row["id"], topic: row["topic"], payload: row["payload"], tst: row["tst"],
+            createdAt: Date(timeIntervalSince1970: row["created_at"]))
+    }
+
+    private static func translate(_ error: any Error, path: String) -> OutboxError {
+        if let error = error as? OutboxError { return error }
+        if let error = error as? DatabaseError {
+            switch error.resultCode {
+            case .SQLITE_NOTADB, .SQLITE_CORRUPT:
+                return .notADatabase(path: path, reason: error.message ?? "\(error.resultCode)")
+            default:
+                return .database(path: path, reason: error.message ?? "\(error.resultCode)")
+            }
+        }
+        return .database(path: path, reason: "\(error)")
+    }
+}
+
+/// The outbox's row count, shared between GRDB's queue (which changes it inside write closures)
+/// and callers of ``Outbox/depth``; the mutex makes it safe.
+private final class DepthCache: Sendable {
+    private let value: Mutex<Int>
+    init(_ initial: Int) { value = Mutex(initial) }
+    func withLock<T: Sendable>(_ body: (inout Int) -> T) -> T { value.withLock { body(&$0) } }
+}

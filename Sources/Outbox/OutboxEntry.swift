@@ -1,0 +1,38 @@
+import Foundation
+
+/// A report waiting in the outbox: everything needed to rebuild the exact wire message.
+///
+/// The payload is the encoded `LocationMessage` as it was built when the policy reported the fix;
+/// the publisher sends it unchanged when it goes out live, and adds `created_at` (and clears the
+/// retain flag) when it goes out as backlog.
+public struct OutboxEntry: Sendable, Hashable {
+    /// The row id: strictly increasing in the order entries were appended.
+    public var id: Int64
+    /// The MQTT topic the message is published to.
+    public var topic: String
+    /// The encoded message, byte for byte as built at report time.
+    public var payload: Data
+    /// The fix's epoch seconds (`tst`), kept beside the payload for ordering and logs.
+    public var tst: Int
+    /// When the entry was committed to the outbox.
+    public var createdAt: Date
+
+    /// Creates an entry; `id` is assigned by the outbox.
+    public init(id: Int64, topic: String, payload: Data, tst: Int, createdAt: Date) {
+        self.id = id
+        self.topic = topic
+        self.payload = payload
+        self.tst = tst
+        self.createdAt = createdAt
+    }
+}
+
+/// What ``Outbox/append(topic:payload:tst:createdAt:)`` did.
+public struct OutboxAppendResult: Sendable, Hashable {
+    /// The id of the new entry.
+    public var id: Int64
+    /// How many of the oldest entries were dropped to stay within the cap (usually 0).
+    public var dropped: Int
+    /// How many entries the outbox holds after the append.
+    public var depth: Int
+}

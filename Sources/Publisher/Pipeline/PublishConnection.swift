@@ -1,0 +1,16 @@
+import Foundation
+
+/// What the outbox drainer needs from the MQTT connection.
+///
+/// ``MQTTPublishConnection`` implements it over `WhereaboutsMQTT`'s client.
+public protocol PublishConnection: Sendable {
+    /// Publishes `payload` and returns when it is delivered as far as `qos` promises (PUBACK for 1,
+    /// PUBCOMP for 2; handed to the socket for 0). Throws when that did not happen in `timeout`.
+    func publish(to topic: String, payload: Data, qos: Int, retain: Bool, timeout: Duration) async throws
+
+    /// When the current connection was established, or `nil` while not connected.
+    func connectedSince() async -> Date?
+
+    /// Returns once connected, or after `timeout`, whichever comes first. Returns whether connected.
+    func waitUntilConnected(timeout: Duration) async -> Bool
+}

@@ -1,0 +1,139 @@
+import Foundation
+import Logging
+import Outbox
+import WhereaboutsCore
+
+/// The publisher's decision state: filters, the policy of the profile in force, the last accepted
+/// fix and the battery. It turns fixes and commands into outbox entries.
+///
+/// One actor owns all of it, so the source reader, the command listener, the signal handler and
+/// the battery monitor can act on it concurrently without races. Every report is committed to the
+/// outbox before ``handle(_:)`` or ``reportNow()`` returns, then the drainer is woken.
+public actor Reporter {
+    private var screen: any FixScreen
+    private var policy: any ReportingPolicy
+    private var selector: ProfileSelector
+    private var lastAccepted: Fix?
+    private var battery: BatteryReading?
+    private let policies: ProfilePolicies
+    private let encoder: ReportEncoder
+    private let outbox: Outbox
+    private let topic: String
+    private let clock: any FixClock
+    private let metrics: PublisherMetrics
+    private let doorbell: Doorbell
+    private let logger: Logger
+    private let resumeAfter: Int?
+    private var skipped = 0
+
+    /// Creates the reporter, starting in `initialProfile`.
+    ///
+    /// - Parameter clock: Where "now" comes from: the wall clock live, the replay clock in a replay.
+    /// - Parameter resumeAfter: For a replayed recording, the newest `tst` an earlier run
+    ///   committed: fixes up to that second are skipped, so a restart resumes where it stopped.
+    public init(
+        settings: PublisherSettings, screen: any FixScreen, policies: ProfilePolicies,
+        initialProfile: MonitoringMode = .active, outbox: Outbox, metrics: PublisherMetrics,
+        doorbell: Doorbell, clock: any FixClock = WallFixClock(), resumeAfter: Int? = nil, logger: Logger
+    ) {
+        self.resumeAfter = resumeAfter
+        self.screen = screen
+        self.policies = policies
+        self.selector = ProfileSelector(initial: initialProfile)
+        self.policy = policies.makePolicy(for: initialProfile)
+        self.encoder = ReportEncoder(tid: settings.tid, maxSilence: settings.maxSilence)
+        self.outbox = outbox
+        self.topic = settings.topicBase
+        self.clock = clock
+        self.metrics = metrics
+        self.doorbell = doorbell
+        self.logger = logger
+        metrics.significantProfile.record(initialProfile == .significant ? 1 : 0)
+    }
+
+    /// The profile in force.
+    public var profile: MonitoringMode { selector.effective }
+
+    /// Runs one fix from the source through the filters and the policy; commits a report if the
+    /// policy makes one. Returns the report, if any.
+    @discardableResult
+    public func handle(_ fix: Fix) async throws(OutboxError) -> Report? {
+        metrics.fixesRead.increment()
+        if let resumeAfter {
+            if fix.time.timeIntervalSince1970 < Double(resumeAfter) + 1 {
+                skipped += 1
+                return nil
+            }
+            if skipped > 0 {
+                logger.info("Resumed the recording after the last committed report.", metadata: ["whereabouts.skipped": "\(skipped)"])
+                skipped = 0
+            }
+        }
+        if let reason = screen.rejectionReason(for: fix, now: clock.now()) {
+            metrics.rejected(reason: reason)
+            logger.info("Fix dropped.", metadata: ["whereabouts.reason": "\(reason)"])
+            return nil
+        }
+        lastAccepted = fix
+        guard let report = policy.consider(fix) else { return nil }
+        try await commit(report)
+        return report
+    }
+
+    /// Reports the last accepted fix now with trigger `m` (the `reportLocation` command).
+    /// Returns false when there is no fix yet.
+    @discardableResult
+    public func reportNow() async throws(OutboxError) -> Bool {
+        guard let fix = lastAccepted else {
+            logger.info("reportLocation asked, but there is no fix yet.")
+            return false
+        }
+        let report = policy.forceReport(fix, trigger: .requested)
+        try await commit(report)
+        return true
+    }
+
+    /// Asks for a profile (command or signal); switches if the battery allows.
+    public func request(_ mode: MonitoringMode, by origin: String) {
+        apply(selector.request(mode), reason: origin)
+    }
+
+    /// Records a battery reading and whether the low-battery rule holds.
+    public func updateBattery(_ reading: BatteryReading?, low: Bool) {
+        battery = reading
+        if let reading { metrics.batteryLevel.record(reading.level) }
+        apply(selector.setBatteryLow(low), reason: "battery")
+    }
+
+    private func apply(_ change: (before: MonitoringMode, after: MonitoringMode), reason: String) {
+        guard change.before != change.after else { return }
+        policy = policies.makePolicy(for: change.after)
+        metrics.significantProfile.record(change.after == .significant ? 1 : 0)
+        logger.info("Profile switched.", metadata: [
+            "whereabouts.profile": "\(Self.name(change.after))",
+            "whereabouts.profile.previous": "\(Self.name(change.before))",
+            "whereabouts.reason": "\(reason)",
+        ])
+    }
+
+    private func commit(_ report: Report) async throws(OutboxError) {
+        let message = encoder.message(for: report, mode: selector.effective, battery: battery)
+        let result = try await outbox.append(topic: topic, payload: ReportEncoder.encode(message), tst: message.tst)
+        metrics.reported.increment()
+        metrics.outboxDepth.record(result.depth)
+        if result.dropped > 0 { metrics.droppedByCap.increment(by: result.dropped) }
+        logger.debug("Report committed.", metadata: [
+            "whereabouts.tst": "\(message.tst)", "whereabouts.trigger": "\(report.trigger.rawValue)",
+            "whereabouts.outbox.depth": "\(result.depth)",
+        ])
+        doorbell.ring()
+    }
+
+    /// The profile's name as commands and logs spell it.
+    public static func name(_ mode: MonitoringMode) -> String {
+        switch mode {
+        case .active: "active"
+        case .significant: "significant"
+        }
+    }
+}

@@ -1,0 +1,16 @@
+import Synchronization
+
+/// Set once the position source has ended (a recording fully replayed), so that the drainer
+/// empties the outbox and then ends the process.
+public final class SourceCompletion: Sendable {
+    private let ended = Mutex(false)
+
+    /// Creates an unset flag.
+    public init() {}
+
+    /// Marks the source as ended.
+    public func markEnded() { ended.withLock { $0 = true } }
+
+    /// Whether the source has ended.
+    public var hasEnded: Bool { ended.withLock { $0 } }
+}

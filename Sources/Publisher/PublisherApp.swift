@@ -1,0 +1,96 @@
+import Foundation
+import Logging
+import Metrics
+import Outbox
+import PositionSources
+import Prometheus
+import ServiceLifecycle
+import WhereaboutsCore
+import WhereaboutsMQTT
+
+/// Builds the publisher's services from a ``PublisherLaunch`` and runs them in one service group.
+///
+/// Order (started first to last, stopped in reverse): MQTT connections, outbox drainer, command
+/// listener, source reader, battery monitor, signal handler, metrics server. So on SIGTERM or
+/// SIGINT the reader stops first, then the drainer empties the outbox (up to the drain timeout),
+/// then the connections publish offline presence and disconnect. When a recorded source ends, the
+/// drainer empties the outbox and ends the group, and the process exits 0.
+public struct PublisherApp: Sendable {
+    /// What to run.
+    public var launch: PublisherLaunch
+    /// Where the publisher logs.
+    public var logger: Logger
+
+    /// Creates the app.
+    public init(launch: PublisherLaunch, logger: Logger) {
+        self.launch = launch
+        self.logger = logger
+    }
+
+    /// Whether a restart should resume the source after the newest committed report: true for a
+    /// replayed GPX or NMEA recording (the same file read again), false for live sources and the
+    /// simulator (new fixes every run).
+    public static func resumesRecording(_ spec: PositionSourceSpec) -> Bool {
+        guard spec.replay != nil else { return false }
+        switch spec.kind {
+        case .gpx, .nmea: return true
+        case .gpsd, .simulator: return false
+        }
+    }
+
+    /// Runs until the source ends and the outbox is drained (returns normally), or until SIGTERM/SIGINT.
+    public func run() async throws {
+        let settings = launch.settings
+        let outbox = try Outbox(path: launch.outboxPath, maxEntries: launch.outboxMax, logger: logger)
+        let registry = PrometheusCollectorRegistry()
+        let metrics = PublisherMetrics(factory: PrometheusMetricsFactory(registry: registry))
+        let doorbell = Doorbell()
+        let completion = SourceCompletion()
+        let (source, clock) = launch.source.makeSource(logger: logger)
+        let resumeAfter = Self.resumesRecording(launch.source) ? try await outbox.newestCommittedTST() : nil
+        let reporter = Reporter(
+            settings: settings, screen: launch.makeScreen(), policies: launch.policies,
+            initialProfile: launch.initialProfile, outbox: outbox, metrics: metrics, doorbell: doorbell,
+            clock: clock, resumeAfter: resumeAfter, logger: logger)
+        let connection = MQTTPublishConnection(base: mqttConfiguration(), settings: settings, logger: logger)
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: connection),
+            .init(service: OutboxDrainer(
+                outbox: outbox, connection: connection, settings: settings, metrics: metrics, doorbell: doorbell,
+                completion: completion, logger: logger), successTerminationBehavior: .gracefullyShutdownGroup),
+            .init(service: CommandListener(
+                messages: connection.client.messages, topic: settings.commandTopic,
+                handler: CommandHandler(reporter: reporter, metrics: metrics, logger: logger), logger: logger)),
+            .init(service: SourceReader(source: source, reporter: reporter, doorbell: doorbell, completion: completion, logger: logger),
+                  successTerminationBehavior: .ignore),
+            .init(service: BatteryMonitor(
+                reader: BatteryReader(root: launch.powerSupplyPath), rule: launch.lowBattery, interval: launch.batteryInterval,
+                reporter: reporter, logger: logger), successTerminationBehavior: .ignore),
+            .init(service: ProfileSignals(reporter: reporter, logger: logger)),
+        ]
+        if let port = launch.metricsPort {
+            services.append(.init(service: try MetricsService(address: launch.metricsAddress, port: port, registry: registry, logger: logger)))
+        }
+        var configuration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        configuration.maximumGracefulShutdownDuration = settings.drainTimeout + .seconds(10)
+        try await ServiceGroup(configuration: configuration).run()
+    }
+
+    private func mqttConfiguration() -> MQTTConfiguration {
+        var configuration = MQTTConfiguration(
+            host: launch.broker.host, port: launch.broker.port, clientID: launch.clientID, cleanSession: false,
+            keepAlive: launch.keepAlive)
+        // The outbox is the queue: libmosquitto must not keep its own copies of publishes tried
+        // while offline (each retry would add one more, all sent on reconnection).
+        configuration.queuesWhileDisconnected = false
+        if let username = launch.username {
+            configuration.credentials = .init(username: username, password: launch.password)
+        }
+        if launch.broker.usesTLS {
+            configuration.tls = .init(
+                caFile: launch.tlsCAFile, certificateFile: launch.tlsCertificateFile, keyFile: launch.tlsKeyFile,
+                verifyPeer: true, verifyHostname: !launch.tlsInsecure)
+        }
+        return configuration
+    }
+}

@@ -1,0 +1,33 @@
+import Logging
+import ServiceLifecycle
+import WhereaboutsMQTT
+
+/// Applies commands that arrive on `<base>/cmd` until graceful shutdown.
+///
+/// Retained commands are ignored (logged): a retained `reportLocation` would otherwise fire on
+/// every restart.
+public struct CommandListener: Service {
+    private let messages: MQTTMessages
+    private let topic: String
+    private let handler: CommandHandler
+    private let logger: Logger
+
+    /// Creates the listener over the main connection's messages.
+    public init(messages: MQTTMessages, topic: String, handler: CommandHandler, logger: Logger) {
+        self.messages = messages
+        self.topic = topic
+        self.handler = handler
+        self.logger = logger
+    }
+
+    /// Handles commands until graceful shutdown.
+    public func run() async throws {
+        for await message in messages.cancelOnGracefulShutdown() where message.topic == topic {
+            if message.retained {
+                logger.warning("Ignored a retained command; commands must not be retained.")
+                continue
+            }
+            await handler.handle(payload: message.payload)
+        }
+    }
+}

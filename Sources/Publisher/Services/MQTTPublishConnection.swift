@@ -1,0 +1,138 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+import WhereaboutsCore
+import WhereaboutsMQTT
+
+/// The publisher's two MQTT connections, run as a service.
+///
+/// - The main connection publishes locations and receives commands on `<base>/cmd`. Its will is
+///   OwnTracks' `{"_type":"lwt","tst":<connect time>}` on the base topic, QoS 1, not retained.
+/// - A second, small connection (`<client id>-presence`) exists only for its will: a retained
+///   `offline` presence on `<base>/presence`. After every (re)connect it publishes the retained
+///   `online` presence, since the broker may have fired the will in between.
+///
+/// On graceful shutdown (last in the service group, after the drainer) it publishes `offline`
+/// presence and disconnects both cleanly, so the broker sends no will.
+public final class MQTTPublishConnection: PublishConnection, Service {
+    /// The main connection.
+    public let client: MQTTClient
+    private let presenceClient: MQTTClient
+    private let settings: PublisherSettings
+    private let startedAt: Int
+    private let logger: Logger
+    private let since = Mutex<Date?>(nil)
+
+    /// Creates both clients from `base` (host, port, credentials, TLS), not yet connected.
+    public init(base: MQTTConfiguration, settings: PublisherSettings, startedAt: Date = Date(), logger: Logger) {
+        let start = Int(startedAt.timeIntervalSince1970)
+        self.startedAt = start
+        self.settings = settings
+        self.logger = logger
+        var main = base
+        main.will = MQTTConfiguration.Will(
+            topic: settings.topicBase, payload: ReportEncoder.encode(LastWillMessage(tst: start)),
+            qos: .atLeastOnce, retain: false)
+        var presence = base
+        presence.clientID = base.clientID.isEmpty ? "" : base.clientID + "-presence"
+        presence.cleanSession = true
+        presence.will = MQTTConfiguration.Will(
+            topic: settings.presenceTopic,
+            payload: ReportEncoder.encode(PresenceMessage(state: .offline, since: start, tst: start)),
+            qos: .atLeastOnce, retain: true)
+        client = MQTTClient(configuration: main, logger: logger)
+        presenceClient = MQTTClient(configuration: presence, logger: logger)
+    }
+
+    // MARK: PublishConnection
+
+    /// Publishes on the main connection.
+    public func publish(to topic: String, payload: Data, qos: Int, retain: Bool, timeout: Duration) async throws {
+        try await client.publish(to: topic, payload: payload, qos: QoS(rawValue: qos) ?? .atLeastOnce, retain: retain, timeout: timeout)
+    }
+
+    /// When the main connection came up, or `nil` while it is down.
+    public func connectedSince() async -> Date? {
+        since.withLock { $0 }
+    }
+
+    /// Waits for the main connection, polling its state every 20 ms, at most `timeout`.
+    public func waitUntilConnected(timeout: Duration) async -> Bool {
+        let end = ContinuousClock.now.advanced(by: timeout)
+        while ContinuousClock.now < end {
+            if since.withLock({ $0 }) != nil { return true }
+            do { try await Task.sleep(for: .milliseconds(20)) } catch { return false }
+        }
+        return since.withLock { $0 } != nil
+    }
+
+    // MARK: Service
+
+    /// Connects both clients (retrying in the background while the broker is unreachable), logs
+    /// every state change, keeps presence online, and on graceful shutdown says offline and
+    /// disconnects.
+    public func run() async throws {
+        // Subscribe to the state streams before starting, so the first `connected` is not missed.
+        let mainStates = client.stateUpdates
+        let presenceStates = presenceClient.stateUpdates
+        try client.start()
+        try presenceClient.start()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.followMainState(mainStates) }
+            group.addTask { await self.followPresenceState(presenceStates) }
+            try? await gracefulShutdown()
+            group.cancelAll()
+        }
+        since.withLock { $0 = nil }
+        let now = Int(Date().timeIntervalSince1970)
+        let offline = ReportEncoder.encode(PresenceMessage(state: .offline, since: startedAt, tst: now))
+        do {
+            try await presenceClient.publish(
+                to: settings.presenceTopic, payload: offline, qos: QoS(rawValue: max(1, settings.qos)) ?? .atLeastOnce,
+                retain: true, timeout: .seconds(2))
+        } catch {
+            logger.warning("Could not publish offline presence; the broker sends it as the will.", metadata: ["whereabouts.error": "\(error)"])
+        }
+        await client.disconnect()
+        await presenceClient.disconnect()
+        logger.info("Disconnected cleanly.")
+    }
+
+    private func followMainState(_ states: MQTTConnectionStates) async {
+        for await state in states {
+            switch state {
+            case .connected:
+                since.withLock { $0 = Date() }
+                logger.info("Connected.", metadata: ["whereabouts.mqtt.state": "\(state)"])
+                do {
+                    try await client.subscribe(to: settings.commandTopic, qos: .atLeastOnce, timeout: .seconds(10))
+                } catch {
+                    logger.warning("Could not subscribe to the command topic.", metadata: ["whereabouts.error": "\(error)"])
+                }
+            case .disconnected, .reconnecting:
+                let wasConnected = since.withLock { value in
+                    defer { value = nil }
+                    return value != nil
+                }
+                if wasConnected { logger.warning("Disconnected.", metadata: ["whereabouts.mqtt.state": "\(state)"]) }
+            case .connecting:
+                break
+            }
+        }
+    }
+
+    private func followPresenceState(_ states: MQTTConnectionStates) async {
+        for await state in states {
+            guard case .connected = state else { continue }
+            let online = ReportEncoder.encode(PresenceMessage(state: .online, since: startedAt, tst: Int(Date().timeIntervalSince1970)))
+            do {
+                try await presenceClient.publish(
+                    to: settings.presenceTopic, payload: online, qos: QoS(rawValue: max(1, settings.qos)) ?? .atLeastOnce,
+                    retain: true, timeout: .seconds(10))
+            } catch {
+                logger.warning("Could not publish online presence.", metadata: ["whereabouts.error": "\(error)"])
+            }
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import Logging
+import Outbox
+import ServiceLifecycle
+import Synchronization
+
+/// Publishes outbox entries in order and deletes each once the broker acknowledged it.
+///
+/// - On start, whatever the outbox holds (left by a crash or an outage) goes first, in order, as
+///   backlog (see ``DeliveryPlan``); its size is logged.
+/// - A failed publish keeps the entry; the drainer waits for the connection and retries it, now as
+///   backlog. Acknowledged entries are deleted in one transaction per batch; a crash between
+///   acknowledgement and delete re-sends them (same `tst`, receivers drop the duplicate).
+/// - On graceful shutdown it keeps draining for up to the drain timeout, then returns; what is
+///   left is sent on the next start.
+/// - When the source has ended and the outbox is empty, it returns, which ends the service group.
+public struct OutboxDrainer: Service {
+    private let outbox: Outbox
+    private let connection: any PublishConnection
+    private let settings: PublisherSettings
+    private let metrics: PublisherMetrics
+    private let doorbell: Doorbell
+    private let completion: SourceCompletion
+    private let logger: Logger
+
+    /// Creates the drainer.
+    public init(
+        outbox: Outbox, connection: any PublishConnection, settings: PublisherSettings,
+        metrics: PublisherMetrics, doorbell: Doorbell, completion: SourceCompletion, logger: Logger
+    ) {
+        self.outbox = outbox
+        self.connection = connection
+        self.settings = settings
+        self.metrics = metrics
+        self.doorbell = doorbell
+        self.completion = completion
+        self.logger = logger
+    }
+
+    /// Drains until the source ended and the outbox is empty, or until shutdown plus drain timeout.
+    public func run() async throws {
+        let deadline = Mutex<ContinuousClock.Instant?>(nil)
+        let timeout = settings.drainTimeout
+        let doorbell = self.doorbell
+        try await withGracefulShutdownHandler {
+            try await drain(deadline: { deadline.withLock { $0 } })
+        } onGracefulShutdown: {
+            deadline.withLock { $0 = ContinuousClock.now.advanced(by: timeout) }
+            doorbell.ring()
+        }
+    }
+
+    private func drain(deadline: () -> ContinuousClock.Instant?) async throws {
+        let initial = outbox.depth
+        metrics.outboxDepth.record(initial)
+        if initial > 0 {
+            logger.info("Publishing the backlog left in the outbox.", metadata: ["whereabouts.outbox.depth": "\(initial)"])
+        }
+        var retried = Set<Int64>()
+        var failing = false
+        while true {
+            if Task.isCancelled { return }
+            if let end = deadline(), ContinuousClock.now >= end {
+                logLeftover()
+                return
+            }
+            let entries = try await outbox.oldest(limit: settings.drainBatchSize)
+            if entries.isEmpty {
+                metrics.outboxDepth.record(0)
+                if deadline() != nil || completion.hasEnded { return }
+                await doorbell.wait()
+                continue
+            }
+            guard let since = await connection.connectedSince() else {
+                _ = await connection.waitUntilConnected(timeout: remaining(until: deadline(), atMost: .seconds(5)))
+                continue
+            }
+            let newest = try await outbox.newestID() ?? entries[entries.count - 1].id
+            var acknowledged: [Int64] = []
+            for entry in entries {
+                if let end = deadline(), ContinuousClock.now >= end { break }
+                let plan = DeliveryPlan(
+                    entry: entry, newestID: newest, connectedSince: since, retried: retried.contains(entry.id),
+                    retain: settings.retain)
+                do {
+                    metrics.published.increment()
+                    try await connection.publish(
+                        to: entry.topic, payload: plan.payload, qos: settings.qos, retain: plan.retain,
+                        timeout: settings.publishTimeout)
+                    metrics.acknowledged.increment()
+                    acknowledged.append(entry.id)
+                    if failing {
+                        failing = false
+                        logger.info("Publishing again.", metadata: ["whereabouts.outbox.depth": "\(outbox.depth)"])
+                    }
+                } catch {
+                    metrics.publishFailures.increment()
+                    retried.insert(entry.id)
+                    // One warning per run of failures; the retries after it log at debug level.
+                    logger.log(level: failing ? .debug : .warning, "Publish failed; the report stays in the outbox.", metadata: [
+                        "whereabouts.error": "\(error)", "whereabouts.outbox.depth": "\(outbox.depth)",
+                    ])
+                    failing = true
+                    break
+                }
+            }
+            if !acknowledged.isEmpty {
+                try await outbox.remove(ids: acknowledged)
+                retried.subtract(acknowledged)
+                metrics.outboxDepth.record(outbox.depth)
+            }
+            if failing {
+                try? await Task.sleep(for: remaining(until: deadline(), atMost: settings.retryDelay))
+            }
+        }
+    }
+
+    private func remaining(until deadline: ContinuousClock.Instant?, atMost limit: Duration) -> Duration {
+        guard let deadline else { return limit }
+        return max(.zero, min(limit, deadline - ContinuousClock.now))
+    }
+
+    private func logLeftover() {
+        let left = outbox.depth
+        if left > 0 {
+            logger.warning("Drain timeout reached; reports stay in the outbox for the next start.", metadata: [
+                "whereabouts.outbox.depth": "\(left)",
+            ])
+        }
+    }
+}

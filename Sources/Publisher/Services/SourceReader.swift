@@ -1,0 +1,37 @@
+import Logging
+import ServiceLifecycle
+import WhereaboutsCore
+
+/// Reads fixes from the position source into the ``Reporter`` until the source ends or a graceful
+/// shutdown stops reading (between fixes: a fix being committed is always finished).
+public struct SourceReader<Source: AsyncSequence & Sendable>: Service where Source.Element == Fix {
+    private let source: Source
+    private let reporter: Reporter
+    private let doorbell: Doorbell
+    private let completion: SourceCompletion
+    private let logger: Logger
+
+    /// Creates the reader.
+    public init(source: Source, reporter: Reporter, doorbell: Doorbell, completion: SourceCompletion, logger: Logger) {
+        self.source = source
+        self.reporter = reporter
+        self.doorbell = doorbell
+        self.completion = completion
+        self.logger = logger
+    }
+
+    /// Reads until the source ends (then marks completion so the drainer empties the outbox and
+    /// ends the process) or until graceful shutdown.
+    public func run() async throws {
+        var count = 0
+        for try await fix in source.cancelOnGracefulShutdown() {
+            count += 1
+            try await reporter.handle(fix)
+        }
+        if !Task.isShuttingDownGracefully && !Task.isCancelled {
+            logger.info("The position source ended; draining the outbox.", metadata: ["whereabouts.fixes": "\(count)"])
+            completion.markEnded()
+            doorbell.ring()
+        }
+    }
+}

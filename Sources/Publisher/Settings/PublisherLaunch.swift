@@ -1,0 +1,85 @@
+import Foundation
+import Logging
+import PositionSources
+import WhereaboutsCore
+
+/// Everything `whereabouts-pub` resolved from its flags and config file, checked and ready to run.
+public struct PublisherLaunch: Sendable {
+    /// The pipeline settings (identity, topics, QoS, drain timeout).
+    public var settings: PublisherSettings
+    /// The position source, with its replay speed (`nil` for a live source).
+    public var source: PositionSourceSpec
+    /// The broker.
+    public var broker: BrokerAddress
+    /// The MQTT client id of the main connection.
+    public var clientID: String
+    /// The login name, if any.
+    public var username: String?
+    /// The password, if any. Never logged.
+    public var password: String?
+    /// The keep-alive interval.
+    public var keepAlive: Duration
+    /// CA file for TLS.
+    public var tlsCAFile: String?
+    /// Client certificate for TLS.
+    public var tlsCertificateFile: String?
+    /// Client key for TLS.
+    public var tlsKeyFile: String?
+    /// Whether to skip the certificate's host name check.
+    public var tlsInsecure: Bool
+    /// The outbox file.
+    public var outboxPath: String
+    /// The outbox cap in entries.
+    public var outboxMax: Int
+    /// The profile to start in.
+    public var initialProfile: MonitoringMode
+    /// The low-battery rule.
+    public var lowBattery: LowBatteryRule
+    /// Time between battery readings.
+    public var batteryInterval: Duration
+    /// The power-supply folder.
+    public var powerSupplyPath: String
+    /// The metrics port, or `nil` for no metrics server.
+    public var metricsPort: Int?
+    /// The metrics listen address.
+    public var metricsAddress: String
+    /// The log level.
+    public var logLevel: Logger.Level
+    /// Makes the policies of both profiles.
+    public var policies: ProfilePolicies
+    /// Makes the rejection filters.
+    public var makeScreen: @Sendable () -> any FixScreen
+
+    /// Creates a launch description; the executable fills every field.
+    public init(
+        settings: PublisherSettings, source: PositionSourceSpec, broker: BrokerAddress,
+        clientID: String, username: String?, password: String?, keepAlive: Duration,
+        tlsCAFile: String?, tlsCertificateFile: String?, tlsKeyFile: String?, tlsInsecure: Bool,
+        outboxPath: String, outboxMax: Int, initialProfile: MonitoringMode, lowBattery: LowBatteryRule,
+        batteryInterval: Duration, powerSupplyPath: String, metricsPort: Int?, metricsAddress: String,
+        logLevel: Logger.Level, policies: ProfilePolicies, makeScreen: @escaping @Sendable () -> any FixScreen
+    ) {
+        self.settings = settings
+        self.source = source
+        self.broker = broker
+        self.clientID = clientID
+        self.username = username
+        self.password = password
+        self.keepAlive = keepAlive
+        self.tlsCAFile = tlsCAFile
+        self.tlsCertificateFile = tlsCertificateFile
+        self.tlsKeyFile = tlsKeyFile
+        self.tlsInsecure = tlsInsecure
+        self.outboxPath = outboxPath
+        self.outboxMax = outboxMax
+        self.initialProfile = initialProfile
+        self.lowBattery = lowBattery
+        self.batteryInterval = batteryInterval
+        self.powerSupplyPath = powerSupplyPath
+        self.metricsPort = metricsPort
+        self.metricsAddress = metricsAddress
+        self.logLevel = logLevel
+        self.policies = policies
+        self.makeScreen = makeScreen
+    }
+}

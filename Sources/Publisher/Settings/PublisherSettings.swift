@@ -1,0 +1,60 @@
+import Foundation
+import WhereaboutsCore
+
+/// Everything the publisher pipeline needs to know, resolved from flags and the config file.
+///
+/// Every field has the documented default, so a test sets only what it cares about.
+public struct PublisherSettings: Sendable {
+    /// The tracker id sent as `tid` (two characters).
+    public var tid: String
+    /// The location topic, `owntracks/<user>/<device>` in lower case by default.
+    public var topicBase: String
+    /// QoS for location and presence messages (0, 1 or 2). Default 1.
+    public var qos: Int
+    /// Whether live location messages are retained. Default true.
+    public var retain: Bool
+    /// The `ms` sent with reports that carry a velocity, when the policy does not set its own.
+    public var maxSilence: Int?
+    /// How long a shutdown may spend draining the outbox. Default 10 s.
+    public var drainTimeout: Duration
+    /// How many outbox entries the drainer reads at a time (and deletes in one transaction once
+    /// acknowledged). Default 64.
+    public var drainBatchSize: Int
+    /// How long one publish may wait for its acknowledgement before it counts as failed.
+    public var publishTimeout: Duration
+    /// How long the drainer waits before retrying after a failed publish.
+    public var retryDelay: Duration
+
+    /// Creates settings; see each property for its default.
+    public init(
+        tid: String = "wb",
+        topicBase: String = "owntracks/user/device",
+        qos: Int = 1,
+        retain: Bool = true,
+        maxSilence: Int? = nil,
+        drainTimeout: Duration = .seconds(10),
+        drainBatchSize: Int = 64,
+        publishTimeout: Duration = .seconds(10),
+        retryDelay: Duration = .seconds(1)
+    ) {
+        self.tid = tid
+        self.topicBase = topicBase
+        self.qos = qos
+        self.retain = retain
+        self.maxSilence = maxSilence
+        self.drainTimeout = drainTimeout
+        self.drainBatchSize = drainBatchSize
+        self.publishTimeout = publishTimeout
+        self.retryDelay = retryDelay
+    }
+
+    /// The retained presence topic, `<base>/presence`.
+    public var presenceTopic: String { topicBase + "/presence" }
+    /// The command topic, `<base>/cmd`.
+    public var commandTopic: String { topicBase + "/cmd" }
+
+    /// The default topic base for a user and device: `owntracks/<user>/<device>`, lower-cased.
+    public static func defaultTopicBase(user: String, device: String) -> String {
+        "owntracks/\(user)/\(device)".lowercased()
+    }
+}

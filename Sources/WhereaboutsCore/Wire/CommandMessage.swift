@@ -1,0 +1,96 @@
+import Foundation
+
+/// A command received on `<base>/cmd`, parsed and checked.
+///
+/// Accepted forms (OwnTracks' and one simpler form):
+/// - `{"_type":"cmd","action":"reportLocation"}`
+/// - `{"_type":"cmd","action":"setConfiguration","configuration":{"monitoring":1|2}}`
+///   (1 significant, 2 active; other configuration keys are ignored)
+/// - `{"_type":"cmd","action":"setProfile","profile":"active"|"significant"}`
+public enum CommandMessage: Sendable, Hashable {
+    /// Publish the current fix now, with trigger `m`.
+    case reportLocation
+    /// Switch to the given reporting profile.
+    case setProfile(MonitoringMode)
+
+    /// The largest command payload accepted, in bytes.
+    public static let maxPayloadSize = 4096
+
+    /// Parses a command payload.
+    ///
+    /// - Throws: ``CommandMessageError`` naming what is wrong; a rejected command changes nothing.
+    public init(payload: Data) throws(CommandMessageError) {
+        guard payload.count <= Self.maxPayloadSize else { throw .tooLarge(bytes: payload.count) }
+        let object: [String: Any]
+        do {
+            guard let parsed = try JSONSerialization.jsonObject(with: payload) as? [String: Any] else {
+                throw CommandMessageError.notAnObject
+            }
+            object = parsed
+        } catch let error as CommandMessageError {
+            throw error
+        } catch {
+            throw .notJSON
+        }
+        guard object["_type"] as? String == "cmd" else { throw .notACommand }
+        guard let action = object["action"] as? String else { throw .missingAction }
+        switch action {
+        case "reportLocation":
+            self = .reportLocation
+        case "setConfiguration":
+            guard let configuration = object["configuration"] as? [String: Any],
+                  let monitoring = configuration["monitoring"] as? Int
+            else { throw .missingMonitoring }
+            guard let mode = MonitoringMode(rawValue: monitoring) else {
+                throw .unsupportedMonitoring(monitoring)
+            }
+            self = .setProfile(mode)
+        case "setProfile":
+            guard let name = object["profile"] as? String else { throw .unknownProfile("") }
+            switch name {
+            case "active": self = .setProfile(.active)
+            case "significant": self = .setProfile(.significant)
+            default: throw .unknownProfile(name)
+            }
+        default:
+            throw .unknownAction(action)
+        }
+    }
+}
+
+/// Why a command payload was rejected.
+public enum CommandMessageError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The payload is larger than ``CommandMessage/maxPayloadSize``.
+    case tooLarge(bytes: Int)
+    /// The payload is not JSON.
+    case notJSON
+    /// The payload is JSON but not an object.
+    case notAnObject
+    /// `_type` is missing or not `"cmd"`.
+    case notACommand
+    /// `action` is missing or not a string.
+    case missingAction
+    /// `action` names no command the publisher knows.
+    case unknownAction(String)
+    /// `setConfiguration` without an integer `configuration.monitoring`.
+    case missingMonitoring
+    /// `configuration.monitoring` is not 1 (significant) or 2 (active).
+    case unsupportedMonitoring(Int)
+    /// `setProfile` with a profile other than `active` or `significant`.
+    case unknownProfile(String)
+
+    /// A sentence naming what is wrong.
+    public var description: String {
+        switch self {
+        case let .tooLarge(bytes): "The command is \(bytes) bytes, more than the \(CommandMessage.maxPayloadSize) accepted."
+        case .notJSON: "The command is not valid JSON."
+        case .notAnObject: "The command is not a JSON object."
+        case .notACommand: "The command's _type is not \"cmd\"."
+        case .missingAction: "The command has no string \"action\"."
+        case let .unknownAction(action): "The command action \"\(action)\" is not supported (reportLocation, setConfiguration, setProfile)."
+        case .missingMonitoring: "setConfiguration needs an integer configuration.monitoring (1 significant, 2 active)."
+        case let .unsupportedMonitoring(value): "configuration.monitoring \(value) is not supported: use 1 (significant) or 2 (active)."
+        case let .unknownProfile(name): "The profile \"\(name)\" is not known: use \"active\" or \"significant\"."
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import ArgumentParser
+
+/// The outbox, profiles, battery, metrics and logging.
+struct DaemonOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "The outbox file (SQLite). Defaults to outbox-<user>-<device>.sqlite in $STATE_DIRECTORY, else $XDG_STATE_HOME/whereabouts, else ~/.local/state/whereabouts.",
+        valueName: "path"))
+    var outbox: String?
+
+    @Option(help: "The most reports the outbox keeps while the broker is unreachable; beyond it the oldest are dropped, logged and counted.")
+    var outboxMax: Int = 100_000
+
+    @Option(help: ArgumentHelp("How many seconds a shutdown may spend publishing what is left in the outbox.", valueName: "seconds"))
+    var drainTimeout: Double = 10
+
+    @Option(help: "The profile to start in: active (the configured policy) or significant (at least 500 m and 5 min between reports).")
+    var profile: String = "active"
+
+    @Option(help: ArgumentHelp("The battery level in percent at or below which the significant profile is forced while unplugged.", valueName: "percent"))
+    var batteryLow: Int = 20
+
+    @Option(help: ArgumentHelp("How many percent above --battery-low the level must climb before the requested profile returns.", valueName: "percent"))
+    var batteryHysteresis: Int = 10
+
+    @Option(help: ArgumentHelp("Seconds between battery readings.", valueName: "seconds"))
+    var batteryInterval: Double = 60
+
+    @Option(help: ArgumentHelp("The folder of power supplies to read the battery from.", valueName: "path"))
+    var powerSupplyPath: String = "/sys/class/power_supply"
+
+    @Option(help: "Serve Prometheus metrics on this TCP port at /metrics. Off when not given.")
+    var metricsPort: Int?
+
+    @Option(help: "The address the metrics port listens on.")
+    var metricsAddress: String = "127.0.0.1"
+
+    @Option(help: "The log level: trace, debug, info, notice, warning, error or critical. Positions are logged only at debug and below.")
+    var logLevel: String = "info"
+
+    @Option(help: ArgumentHelp(
+        "A YAML config file whose keys are these long flags without the dashes (see docs/publisher.md). Flags on the command line override it.",
+        valueName: "path"))
+    var config: String?
+}

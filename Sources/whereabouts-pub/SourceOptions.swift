@@ -1,0 +1,31 @@
+import ArgumentParser
+
+/// Where fixes come from.
+struct SourceOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "The position source: gpsd://HOST:PORT for a gpsd daemon, nmea:PATH for an NMEA 0183 log or serial device (nmea:- for standard input), gpx:PATH for a recorded GPX track, or sim:SCENARIO for the built-in simulator; options go after a question mark, as docs/sources.md describes.",
+        valueName: "spec"))
+    var source: String?
+
+    @Option(help: ArgumentHelp(
+        "How fast a recorded source is replayed: a factor such as 10 (or 10x), realtime, or max for as fast as possible. GPX and the simulator default to realtime; an NMEA file given this flag is replayed instead of read live.",
+        valueName: "N|max"))
+    var replaySpeed: String?
+}
+
+/// Who is publishing.
+struct IdentityOptions: ParsableArguments {
+    @Option(help: "The user name, the second level of the default topic owntracks/<user>/<device>.")
+    var user: String?
+
+    @Option(help: "The device name, the third level of the default topic owntracks/<user>/<device>.")
+    var device: String?
+
+    @Option(help: "The two-character tracker id shown on maps. Defaults to the last two characters of the device name.")
+    var tid: String?
+
+    @Option(help: ArgumentHelp(
+        "The topic location messages are published to. Defaults to owntracks/<user>/<device> in lower case; presence goes to <base>/presence and commands are read from <base>/cmd.",
+        valueName: "topic"))
+    var topicBase: String?
+}

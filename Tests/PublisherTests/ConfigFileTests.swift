@@ -1,0 +1,95 @@
+import Testing
+@testable import Publisher
+
+@Suite("Config file")
+struct ConfigFileTests {
+    let keys: [ConfigKey] = [
+        ConfigKey("broker", .string), ConfigKey("outbox-max", .integer), ConfigKey("epsilon", .number),
+        ConfigKey("retain", .boolean), ConfigKey("replay-speed", .numberOrWord(["max"])),
+        ConfigKey("log-level", .word(["debug", "info"])), ConfigKey("intervals", .numberList),
+    ]
+
+    @Test("Keys become the equivalent flags, in file order")
+    func arguments() throws {
+        let yaml = """
+            # a comment
+            broker: mqtt://example.org:1883
+            outbox-max: 5000
+            epsilon: 50.5
+            retain: false
+            replay-speed: max
+            log-level: debug
+            intervals: [10, 20.5]
+            """
+        let file = try ConfigFile(text: yaml, path: "pub.yaml", keys: keys)
+        #expect(file.arguments == [
+            "--broker", "mqtt://example.org:1883", "--outbox-max", "5000", "--epsilon", "50.5",
+            "--no-retain", "--replay-speed", "max", "--log-level", "debug", "--intervals", "10,20.5",
+        ])
+    }
+
+    @Test("An empty file sets nothing")
+    func empty() throws {
+        #expect(try ConfigFile(text: "", path: "p", keys: keys).arguments == [])
+    }
+
+    @Test("An unknown key is an error naming the key and its line")
+    func unknownKey() {
+        let yaml = "broker: mqtt://h:1\npasword-file: /x\n"
+        #expect(throws: ConfigFileError.unknownKey(path: "pub.yaml", key: "pasword-file", line: 2)) {
+            try ConfigFile(text: yaml, path: "pub.yaml", keys: keys)
+        }
+        let message = ConfigFileError.unknownKey(path: "pub.yaml", key: "pasword-file", line: 2).description
+        #expect(message.contains("pub.yaml:2") && message.contains("'pasword-file'"))
+    }
+
+    @Test("A value of the wrong kind names the key, line, value and what was expected",
+          arguments: [
+            ("outbox-max: lots", "outbox-max", "a whole number"),
+            ("outbox-max: 1.5", "outbox-max", "a whole number"),
+            ("epsilon: fifty", "epsilon", "a number"),
+            ("epsilon: .nan", "epsilon", "a number"),
+            ("retain: maybe", "retain", "true or false"),
+            ("replay-speed: fast", "replay-speed", "a number or max"),
+            ("log-level: loud", "log-level", "one of debug, info"),
+            ("intervals: [1, x]", "intervals", "a list of numbers"),
+            ("broker: {host: x}", "broker", "a string"),
+            ("broker:", "broker", "a string"),
+          ])
+    func invalidValue(yaml: String, key: String, expected: String) {
+        do {
+            _ = try ConfigFile(text: "# first line\n" + yaml, path: "p.yaml", keys: keys)
+            Issue.record("accepted \(yaml)")
+        } catch {
+            guard case let .invalidValue(_, k, line, _, e) = error else { Issue.record("\(error)"); return }
+            #expect(k == key)
+            #expect(line == 2)
+            #expect(e == expected)
+            #expect(error.description.hasPrefix("p.yaml:2: the value"))
+        }
+    }
+
+    @Test("A duplicate key, a non-mapping and broken YAML are errors")
+    func structure() {
+        #expect(throws: ConfigFileError.duplicateKey(path: "p", key: "broker", line: 2)) {
+            try ConfigFile(text: "broker: a\nbroker: b\n", path: "p", keys: keys)
+        }
+        #expect(throws: ConfigFileError.notAMapping(path: "p", line: 1)) {
+            try ConfigFile(text: "- broker\n", path: "p", keys: keys)
+        }
+        #expect(throws: ConfigFileError.self) { try ConfigFile(text: "broker: [unclosed\n", path: "p", keys: keys) }
+    }
+
+    @Test("A missing file is an error naming it")
+    func missingFile() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.path("nope.yaml")
+        do {
+            _ = try ConfigFile(contentsOf: path, keys: keys)
+            Issue.record("read a missing file")
+        } catch {
+            guard case .unreadable(let p, _) = error else { Issue.record("\(error)"); return }
+            #expect(p == path)
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+import WhereaboutsTestSupport
+
+/// The real whereabouts-pub binary's command line: exit code 2 with a message naming the problem.
+@Suite("whereabouts-pub command line", .enabled(if: PublisherProcess.executable != nil))
+struct CommandLineTests {
+    /// Runs the binary to completion and returns its exit status and combined output.
+    private func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = PublisherProcess.executable
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    private let required = ["--source", "gpx:/nonexistent.gpx", "--user", "alice", "--device", "phone"]
+
+    @Test("Bad flags exit 2 with a message naming the flag", arguments: [
+        (["--qos", "5"], "--qos must be 0, 1 or 2"),
+        (["--broker", "http://x"], "use mqtt:// or mqtts://"),
+        (["--broker", "mqtts://x:8883"], "mqtts:// needs --tls-ca-file"),
+        (["--outbox-max", "0"], "--outbox-max must be at least 1"),
+        (["--policy", "bounded,seed"], "exactly one policy"),
+        (["--replay-speed", "fast-ish"], "--replay-speed 'fast-ish'"),
+        (["--tid", "abc"], "--tid 'abc'"),
+        (["--password-file", "/nonexistent/password"], "Cannot read the password file"),
+        (["--no-such-flag"], "Unknown option '--no-such-flag'"),
+    ])
+    func badFlags(extra: [String], message: String) throws {
+        let result = try run(required + extra)
+        #expect(result.status == 2)
+        #expect(result.output.contains(message), "\(result.output)")
+    }
+
+    @Test("A bad config file exits 2 naming the file, line and key; flags override the file")
+    func configFile() throws {
+        let dir = try TestPaths.makeTemporaryDirectory(prefix: "pub-config")
+        let unknown = dir.appendingPathComponent("unknown.yaml")
+        try "user: alice\npasword-file: /x\n".write(to: unknown, atomically: true, encoding: .utf8)
+        var result = try run(["--config", unknown.path])
+        #expect(result.status == 2)
+        #expect(result.output.contains("\(unknown.path):2: unknown key 'pasword-file'"), "\(result.output)")
+
+        let invalid = dir.appendingPathComponent("invalid.yaml")
+        try "source: gpx:/x.gpx\nuser: a\ndevice: b\nqos: many\n".write(to: invalid, atomically: true, encoding: .utf8)
+        result = try run(["--config", invalid.path])
+        #expect(result.status == 2)
+        #expect(result.output.contains("\(invalid.path):4: the value 'many' of 'qos' is invalid"), "\(result.output)")
+
+        // The file says qos 2, the command line says 7: the command line wins (and 7 is refused).
+        let valid = dir.appendingPathComponent("valid.yaml")
+        try "source: gpx:/x.gpx\nuser: a\ndevice: b\nqos: 2\n".write(to: valid, atomically: true, encoding: .utf8)
+        result = try run(["--config", valid.path, "--qos", "7"])
+        #expect(result.status == 2)
+        #expect(result.output.contains("not 7"), "\(result.output)")
+    }
+
+    @Test("Every long flag in --help is a config key, and every config key a flag")
+    func configKeysMatchFlags() throws {
+        let help = try run(["--help"]).output
+        let flags = Set(help.matches(of: /--([a-z][a-z0-9-]+)/).map { String($0.1) })
+            .subtracting(["help", "version", "config", "no-retain"])
+        let example = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("examples/publisher.yaml"), encoding: .utf8)
+        let exampleKeys = Set(example.split(separator: "\n").compactMap { line -> String? in
+            let text = line.hasPrefix("# ") ? line.dropFirst(2) : line[...]
+            guard let colon = text.firstIndex(of: ":"), !text.hasPrefix(" ") else { return nil }
+            let key = String(text[..<colon])
+            return key.allSatisfy({ $0.isLowercase || $0 == "-" }) ? key : nil
+        })
+        let policyFlags: Set = ["policy", "epsilon", "max-silence", "stationary-speed", "fit-tolerance", "min-speed", "min-filter",
+                                "min-interval", "interval", "distance", "significant-distance", "significant-interval",
+                                "max-age", "max-accuracy", "max-speed", "future-tolerance"]
+        #expect(flags.subtracting(exampleKeys).subtracting(policyFlags).isEmpty,
+                "flags missing from examples/publisher.yaml: \(flags.subtracting(exampleKeys).subtracting(policyFlags))")
+        #expect(flags.isSuperset(of: policyFlags))
+        // Every key of the example is accepted: the example itself parses (a bad key would exit 2).
+        let result = try run(["--config", TestPaths.packageRoot.appendingPathComponent("examples/publisher.yaml").path, "--qos", "9"])
+        #expect(result.output.contains("--qos must be 0, 1 or 2"), "\(result.output)")
+    }
+}
