@@ -113,6 +113,11 @@ struct PageBehaviourTests {
             #expect(markerClasses == ["member offline", "member online", "member stale"])
             let dave = try await page.value(String.self, "document.querySelector('#members li[data-user=dave] .detail').textContent")
             #expect(dave == "no position yet")
+            // Markers and list rows carry the display name's initials.
+            let swatches = try await page.value([String].self, "[...document.querySelectorAll('#members .swatch')].map((e) => e.textContent)")
+            #expect(swatches == ["Al", "Bo", "Ca", "Da"])
+            let initials = try await page.value([String].self, "['Carol (car)', 'bob', 'Ünal Öz', '  '].map(window.whereabouts.initials)")
+            #expect(initials == ["CC", "Bo", "ÜÖ", "?"])
         }
     }
 

@@ -132,7 +132,7 @@ extension DashboardPage {
         li.dataset.device = m.device;
         const swatch = li.querySelector(".swatch");
         swatch.style.background = memberColor(m);
-        setText(swatch, (m.tid || m.name.slice(0, 2)).slice(0, 2));
+        setText(swatch, W.initials(m.name));
         const who = li.querySelector(".who");
         if (who.dataset.text !== m.name + key) {
           who.dataset.text = m.name + key;

@@ -20,6 +20,15 @@ extension DashboardPage {
       return element;
     }
     function memberKey(m) { return m.user + "/" + m.device; }
+    // Two letters for the marker: the initials of the display name ("Carol (car)" -> "CC"), or
+    // its first two letters for a one-word name. Tracker ids are often derived from device names
+    // ("phone" -> "ne"), which says little on a family map.
+    W.initials = function (name) {
+      const words = String(name).split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 0);
+      if (words.length >= 2) return (words[0][0] + words[1][0]).toUpperCase();
+      const word = words[0] || "?";
+      return word[0].toUpperCase() + (word[1] || "").toLowerCase();
+    };
     function memberColor(m) { return /^#[0-9a-fA-F]{3,8}$/.test(m.color || "") ? m.color : "#2563eb"; }
 
     // Seconds since the view was generated, measured on this browser's clock only, so a skewed
@@ -206,9 +215,36 @@ extension DashboardPage {
       return false;
     }
 
+    // Puts a marker's label where it overlaps no label placed before it, stays on the map and
+    // clears the zoom buttons: right of the marker, else left, else above or below either side.
+    function placeLabel(g, s, size, placedLabels) {
+      const width = Number(g.querySelector(".label-bg").getAttribute("width")) || 0;
+      const height = 34;
+      const buttonsBottom = controlsBottom();
+      const candidates = [[20, -17], [-20 - width, -17], [20, -55], [-20 - width, -55], [20, 21], [-20 - width, 21]];
+      const fits = ([dx, dy]) => {
+        const box = { left: s.x + dx, top: s.y + dy, right: s.x + dx + width, bottom: s.y + dy + height };
+        if (box.left < 4 || box.right > size.width - 4 || box.top < 2 || box.bottom > size.height - 2) return null;
+        if (box.right > size.width - 62 && box.top < buttonsBottom + 8) return null;
+        const clash = placedLabels.some((o) => box.left < o.right && o.left < box.right && box.top < o.bottom && o.top < box.bottom);
+        return clash ? null : box;
+      };
+      // The slot used last time is tried first, so labels do not hop between frames.
+      const previous = Number(g.dataset.labelSlot) || 0;
+      const order = [previous].concat(candidates.map((_, i) => i).filter((i) => i !== previous));
+      let chosen = candidates[0], box = null;
+      for (const i of order) {
+        box = fits(candidates[i]);
+        if (box) { chosen = candidates[i]; g.dataset.labelSlot = i; break; }
+      }
+      placedLabels.push(box || { left: s.x + chosen[0], top: s.y + chosen[1], right: s.x + chosen[0] + width, bottom: s.y + chosen[1] + height });
+      g.querySelector(".label").setAttribute("transform", "translate(" + chosen[0] + "," + chosen[1] + ")");
+    }
+
     function drawMarkers(placed, size) {
       const group = $("markers");
       const seen = new Set();
+      const placedLabels = [];
       placed.sort((a, b) => STATUS_ORDER[a.member.status] - STATUS_ORDER[b.member.status]);
       for (const p of placed) {
         const m = p.member, key = memberKey(m);
@@ -226,7 +262,7 @@ extension DashboardPage {
         g.dataset.lon = p.position.lon.toFixed(7);
         g.dataset.tst = m.fix.tst;
         g.querySelector(".body").setAttribute("fill", memberColor(m));
-        setText(g.querySelector(".tid"), (m.tid || m.name.slice(0, 2)).slice(0, 2));
+        setText(g.querySelector(".tid"), W.initials(m.name));
         const heading = g.querySelector(".heading");
         const moving = typeof m.course === "number" && (m.speed || 0) > 0.5;
         heading.style.display = moving ? "" : "none";
@@ -240,12 +276,7 @@ extension DashboardPage {
                                  g.querySelector(".age").getComputedTextLength());
           g.querySelector(".label-bg").setAttribute("width", Math.ceil(width) + 16);
         }
-        // Labels go right of the marker, or left of it when they would leave the map or run
-        // under the zoom buttons (top right).
-        const labelWidth = Number(g.querySelector(".label-bg").getAttribute("width")) || 0;
-        const rightLimit = size.width - (s.y < controlsBottom() + 20 ? 62 : 4);
-        const flip = s.x + 20 + labelWidth > rightLimit && s.x - 20 - labelWidth >= 4;
-        g.querySelector(".label").setAttribute("transform", "translate(" + (flip ? -20 - labelWidth : 20) + ",-17)");
+        placeLabel(g, s, size, placedLabels);
       }
       for (const [key, g] of markerElements) {
         if (!seen.has(key)) { g.remove(); markerElements.delete(key); }
