@@ -24,12 +24,13 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
-        // Publisher (issue 4): outbox, config file, metrics, service lifecycle.
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.0.0"),
     ],
     targets: [
         // MARK: Policy core: Foundation only, so it could run inside an iOS app.
@@ -55,6 +56,39 @@ let package = Package(
             dependencies: [
                 "CMosquitto",
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // MARK: Subscriber: circles file, ingest, circle views (issue 5).
+        .target(
+            name: "Circles",
+            dependencies: [
+                "WhereaboutsCore",
+                "WhereaboutsMQTT",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
+
+        // MARK: Web dashboard: HTTP API, WebSocket view pushes and the live map page.
+        .target(
+            name: "Dashboard",
+            dependencies: [
+                "Circles",
+                "WhereaboutsCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "DashboardOptions",
+            dependencies: [
+                "Dashboard",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
 
@@ -116,8 +150,15 @@ let package = Package(
         .executableTarget(
             name: "whereabouts-sub",
             dependencies: [
+                "CommandLineSupport",
                 "WhereaboutsCore",
+                "WhereaboutsMQTT",
+                "Circles",
+                "Dashboard",
+                "DashboardOptions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(
@@ -139,6 +180,17 @@ let package = Package(
             dependencies: ["WhereaboutsCore"],
             path: "Benchmarks/PolicyBenchmark"
         ),
+        .executableTarget(
+            name: "SubscriberBenchmark",
+            dependencies: [
+                "Circles",
+                "WhereaboutsCore",
+                "WhereaboutsMQTT",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/SubscriberBenchmark"
+        ),
+
         // MARK: Benchmarks (mqtt): the Swift client against a plain C libmosquitto loop.
         .target(
             name: "CMosquittoBaseline",
@@ -171,6 +223,17 @@ let package = Package(
         .testTarget(
             name: "WhereaboutsCoreTests",
             dependencies: ["WhereaboutsCore"]
+        ),
+        .testTarget(
+            name: "CirclesTests",
+            dependencies: [
+                "Circles",
+                "WhereaboutsCore",
+                "WhereaboutsMQTT",
+                "WhereaboutsTestSupport",
+                "PositionSources",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "WhereaboutsEvalTests",
@@ -209,6 +272,22 @@ let package = Package(
                 "WhereaboutsTestSupport",
                 "mqtt-test-client",
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "DashboardTests",
+            dependencies: [
+                "Dashboard",
+                "DashboardOptions",
+                "Circles",
+                "WhereaboutsCore",
+                "WhereaboutsMQTT",
+                "WhereaboutsTestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .testTarget(

@@ -6,6 +6,7 @@ extension Broker {
         var lines = [
             "# Written by WhereaboutsTestSupport.Broker for one test.",
             "per_listener_settings false",
+            "set_tcp_nodelay true",
             "allow_anonymous \(options.allowAnonymous)",
             "log_dest file \(logFile.path)",
             "log_type all",

@@ -1,0 +1,92 @@
+import Foundation
+
+/// A mosquitto for the benchmark: free loopback port, its own config in a temp folder, queues
+/// large enough to hold the whole message stream for offline persistent sessions.
+final class BenchBroker {
+    let port: Int
+    let directory: URL
+    private let process: Process
+
+    init() throws {
+        port = try Self.freePort()
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("sub-bench-\(getpid())-\(port)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let configuration = directory.appendingPathComponent("mosquitto.conf")
+        var lines = [
+            "listener \(port) 127.0.0.1", "set_tcp_nodelay true", "allow_anonymous true", "persistence false",
+            "max_queued_messages 2000000", "max_queued_bytes 0", "max_inflight_messages 1000",
+            "log_dest file \(directory.appendingPathComponent("mosquitto.log").path)",
+        ]
+        if getuid() == 0 { lines.append("user root") }
+        try lines.joined(separator: "\n").appending("\n").write(to: configuration, atomically: true, encoding: .utf8)
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/mosquitto")
+        process.arguments = ["-c", configuration.path]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date().addingTimeInterval(10)
+        while !Self.accepts(port) {
+            guard Date() < deadline else { throw BenchError("mosquitto did not start on port \(port)") }
+            usleep(20_000)
+        }
+    }
+
+    func stop() {
+        process.terminate()
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Int32 in
+                guard bind(fd, pointer, length) == 0 else { return -1 }
+                return getsockname(fd, pointer, &length)
+            }
+        }
+        guard bound == 0 else { throw BenchError("no free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    static func accepts(_ port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Runs a program and returns its wall-clock time; throws if it fails.
+@discardableResult
+func runProgram(_ path: String, _ arguments: [String]) throws -> Duration {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: path)
+    process.arguments = arguments
+    process.standardOutput = FileHandle.nullDevice
+    let start = ContinuousClock.now
+    try process.run()
+    process.waitUntilExit()
+    let elapsed = ContinuousClock.now - start
+    guard process.terminationStatus == 0 else {
+        throw BenchError("\(path) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
+    }
+    return elapsed
+}

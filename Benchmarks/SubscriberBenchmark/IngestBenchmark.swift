@@ -1,0 +1,98 @@
+import Circles
+import Foundation
+import Logging
+import WhereaboutsMQTT
+
+/// Ingest rate. In each round the same `count` messages are queued by the broker for three
+/// offline persistent sessions, then drained, in alternating order, by
+/// `mosquitto_sub -c -C count > /dev/null` (the baseline), by the WhereaboutsMQTT client alone
+/// (a diagnostic: the transport's own ceiling), and by the subscriber (`SubscriberService` with a
+/// fresh store; views are published as usual). Each time runs from process start (or connect)
+/// until the last message is consumed. The best round of each is reported, since the machine is
+/// shared and slow rounds measure the neighbours.
+enum IngestBenchmark {
+    struct Result {
+        var count: Int
+        var rounds: Int
+        var baselineRates: [Double]
+        var clientRates: [Double]
+        var subscriberRates: [Double]
+    }
+
+    static func run(broker: BenchBroker, workload: BenchWorkload, count: Int, rounds: Int, logger: Logger) async throws -> Result {
+        let host = ["-h", "127.0.0.1", "-p", "\(broker.port)"]
+        let baselineSession = host + ["-c", "-i", "bench-baseline", "-q", "1", "-t", "owntracks/+/+"]
+        try runProgram("/usr/bin/mosquitto_sub", baselineSession + ["-E"])
+        let rawConfiguration = MQTTConfiguration(port: broker.port, clientID: "bench-raw", cleanSession: false)
+        let rawSetup = MQTTClient(configuration: rawConfiguration, logger: logger)
+        try await rawSetup.connect()
+        try await rawSetup.subscribe(to: "owntracks/+/+", qos: .atLeastOnce)
+        await rawSetup.disconnect()
+        let router = TopicRouter()
+        let filters = workload.file.memberIDs.flatMap(router.filters(for:))
+        let sessionConfiguration = MQTTConfiguration(port: broker.port, clientID: "bench-sub", cleanSession: false)
+        let setup = MQTTClient(configuration: sessionConfiguration, logger: logger)
+        try await setup.connect()
+        for chunk in stride(from: 0, to: filters.count, by: 500) {
+            try await setup.subscribe(to: filters[chunk..<min(chunk + 500, filters.count)].map { (filter: $0, qos: QoS.atLeastOnce) })
+        }
+        await setup.disconnect()
+
+        var result = Result(count: count, rounds: rounds, baselineRates: [], clientRates: [], subscriberRates: [])
+        for round in 0..<rounds {
+            let publisher = MQTTClient(
+                configuration: MQTTConfiguration(port: broker.port, clientID: "bench-pub", maxInflightMessages: 1000), logger: logger)
+            try await publisher.connect()
+            try await workload.publish(count: count, with: publisher)
+            await publisher.disconnect()
+
+            let baseline = { () throws -> Double in
+                Double(count) / (try runProgram("/usr/bin/mosquitto_sub", baselineSession + ["-C", "\(count)"])).seconds
+            }
+            if round % 2 == 0 { result.baselineRates.append(try baseline()) }
+            result.clientRates.append(try await drainWithClient(rawConfiguration, count: count, logger: logger))
+            result.subscriberRates.append(try await drainWithSubscriber(sessionConfiguration, workload: workload, count: count, logger: logger))
+            if round % 2 == 1 { result.baselineRates.append(try baseline()) }
+        }
+        return result
+    }
+
+    private static func drainWithClient(_ configuration: MQTTConfiguration, count: Int, logger: Logger) async throws -> Double {
+        let client = MQTTClient(configuration: configuration, logger: logger)
+        let messages = client.messages
+        let start = ContinuousClock.now
+        try await client.connect()
+        var received = 0
+        for await _ in messages {
+            received += 1
+            if received == count { break }
+        }
+        let elapsed = ContinuousClock.now - start
+        await client.disconnect()
+        return Double(count) / elapsed.seconds
+    }
+
+    private static func drainWithSubscriber(
+        _ configuration: MQTTConfiguration, workload: BenchWorkload, count: Int, logger: Logger
+    ) async throws -> Double {
+        let store = CircleViewStore(circles: workload.file, logger: logger)
+        let client = MQTTClient(configuration: configuration, logger: logger)
+        let transport = MQTTCircleTransport(client: client)
+        let start = ContinuousClock.now
+        try await client.connect()
+        let service = SubscriberService(store: store, transport: transport, configuration: SubscriberConfiguration(), logger: logger)
+        let task = Task { try await service.run() }
+        while await store.statistics().accepted < count {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        let elapsed = ContinuousClock.now - start
+        task.cancel()
+        _ = try? await task.value
+        await client.disconnect()
+        let stats = await store.statistics()
+        guard stats.rejectedTotal == 0, stats.duplicates == 0, stats.accepted == count else {
+            throw BenchError("unexpected ingest counts: \(stats)")
+        }
+        return Double(count) / elapsed.seconds
+    }
+}

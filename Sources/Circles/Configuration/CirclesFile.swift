@@ -1,0 +1,69 @@
+import Foundation
+import Yams
+
+/// The parsed, validated contents of a circles file.
+///
+/// The file is YAML (see `docs/subscriber.md` and `examples/circles.yaml`):
+/// ```yaml
+/// circles:
+///   - id: family          # lower-case letters, digits, - and _
+///     name: Family
+///     members:
+///       - user: alice      # owntracks/<user>/<device>
+///         device: phone
+///         name: Alice      # optional, defaults to the user name
+///         color: "#e6194b" # optional
+/// ```
+/// Unknown keys, missing keys, wrong types, duplicate circle ids and duplicate members in a
+/// circle are errors that name the key and line.
+public struct CirclesFile: Sendable, Hashable {
+    /// The circles in file order.
+    public var circles: [Circle]
+
+    /// Creates a circles file from already-validated circles.
+    public init(circles: [Circle]) {
+        self.circles = circles
+    }
+
+    /// Every distinct member device across all circles, sorted.
+    public var memberIDs: [MemberID] {
+        Array(Set(circles.flatMap { $0.members.map(\.id) })).sorted()
+    }
+
+    /// Reads and validates the file at `path`.
+    public static func load(path: String) throws(CirclesFileError) -> CirclesFile {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw CirclesFileError("The circles file \(path) cannot be read: \(error.localizedDescription)")
+        }
+        return try parse(yaml: text)
+    }
+
+    /// Parses and validates circles-file YAML.
+    public static func parse(yaml: String) throws(CirclesFileError) -> CirclesFile {
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: yaml)
+        } catch let error as YamlError {
+            throw syntaxError(error)
+        } catch {
+            throw CirclesFileError("The circles file is not valid YAML: \(error)")
+        }
+        guard let root else {
+            throw CirclesFileError("The circles file is empty; it needs a `circles:` list.", key: "circles")
+        }
+        return try CirclesFileReader().read(root)
+    }
+
+    private static func syntaxError(_ error: YamlError) -> CirclesFileError {
+        switch error {
+        case let .scanner(_, problem, mark, _), let .parser(_, problem, mark, _),
+            let .composer(_, problem, mark, _):
+            return CirclesFileError("The circles file is not valid YAML: \(problem).", line: mark.line)
+        default:
+            return CirclesFileError("The circles file is not valid YAML: \(error).")
+        }
+    }
+}

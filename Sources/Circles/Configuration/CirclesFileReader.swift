@@ -1,0 +1,143 @@
+import Yams
+
+/// Walks a composed YAML tree and builds validated circles, naming key and line on every error.
+struct CirclesFileReader {
+    func read(_ root: Node) throws(CirclesFileError) -> CirclesFile {
+        let top = try mapping(root, key: "", allowed: ["circles"])
+        guard let list = top["circles"] else {
+            throw CirclesFileError("The key `circles` is missing; add a list of circles.", key: "circles", line: line(root))
+        }
+        guard case .sequence(let items) = list else {
+            throw CirclesFileError("`circles` must be a list of circles.", key: "circles", line: line(list))
+        }
+        var circles: [Circle] = []
+        var seenIDs: [String: Int] = [:]
+        for (index, item) in items.enumerated() {
+            let circle = try readCircle(item, key: "circles[\(index)]")
+            if let first = seenIDs[circle.id] {
+                throw CirclesFileError(
+                    "The circle id `\(circle.id)` is used twice (first at line \(first)); ids must be unique.",
+                    key: "circles[\(index)].id", line: line(item))
+            }
+            seenIDs[circle.id] = line(item) ?? 0
+            circles.append(circle)
+        }
+        return CirclesFile(circles: circles)
+    }
+
+    private func readCircle(_ node: Node, key: String) throws(CirclesFileError) -> Circle {
+        let fields = try mapping(node, key: key, allowed: ["id", "name", "members"])
+        let id = try string(fields, "id", in: key, parent: node, required: true)!
+        try check(id, matches: Self.isIdentifier, key: "\(key).id", line: line(fields["id"]),
+                  rule: "a circle id uses only lower-case letters, digits, `-` and `_`")
+        let name = try string(fields, "name", in: key, parent: node, required: false) ?? id
+        guard let membersNode = fields["members"] else {
+            throw CirclesFileError("The key `members` is missing; add a list of members.", key: "\(key).members", line: line(node))
+        }
+        guard case .sequence(let items) = membersNode else {
+            throw CirclesFileError("`members` must be a list of members.", key: "\(key).members", line: line(membersNode))
+        }
+        var members: [Member] = []
+        var seen: Set<MemberID> = []
+        for (index, item) in items.enumerated() {
+            let memberKey = "\(key).members[\(index)]"
+            let member = try readMember(item, key: memberKey)
+            guard seen.insert(member.id).inserted else {
+                throw CirclesFileError(
+                    "The member \(member.id) appears twice in circle `\(id)`.", key: memberKey, line: line(item))
+            }
+            members.append(member)
+        }
+        return Circle(id: id, name: name, members: members)
+    }
+
+    private func readMember(_ node: Node, key: String) throws(CirclesFileError) -> Member {
+        let fields = try mapping(node, key: key, allowed: ["user", "device", "name", "color"])
+        let user = try string(fields, "user", in: key, parent: node, required: true)!
+        let device = try string(fields, "device", in: key, parent: node, required: true)!
+        for (field, value) in [("user", user), ("device", device)] {
+            try check(value, matches: Self.isTopicLevel, key: "\(key).\(field)", line: line(fields[field]),
+                      rule: "a \(field) name is one lower-case MQTT topic level: no `/`, `+`, `#`, spaces or upper case")
+        }
+        let name = try string(fields, "name", in: key, parent: node, required: false)
+        let color = try string(fields, "color", in: key, parent: node, required: false)
+        if let color {
+            try check(color, matches: Self.isColor, key: "\(key).color", line: line(fields["color"]),
+                      rule: "a colour is written `#rrggbb` (quote it: `color: \"#e6194b\"`)")
+        }
+        return Member(user: user, device: device, name: name, color: color)
+    }
+
+    // MARK: Helpers
+
+    private func mapping(_ node: Node, key: String, allowed: Set<String>) throws(CirclesFileError) -> [String: Node] {
+        guard case .mapping(let pairs) = node else {
+            throw CirclesFileError("Expected a mapping with keys \(allowed.sorted().joined(separator: ", ")).", key: key.isEmpty ? nil : key, line: line(node))
+        }
+        var result: [String: Node] = [:]
+        for (k, v) in pairs {
+            guard let name = k.string else {
+                throw CirclesFileError("Keys must be strings.", key: key, line: line(k))
+            }
+            guard allowed.contains(name) else {
+                throw CirclesFileError(
+                    "Unknown key `\(name)`; allowed keys are \(allowed.sorted().joined(separator: ", ")).",
+                    key: key.isEmpty ? name : "\(key).\(name)", line: line(k))
+            }
+            guard result[name] == nil else {
+                throw CirclesFileError("The key `\(name)` appears twice.", key: key.isEmpty ? name : "\(key).\(name)", line: line(k))
+            }
+            result[name] = v
+        }
+        return result
+    }
+
+    private func string(
+        _ fields: [String: Node], _ name: String, in key: String, parent: Node, required: Bool
+    ) throws(CirclesFileError) -> String? {
+        guard let node = fields[name] else {
+            if required {
+                throw CirclesFileError("The key `\(name)` is missing.", key: "\(key).\(name)", line: line(parent))
+            }
+            return nil
+        }
+        guard case .scalar(let scalar) = node, !scalar.string.isEmpty else {
+            throw CirclesFileError("`\(name)` must be a non-empty string.", key: "\(key).\(name)", line: line(node))
+        }
+        return scalar.string
+    }
+
+    private func check(
+        _ value: String, matches predicate: (String) -> Bool, key: String, line: Int?, rule: String
+    ) throws(CirclesFileError) {
+        guard predicate(value) else {
+            throw CirclesFileError("`\(value)` is not allowed: \(rule).", key: key, line: line)
+        }
+    }
+
+    private func line(_ node: Node?) -> Int? { node?.mark?.line }
+
+    static func isIdentifier(_ s: String) -> Bool {
+        !s.isEmpty && s.utf8.count <= 64 && s.utf8.allSatisfy { byte in
+            (97...122).contains(byte) || (48...57).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
+        }
+    }
+
+    static func isTopicLevel(_ s: String) -> Bool {
+        s.utf8.count <= 64 && s.unicodeScalars.allSatisfy { c in
+            !c.properties.isWhitespace && !"/+#".unicodeScalars.contains(c) && c.value >= 0x21
+                && !c.properties.isUppercase
+        }
+    }
+
+    static func isColor(_ s: String) -> Bool {
+        let u = Array(s.utf8)
+        return u.count == 7 && u[0] == UInt8(ascii: "#") && u[1...].allSatisfy { $0.isHexDigit }
+    }
+}
+
+private extension UInt8 {
+    var isHexDigit: Bool {
+        (48...57).contains(self) || (65...70).contains(self) || (97...102).contains(self)
+    }
+}

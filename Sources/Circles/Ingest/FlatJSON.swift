@@ -1,0 +1,233 @@
+/// A strict, allocation-light reader for the flat JSON objects OwnTracks sends.
+///
+/// It parses one top-level object per RFC 8259 (strings with escapes and UTF-8 validation,
+/// numbers by the JSON grammar, `true`/`false`/`null`, nested objects and arrays checked and
+/// skipped up to a depth limit), calling back with each top-level key and scalar value. Anything
+/// else (garbage, trailing bytes, `NaN`, control characters in strings, unterminated input) is
+/// a ``FlatJSON/Error``. It exists because Foundation's `JSONDecoder` made decoding the ingest
+/// bottleneck (BENCHMARKS.md, `## Subscriber`).
+struct FlatJSON {
+    /// A top-level value.
+    enum Value {
+        case string(String)
+        case number(Double)
+        case bool(Bool)
+        case null
+        /// An object or array (validated, not kept).
+        case nested
+    }
+
+    /// The input is not one well-formed JSON object.
+    struct Error: Swift.Error {}
+
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private var index = 0
+    private static let maxDepth = 32
+
+    private init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        self.bytes = bytes
+    }
+
+    /// Parses `input` and calls `visit` for each top-level member, in order.
+    static func parseObject(_ input: [UInt8], _ visit: (String, Value) throws -> Void) throws {
+        try input.withUnsafeBufferPointer { buffer in
+            var reader = FlatJSON(buffer)
+            reader.skipWhitespace()
+            try reader.expect(UInt8(ascii: "{"))
+            reader.skipWhitespace()
+            if reader.peek() == UInt8(ascii: "}") {
+                reader.index += 1
+            } else {
+                while true {
+                    reader.skipWhitespace()
+                    let key = try reader.readString()
+                    reader.skipWhitespace()
+                    try reader.expect(UInt8(ascii: ":"))
+                    reader.skipWhitespace()
+                    let value = try reader.readValue(depth: 1)
+                    try visit(key, value)
+                    reader.skipWhitespace()
+                    let separator = try reader.next()
+                    if separator == UInt8(ascii: "}") { break }
+                    guard separator == UInt8(ascii: ",") else { throw Error() }
+                }
+            }
+            reader.skipWhitespace()
+            guard reader.index == buffer.count else { throw Error() }
+        }
+    }
+
+    // MARK: Values
+
+    private mutating func readValue(depth: Int) throws -> Value {
+        guard let byte = peek() else { throw Error() }
+        switch byte {
+        case UInt8(ascii: "\""): return .string(try readString())
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            try skipNested(depth: depth)
+            return .nested
+        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
+        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
+        case UInt8(ascii: "n"): try literal("null"); return .null
+        default: return .number(try readNumber())
+        }
+    }
+
+    private mutating func skipNested(depth: Int) throws {
+        guard depth < Self.maxDepth else { throw Error() }
+        let open = try next()
+        let close = open == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")
+        skipWhitespace()
+        if peek() == close {
+            index += 1
+            return
+        }
+        while true {
+            skipWhitespace()
+            if open == UInt8(ascii: "{") {
+                _ = try readString()
+                skipWhitespace()
+                try expect(UInt8(ascii: ":"))
+                skipWhitespace()
+            }
+            if let byte = peek(), byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
+                try skipNested(depth: depth + 1)
+            } else {
+                _ = try readValue(depth: depth + 1)
+            }
+            skipWhitespace()
+            let separator = try next()
+            if separator == close { return }
+            guard separator == UInt8(ascii: ",") else { throw Error() }
+        }
+    }
+
+    private mutating func readNumber() throws -> Double {
+        let start = index
+        if peek() == UInt8(ascii: "-") { index += 1 }
+        guard let first = peek(), isDigit(first) else { throw Error() }
+        index += 1
+        if first != UInt8(ascii: "0") { skipDigits() }
+        if peek() == UInt8(ascii: ".") {
+            index += 1
+            guard let digit = peek(), isDigit(digit) else { throw Error() }
+            skipDigits()
+        }
+        if let e = peek(), e == UInt8(ascii: "e") || e == UInt8(ascii: "E") {
+            index += 1
+            if let sign = peek(), sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") { index += 1 }
+            guard let digit = peek(), isDigit(digit) else { throw Error() }
+            skipDigits()
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        guard let value = Double(text) else { throw Error() }
+        return value
+    }
+
+    private mutating func readString() throws -> String {
+        try expect(UInt8(ascii: "\""))
+        let start = index
+        var escaped = false
+        while true {
+            let byte = try next()
+            if byte == UInt8(ascii: "\"") { break }
+            if byte < 0x20 { throw Error() }
+            if byte == UInt8(ascii: "\\") {
+                escaped = true
+                _ = try next()
+            }
+        }
+        let raw = UnsafeBufferPointer(rebasing: bytes[start..<(index - 1)])
+        guard escaped else {
+            guard let string = String(validating: raw, as: UTF8.self) else { throw Error() }
+            return string
+        }
+        return try unescape(raw)
+    }
+
+    private func unescape(_ raw: UnsafeBufferPointer<UInt8>) throws -> String {
+        var output: [UInt8] = []
+        output.reserveCapacity(raw.count)
+        var i = 0
+        func hex4() throws -> UInt32 {
+            guard i + 4 < raw.count else { throw Error() }
+            var value: UInt32 = 0
+            for k in 1...4 {
+                let c = raw[i + k]
+                let digit: UInt32
+                switch c {
+                case 48...57: digit = UInt32(c - 48)
+                case 65...70: digit = UInt32(c - 55)
+                case 97...102: digit = UInt32(c - 87)
+                default: throw Error()
+                }
+                value = value << 4 | digit
+            }
+            i += 4
+            return value
+        }
+        while i < raw.count {
+            let byte = raw[i]
+            guard byte == UInt8(ascii: "\\") else {
+                output.append(byte)
+                i += 1
+                continue
+            }
+            i += 1
+            switch raw[i] {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): output.append(raw[i])
+            case UInt8(ascii: "b"): output.append(0x08)
+            case UInt8(ascii: "f"): output.append(0x0C)
+            case UInt8(ascii: "n"): output.append(0x0A)
+            case UInt8(ascii: "r"): output.append(0x0D)
+            case UInt8(ascii: "t"): output.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = try hex4()
+                if (0xD800...0xDBFF).contains(scalar) {
+                    guard i + 2 < raw.count, raw[i + 1] == UInt8(ascii: "\\"), raw[i + 2] == UInt8(ascii: "u") else { throw Error() }
+                    i += 2
+                    let low = try hex4()
+                    guard (0xDC00...0xDFFF).contains(low) else { throw Error() }
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                }
+                guard let unicode = Unicode.Scalar(scalar) else { throw Error() }
+                output.append(contentsOf: Array(String(Character(unicode)).utf8))
+            default: throw Error()
+            }
+            i += 1
+        }
+        guard let string = String(validating: output, as: UTF8.self) else { throw Error() }
+        return string
+    }
+
+    // MARK: Bytes
+
+    private func peek() -> UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    private mutating func next() throws -> UInt8 {
+        guard index < bytes.count else { throw Error() }
+        defer { index += 1 }
+        return bytes[index]
+    }
+
+    private mutating func expect(_ byte: UInt8) throws {
+        guard try next() == byte else { throw Error() }
+    }
+
+    private mutating func literal(_ word: StaticString) throws {
+        let count = word.utf8CodeUnitCount
+        guard index + count <= bytes.count else { throw Error() }
+        for k in 0..<count where bytes[index + k] != word.utf8Start[k] { throw Error() }
+        index += count
+    }
+
+    private mutating func skipWhitespace() {
+        while let byte = peek(), byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { index += 1 }
+    }
+
+    private mutating func skipDigits() {
+        while let byte = peek(), isDigit(byte) { index += 1 }
+    }
+
+    private func isDigit(_ byte: UInt8) -> Bool { byte >= 48 && byte <= 57 }
+}

@@ -1,0 +1,47 @@
+/// Why an incoming MQTT message was rejected. Every rejection is counted by ``code`` and logged.
+public enum RejectionReason: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The payload is larger than the configured limit.
+    case oversize(bytes: Int, limit: Int)
+    /// The payload is not a JSON object (garbage, truncated, NaN literals, not UTF-8).
+    case malformedJSON
+    /// The JSON object has no `_type` string.
+    case missingType
+    /// A required key is absent.
+    case missingField(String)
+    /// A key holds a value of the wrong JSON type.
+    case wrongType(String)
+    /// A key holds a value outside its allowed range (NaN, infinity, `lat` 91, `tst` 0...).
+    case outOfRange(String)
+    /// The fix's `tst` lies further in the future than the clock-skew tolerance.
+    case futureTimestamp(tst: Int)
+    /// The topic is not one of a tracked member's topics.
+    case unknownTopic
+
+    /// A short stable code for counters and logs, such as `out_of_range.lat`.
+    public var code: String {
+        switch self {
+        case .oversize: "oversize"
+        case .malformedJSON: "malformed_json"
+        case .missingType: "missing_type"
+        case .missingField(let key): "missing_field.\(key)"
+        case .wrongType(let key): "wrong_type.\(key)"
+        case .outOfRange(let key): "out_of_range.\(key)"
+        case .futureTimestamp: "future_timestamp"
+        case .unknownTopic: "unknown_topic"
+        }
+    }
+
+    /// A sentence saying what was wrong.
+    public var description: String {
+        switch self {
+        case let .oversize(bytes, limit): "The payload has \(bytes) bytes, more than the limit of \(limit)."
+        case .malformedJSON: "The payload is not a JSON object."
+        case .missingType: "The JSON object has no `_type` string."
+        case .missingField(let key): "The required key `\(key)` is missing."
+        case .wrongType(let key): "The key `\(key)` has the wrong type."
+        case .outOfRange(let key): "The value of `\(key)` is out of range."
+        case .futureTimestamp(let tst): "The timestamp \(tst) lies in the future."
+        case .unknownTopic: "The topic belongs to no member of this subscriber's circles."
+        }
+    }
+}

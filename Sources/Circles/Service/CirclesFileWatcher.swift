@@ -1,0 +1,51 @@
+import Foundation
+import Logging
+
+/// Reloads the circles file when it changes (its modification time, size or inode, polled) or
+/// when the process receives SIGHUP, keeping the state of members that stay.
+struct CirclesFileWatcher {
+    let path: String
+    let pollInterval: Double
+    let logger: Logger
+
+    /// A file's identity and version as far as change detection cares.
+    struct Stamp: Equatable {
+        var modified: Date?
+        var size: Int?
+        var inode: Int?
+    }
+
+    static func stamp(of path: String) -> Stamp? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return nil }
+        return Stamp(
+            modified: attributes[.modificationDate] as? Date,
+            size: (attributes[.size] as? NSNumber)?.intValue,
+            inode: (attributes[.systemFileNumber] as? NSNumber)?.intValue)
+    }
+
+    /// Polls until cancelled, calling `reload` with each successfully parsed new version.
+    /// A version that fails to parse is logged and the current circles stay in force.
+    func watch(reload: @Sendable (CirclesFile) async -> Void) async {
+        var last = Self.stamp(of: path)
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(pollInterval))
+            let current = Self.stamp(of: path)
+            guard current != last, current != nil else { continue }
+            last = current
+            await load(reason: "changed", reload: reload)
+        }
+    }
+
+    /// Loads the file and hands it to `reload`, logging a parse error instead.
+    func load(reason: String, reload: @Sendable (CirclesFile) async -> Void) async {
+        do {
+            let file = try CirclesFile.load(path: path)
+            logger.info("Reloading the circles file.", metadata: ["whereabouts.reason": "\(reason)", "whereabouts.file": "\(path)"])
+            await reload(file)
+        } catch {
+            logger.error(
+                "The circles file was not reloaded; the previous circles stay in force.",
+                metadata: ["whereabouts.file": "\(path)", "whereabouts.error": "\(error)"])
+        }
+    }
+}

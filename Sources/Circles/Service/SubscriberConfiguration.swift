@@ -1,0 +1,40 @@
+import Foundation
+
+/// What the subscriber service needs besides the MQTT connection. Every field has a default.
+public struct SubscriberConfiguration: Sendable {
+    /// Topic prefix of the views: views go to `<viewPrefix>/<id>/view`, events to `<viewPrefix>/<id>/events`.
+    public var viewPrefix: String
+    /// Root of the members' OwnTracks topics (`owntracks`).
+    public var topicPrefix: String
+    /// At most this often, in seconds, a circle's view is published. Default 1 s.
+    public var viewInterval: Double
+    /// Freshness, trail and input limits.
+    public var settings: ViewSettings
+    /// The circles file, watched for changes; `nil` disables reloading.
+    public var circlesPath: String?
+    /// How often the circles file's modification time is checked, in seconds. Default 2 s.
+    public var reloadPollInterval: Double
+    /// How many filters go into one SUBSCRIBE or UNSUBSCRIBE. Default 500.
+    public var subscribeBatchSize: Int
+
+    /// Creates a configuration; every argument has the documented default.
+    public init(
+        viewPrefix: String = "whereabouts/circles", topicPrefix: String = "owntracks", viewInterval: Double = 1,
+        settings: ViewSettings = ViewSettings(), circlesPath: String? = nil, reloadPollInterval: Double = 2,
+        subscribeBatchSize: Int = 500
+    ) {
+        self.viewPrefix = viewPrefix
+        self.topicPrefix = topicPrefix
+        self.viewInterval = viewInterval
+        self.settings = settings
+        self.circlesPath = circlesPath
+        self.reloadPollInterval = reloadPollInterval
+        self.subscribeBatchSize = subscribeBatchSize
+    }
+
+    /// The retained view topic of circle `id`.
+    public func viewTopic(_ id: String) -> String { "\(viewPrefix)/\(id)/view" }
+
+    /// The events topic of circle `id`.
+    public func eventsTopic(_ id: String) -> String { "\(viewPrefix)/\(id)/events" }
+}

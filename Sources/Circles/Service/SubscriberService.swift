@@ -1,0 +1,94 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// The subscriber as one long-running service: subscribes to the members of the store's circles,
+/// ingests their messages, publishes the views, and reloads the circles file on change or SIGHUP.
+///
+/// The transport must already be connected with a persistent session (clean session off, a stable
+/// client id) so that nothing published while the subscriber restarts is lost. Ends on graceful
+/// shutdown or cancellation.
+public struct SubscriberService<Transport: CircleTransport>: Service {
+    /// The state this service feeds; the dashboard reads the same store.
+    public let store: CircleViewStore
+    let transport: Transport
+    let configuration: SubscriberConfiguration
+    let logger: Logger
+    let onSubscribed: (@Sendable () async -> Void)?
+
+    /// Creates the service. `onSubscribed` runs once the broker acknowledged the subscriptions
+    /// to every member (from then on nothing a member publishes is missed).
+    public init(
+        store: CircleViewStore, transport: Transport, configuration: SubscriberConfiguration, logger: Logger,
+        onSubscribed: (@Sendable () async -> Void)? = nil
+    ) {
+        self.store = store
+        self.transport = transport
+        self.configuration = configuration
+        self.logger = logger
+        self.onSubscribed = onSubscribed
+    }
+
+    /// Subscribes and runs ingest, view publishing and reloading until graceful shutdown.
+    public func run() async throws {
+        let router = TopicRouter(prefix: configuration.topicPrefix)
+        let members = await store.trackedMembers()
+        try await subscribe(members, router: router)
+        logger.info("Subscribed to the circles' members.", metadata: ["whereabouts.members": "\(members.count)"])
+        await onSubscribed?()
+        // Graceful shutdown cancels the whole group at once; the loops themselves iterate plainly
+        // (a per-message `cancelOnGracefulShutdown()` merge costs more than the parsing).
+        try await cancelWhenGracefulShutdown {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await ingest(router: router) }
+                group.addTask {
+                    await ViewPublisher(store: store, transport: transport, configuration: configuration, logger: logger).run()
+                }
+                if let path = configuration.circlesPath {
+                    let watcher = CirclesFileWatcher(path: path, pollInterval: configuration.reloadPollInterval, logger: logger)
+                    group.addTask { await watcher.watch { await reload($0, router: router) } }
+                    group.addTask {
+                        for await _ in await UnixSignalsSequence(trapping: .sighup) {
+                            await watcher.load(reason: "SIGHUP") { await reload($0, router: router) }
+                        }
+                    }
+                }
+                try await group.next()
+                group.cancelAll()
+            }
+        }
+        logger.info("Stopped the subscriber.")
+    }
+
+    private func ingest(router: TopicRouter) async throws {
+        let ingestor = Ingestor(store: store, router: router, settings: configuration.settings)
+        try await ingestor.run(transport.incoming())
+    }
+
+    private func reload(_ file: CirclesFile, router: TopicRouter) async {
+        let change = await store.replaceCircles(file)
+        do {
+            try await subscribe(change.added, router: router)
+            let filters = change.removed.flatMap(router.filters(for:))
+            for chunk in filters.chunks(of: configuration.subscribeBatchSize) {
+                try await transport.unsubscribe(from: Array(chunk))
+            }
+        } catch {
+            logger.error("Could not update the subscriptions after a reload.", metadata: ["whereabouts.error": "\(error)"])
+        }
+    }
+
+    private func subscribe(_ members: [MemberID], router: TopicRouter) async throws {
+        let filters = members.flatMap(router.filters(for:))
+        for chunk in filters.chunks(of: configuration.subscribeBatchSize) {
+            try await transport.subscribe(to: Array(chunk))
+        }
+    }
+}
+
+extension Array {
+    func chunks(of size: Int) -> [ArraySlice<Element>] {
+        stride(from: 0, to: count, by: Swift.max(1, size)).map { self[$0..<Swift.min($0 + size, count)] }
+    }
+}

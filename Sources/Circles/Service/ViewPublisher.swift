@@ -1,0 +1,57 @@
+import Foundation
+import Logging
+
+/// Publishes what the store says is due: views retained, events not retained, and an empty
+/// retained message for each removed circle. Runs until cancelled.
+struct ViewPublisher<Transport: CircleTransport> {
+    let store: CircleViewStore
+    let transport: Transport
+    let configuration: SubscriberConfiguration
+    let logger: Logger
+
+    func run() async {
+        let encoder = JSONEncoder()
+        // Sorted keys: the same view always encodes to the same bytes, `_type` first.
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        while !Task.isCancelled {
+            let batch = await store.collectDue(at: Date())
+            for view in batch.views {
+                await send(to: configuration.viewTopic(view.circle.id), retain: true, circle: view.circle.id) {
+                    try encoder.encode(view)
+                }
+            }
+            for event in batch.events {
+                await send(to: configuration.eventsTopic(event.circle), retain: false, circle: event.circle) {
+                    try encoder.encode(event)
+                }
+            }
+            for id in batch.removedCircles {
+                await send(to: configuration.viewTopic(id), retain: true, circle: id) { Data() }
+            }
+            await waitUntil(batch.nextDeadline)
+        }
+    }
+
+    private func send(to topic: String, retain: Bool, circle: String, payload: () throws -> Data) async {
+        do {
+            try await transport.publish(to: topic, payload: Array(try payload()), retain: retain)
+        } catch {
+            logger.warning(
+                "Could not publish; the view will be published again.",
+                metadata: ["whereabouts.topic": "\(topic)", "whereabouts.error": "\(error)"])
+            if retain { await store.invalidate(circleIDs: [circle]) }
+        }
+    }
+
+    /// Waits for a change that may be due at once, or until `deadline`, whichever comes first.
+    private func waitUntil(_ deadline: Date?) async {
+        let store = self.store
+        let seconds = min(deadline.map { $0.timeIntervalSinceNow } ?? 3600, 3600)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await store.waitForChanges() }
+            group.addTask { try? await Task.sleep(for: .seconds(max(0, seconds))) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+}

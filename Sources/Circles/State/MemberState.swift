@@ -1,0 +1,132 @@
+import Foundation
+import WhereaboutsCore
+
+/// Everything the subscriber knows about one tracked device, kept compact (see BENCHMARKS.md for
+/// the measured bytes per member): the live fix, a bounded trail, and the status bookkeeping.
+///
+/// Status rules (documented in `docs/subscriber.md`):
+/// - Messages that say the device is up (a live non-backlog fix, presence `online`) or down (a last
+///   will, presence `offline`) are ordered by an *event time*: the receive time for messages that
+///   arrive live, the message's own `tst` for retained ones (which replay old state in any order).
+///   A message changes the base status only if its event time is not older than the last one's.
+/// - `stale` is derived: base status online, but the newest news (`tst` of any accepted message,
+///   capped at the receive time) is older than the stale timeout.
+struct MemberState: Sendable {
+    /// The newest fix: never replaced by an older one.
+    var fix: LocationMessage?
+    /// Recent fixes including the live one.
+    var trail = Trail()
+    /// Online, offline or unknown, as last announced; `stale` is derived from `lastNews`.
+    var baseStatus: MemberStatus = .unknown
+    /// Event time (epoch s) of the message that set `baseStatus`.
+    var statusEventTime: Double = -.infinity
+    /// Epoch seconds since which `baseStatus` holds.
+    var statusSince: Int?
+    /// Epoch seconds of the newest news from the member.
+    var lastNews: Int?
+    /// The status last announced through events, to detect changes.
+    var announced: MemberStatus = .unknown
+
+    /// What applying a message did.
+    enum Outcome: Equatable {
+        /// The view changed (new live fix, trail point, or status).
+        case changed
+        /// The message was accepted but changed nothing shown (card, ignored types).
+        case unchanged
+        /// Same member, same `tst` as a fix already held.
+        case duplicate
+    }
+
+    /// The status shown at `now`.
+    func status(at now: Double, staleTimeout: Double) -> MemberStatus {
+        guard baseStatus == .online else { return baseStatus }
+        if let lastNews, now - Double(lastNews) > staleTimeout { return .stale }
+        return .online
+    }
+
+    /// Epoch seconds since which `status(at:staleTimeout:)` holds.
+    func statusSince(at now: Double, staleTimeout: Double) -> Int? {
+        if status(at: now, staleTimeout: staleTimeout) == .stale, let lastNews {
+            return lastNews + Int(staleTimeout.rounded(.up))
+        }
+        return statusSince
+    }
+
+    /// The status shown at `now` if it differs from the one last announced, recording it as
+    /// announced; `nil` when nothing changed. Coming back from `stale` restarts `statusSince`.
+    mutating func takeStatusChange(at now: Double, staleTimeout: Double) -> MemberStatus? {
+        let current = status(at: now, staleTimeout: staleTimeout)
+        guard current != announced else { return nil }
+        if current == .online, announced == .stale { statusSince = Int(now) }
+        announced = current
+        return current
+    }
+
+    /// When an online member turns stale unless news arrives, in epoch seconds.
+    func staleDeadline(staleTimeout: Double) -> Double? {
+        guard baseStatus == .online, let lastNews else { return nil }
+        return Double(lastNews) + staleTimeout
+    }
+
+    mutating func apply(
+        _ message: InboundMessage, receivedAt now: Date, retained: Bool, settings: ViewSettings
+    ) -> Outcome {
+        let nowSeconds = now.timeIntervalSince1970
+        switch message {
+        case .location(let location):
+            return applyLocation(location, now: nowSeconds, retained: retained, settings: settings)
+        case .lastWill(let tst):
+            // A will is sent by the broker when the connection is lost; its tst is the connect time.
+            let eventTime = retained ? Double(tst) : nowSeconds
+            return setBase(.offline, eventTime: eventTime, since: Int(eventTime)) ? .changed : .unchanged
+        case let .presence(online, _, tst):
+            noteNews(tst, now: nowSeconds)
+            let eventTime = retained ? Double(tst) : nowSeconds
+            let changed = setBase(online ? .online : .offline, eventTime: eventTime, since: min(tst, Int(nowSeconds)))
+            return changed ? .changed : .unchanged
+        case .transition(_, let tst):
+            let before = status(at: nowSeconds, staleTimeout: settings.staleTimeout)
+            noteNews(tst, now: nowSeconds)
+            return before == status(at: nowSeconds, staleTimeout: settings.staleTimeout) ? .unchanged : .changed
+        case .card, .ignored:
+            return .unchanged
+        }
+    }
+
+    private mutating func applyLocation(
+        _ location: LocationMessage, now: Double, retained: Bool, settings: ViewSettings
+    ) -> Outcome {
+        if let fix, fix.tst == location.tst { return .duplicate }
+        if trail.contains(tst: location.tst) { return .duplicate }
+        let isBacklog = (location.createdAt ?? location.tst) > location.tst
+        var changed = trail.insert(
+            tst: location.tst, lat: location.lat, lon: location.lon,
+            maxCount: settings.trailLength, maxSpan: settings.trailDuration)
+        if fix == nil || location.tst > fix!.tst {
+            fix = location
+            changed = true
+            noteNews(location.tst, now: now)
+            if !isBacklog {
+                let eventTime = retained ? Double(location.tst) : now
+                _ = setBase(.online, eventTime: eventTime, since: min(location.tst, Int(now)))
+            }
+        }
+        return changed ? .changed : .unchanged
+    }
+
+    private mutating func noteNews(_ tst: Int, now: Double) {
+        let news = min(tst, Int(now))
+        if lastNews == nil || news > lastNews! { lastNews = news }
+    }
+
+    /// Sets the base status if `eventTime` is not older than the current one's. Returns whether
+    /// the base status changed.
+    private mutating func setBase(_ status: MemberStatus, eventTime: Double, since: Int) -> Bool {
+        guard eventTime >= statusEventTime else { return false }
+        statusEventTime = eventTime
+        guard status != baseStatus else { return false }
+        baseStatus = status
+        statusSince = since
+        return true
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// A membership change in a circle, published non-retained on `whereabouts/circles/<id>/events`.
+///
+/// JSON: `{"_type":"event","circle":"family","user":"alice","device":"phone","event":"online","tst":1700000000}`.
+public struct CircleEvent: Sendable, Hashable, Codable {
+    /// Always `"event"`.
+    public var type: String = "event"
+    /// The circle's id.
+    public var circle: String
+    /// The member's user name.
+    public var user: String
+    /// The member's device name.
+    public var device: String
+    /// What happened.
+    public var event: Kind
+    /// Epoch seconds at which the subscriber noticed it.
+    public var tst: Int
+
+    /// What happened to a member.
+    public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
+        /// The member was added to the circle (circles file loaded or reloaded).
+        case joined
+        /// The member was removed from the circle by a reload of the circles file.
+        case left
+        /// The member came online: a live fix or a presence `online` after offline, stale or unknown.
+        case online
+        /// The member went offline: a last will or a presence `offline`.
+        case offline
+        /// Nothing was heard from the member for longer than the stale timeout.
+        case stale
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case type = "_type"
+        case circle, user, device, event, tst
+    }
+
+    /// Creates an event.
+    public init(circle: String, user: String, device: String, event: Kind, tst: Int) {
+        self.circle = circle
+        self.user = user
+        self.device = device
+        self.event = event
+        self.tst = tst
+    }
+}

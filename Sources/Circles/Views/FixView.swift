@@ -1,0 +1,69 @@
+import Foundation
+import WhereaboutsCore
+
+/// A member's current fix as it appears in a view: the wire fields of the OwnTracks `location`
+/// message it came from, so a browser can re-extrapolate with `ve`/`vn`/`ms` using the same
+/// formula as ``WhereaboutsCore/LocationMessage/displayedPosition(at:)``.
+public struct FixView: Sendable, Hashable, Codable {
+    /// Epoch seconds of the fix.
+    public var tst: Int
+    /// Latitude in degrees.
+    public var lat: Double
+    /// Longitude in degrees.
+    public var lon: Double
+    /// Horizontal accuracy in metres.
+    public var acc: Int
+    /// Altitude in metres, when known.
+    public var alt: Int?
+    /// Speed in km/h (OwnTracks `vel`), when known.
+    public var vel: Int?
+    /// Course over ground in degrees, when known.
+    public var cog: Int?
+    /// Trigger letter, when sent.
+    public var t: String?
+    /// Battery level in percent, when known.
+    public var batt: Int?
+    /// East velocity in m/s that the display extrapolates with; absent means hold.
+    public var ve: Double?
+    /// North velocity in m/s that the display extrapolates with; absent means hold.
+    public var vn: Double?
+    /// The publisher's `maxSilence` in seconds: the display extrapolates at most this long.
+    public var ms: Int?
+
+    /// Creates a fix view from its wire fields.
+    public init(
+        tst: Int, lat: Double, lon: Double, acc: Int, alt: Int? = nil, vel: Int? = nil,
+        cog: Int? = nil, t: String? = nil, batt: Int? = nil, ve: Double? = nil, vn: Double? = nil,
+        ms: Int? = nil
+    ) {
+        self.tst = tst
+        self.lat = lat
+        self.lon = lon
+        self.acc = acc
+        self.alt = alt
+        self.vel = vel
+        self.cog = cog
+        self.t = t
+        self.batt = batt
+        self.ve = ve
+        self.vn = vn
+        self.ms = ms
+    }
+
+    /// The view of a received location message.
+    public init(_ message: LocationMessage) {
+        self.init(
+            tst: message.tst, lat: message.lat, lon: message.lon, acc: message.acc,
+            alt: message.alt, vel: message.vel, cog: message.cog, t: message.t,
+            batt: message.batt, ve: message.ve, vn: message.vn, ms: message.ms
+        )
+    }
+
+    /// The location message this view shows (with `tid`), for ``displayedPosition(at:)``.
+    public func locationMessage(tid: String) -> LocationMessage {
+        LocationMessage(
+            tid: tid, tst: tst, lat: lat, lon: lon, acc: acc, alt: alt, vel: vel, cog: cog,
+            batt: batt, t: t, ve: ve, vn: vn, ms: ms
+        )
+    }
+}

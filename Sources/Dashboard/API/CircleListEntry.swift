@@ -1,0 +1,39 @@
+import Circles
+/// One entry of `GET /api/circles`: a circle with its member count and how many members are in
+/// each status.
+public struct CircleListEntry: Sendable, Hashable, Codable {
+    /// The circle's id, as used in `/api/circles/<id>`.
+    public var id: String
+    /// The circle's display name.
+    public var name: String
+    /// How many members the circle has.
+    public var members: Int
+    /// How many members are in each status (`online`, `offline`, `stale`, `unknown`); every
+    /// status is present, with 0 when no member has it.
+    public var status: [String: Int]
+
+    /// Summarises a view.
+    public init(_ view: CircleView) {
+        id = view.circle.id
+        name = view.circle.name
+        members = view.members.count
+        var counts = Dictionary(uniqueKeysWithValues: MemberStatus.allCases.map { ($0.rawValue, 0) })
+        for member in view.members {
+            counts[member.status.rawValue, default: 0] += 1
+        }
+        status = counts
+    }
+}
+
+/// The body of `GET /api/circles`.
+struct CircleList: Codable, Sendable {
+    var circles: [CircleListEntry]
+}
+
+/// The body of `GET /api/circles/<id>/members/<user>/<device>/trail`.
+struct MemberTrail: Codable, Sendable {
+    var circle: String
+    var user: String
+    var device: String
+    var trail: [TrailPoint]
+}

@@ -1,0 +1,96 @@
+import Circles
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+
+/// The request context of every dashboard route: WebSocket upgrades are allowed.
+public typealias DashboardRequestContext = BasicWebSocketRequestContext
+
+/// Builds the dashboard's routes over a view source.
+public enum DashboardRouter {
+    /// Builds the HTTP router: the page, the JSON API and the health check.
+    ///
+    /// Routes (with ``webSocketRouter(source:)`` for the WebSocket ones):
+    /// - `GET /` the page; `GET /healthz` `{"status":"ok"}`.
+    /// - `GET /api/circles` every circle with its member and status counts.
+    /// - `GET /api/circles/<id>` the circle's view, exactly as the subscriber publishes it.
+    /// - `GET /api/circles/<id>/members/<user>/<device>/trail` one member's trail.
+    /// - WebSocket `/ws` (every circle) and `/api/circles/<id>/ws` (one circle): the current
+    ///   views at once, then each changed view.
+    /// Unknown circles, members and paths answer 404 with a JSON `{"error","message"}` body.
+    public static func build<Source: CircleViewSource>(
+        source: Source,
+        configuration: DashboardConfiguration
+    ) -> Router<DashboardRequestContext> {
+        let router = Router(context: DashboardRequestContext.self)
+        router.middlewares.add(LogRequestsMiddleware(.debug))
+        router.middlewares.add(JSONNotFoundMiddleware())
+
+        let page = DashboardPage(configuration: configuration)
+        router.get("/") { _, _ in
+            Response(
+                status: .ok,
+                headers: [
+                    .contentType: "text/html; charset=utf-8", .cacheControl: "no-cache",
+                    .contentSecurityPolicy: page.contentSecurityPolicy, .xContentTypeOptions: "nosniff",
+                ],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: page.html))
+            )
+        }
+        router.get("/healthz") { _, _ in
+            try JSONBody.response(["status": "ok"])
+        }
+        router.get("/api/circles") { _, _ in
+            try JSONBody.response(CircleList(circles: await source.currentViews().map(CircleListEntry.init)))
+        }
+        router.get("/api/circles/:id") { _, context in
+            let id = try context.parameters.require("id")
+            guard let view = await source.currentView(id: id) else { throw APIError.circleNotFound(id) }
+            return try JSONBody.response(view)
+        }
+        router.get("/api/circles/:id/members/:user/:device/trail") { _, context in
+            let id = try context.parameters.require("id")
+            let user = try context.parameters.require("user")
+            let device = try context.parameters.require("device")
+            guard await source.currentView(id: id) != nil else { throw APIError.circleNotFound(id) }
+            guard let trail = await source.memberTrail(circle: id, user: user, device: device) else {
+                throw APIError.memberNotFound(circle: id, user: user, device: device)
+            }
+            return try JSONBody.response(MemberTrail(circle: id, user: user, device: device, trail: trail))
+        }
+
+        return router
+    }
+
+    /// Builds the router that decides WebSocket upgrades: `/ws` and `/api/circles/<id>/ws`
+    /// (404 for an unknown circle).
+    public static func webSocketRouter<Source: CircleViewSource>(source: Source) -> Router<DashboardRequestContext> {
+        let router = Router(context: DashboardRequestContext.self)
+        let pusher = ViewPusher(source: source)
+        router.ws("/ws") { _, _ in
+            .upgrade()
+        } onUpgrade: { inbound, outbound, context in
+            try await pusher.push(circle: nil, inbound: inbound, outbound: outbound, logger: context.logger)
+        }
+        router.ws("/api/circles/:id/ws") { _, context in
+            let id = try context.parameters.require("id")
+            guard await source.currentView(id: id) != nil else { throw APIError.circleNotFound(id) }
+            return .upgrade()
+        } onUpgrade: { inbound, outbound, context in
+            let id = context.requestContext.parameters.get("id")
+            try await pusher.push(circle: id, inbound: inbound, outbound: outbound, logger: context.logger)
+        }
+        return router
+    }
+}
+
+/// Answers requests no route matched with a JSON 404 instead of an empty body.
+struct JSONNotFoundMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPError where error.status == .notFound {
+            throw APIError.routeNotFound(request.uri.path)
+        }
+    }
+}

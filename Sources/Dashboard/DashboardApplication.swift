@@ -1,0 +1,41 @@
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+
+/// Builds the dashboard's Hummingbird application: HTTP routes and WebSocket upgrades on one port.
+public enum DashboardApplication {
+    /// The largest WebSocket frame sent or accepted; larger views go out as several frames.
+    static let maxFrameSize = 1 << 20
+
+    /// Makes the application for `source`, listening as `configuration` says.
+    ///
+    /// - Parameter onListening: Called with the bound port once the server accepts connections
+    ///   (useful with port 0).
+    public static func make<Source: CircleViewSource>(
+        source: Source,
+        configuration: DashboardConfiguration,
+        logger: Logger,
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some ApplicationProtocol {
+        Application(
+            router: DashboardRouter.build(source: source, configuration: configuration),
+            server: .http1WebSocketUpgrade(
+                webSocketRouter: DashboardRouter.webSocketRouter(source: source),
+                configuration: .init(ws: .init(maxFrameSize: maxFrameSize))
+            ),
+            configuration: ApplicationConfiguration(
+                address: .hostname(configuration.host, port: configuration.port),
+                serverName: nil
+            ),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? configuration.port
+                logger.info(
+                    "Dashboard listening",
+                    metadata: ["whereabouts.http.host": "\(configuration.host)", "whereabouts.http.port": "\(port)"]
+                )
+                await onListening(port)
+            },
+            logger: logger
+        )
+    }
+}

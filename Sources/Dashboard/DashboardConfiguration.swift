@@ -1,0 +1,32 @@
+/// How the dashboard's HTTP server listens and what the page shows.
+public struct DashboardConfiguration: Sendable, Hashable {
+    /// The address to bind. Defaults to loopback, so the dashboard is private to the machine
+    /// unless an operator opts in (for example `0.0.0.0`).
+    public var host: String
+    /// The TCP port to listen on; 0 picks a free port (reported through `onListening`).
+    public var port: Int
+    /// A map tile URL template with `{z}`, `{x}` and `{y}` (and optionally `{s}`), such as
+    /// `https://tile.openstreetmap.org/{z}/{x}/{y}.png`. When `nil` the page draws a plain
+    /// background with a metric grid and loads nothing from elsewhere, so it works offline.
+    public var tileURLTemplate: String?
+    /// The attribution shown in the map's corner when tiles are drawn (tile providers require
+    /// one, for example "© OpenStreetMap contributors").
+    public var tileAttribution: String?
+    /// The page's title.
+    public var title: String
+
+    /// Creates a configuration; every argument has a default.
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 8080,
+        tileURLTemplate: String? = nil,
+        tileAttribution: String? = nil,
+        title: String = "Whereabouts"
+    ) {
+        self.host = host
+        self.port = port
+        self.tileURLTemplate = tileURLTemplate
+        self.tileAttribution = tileAttribution
+        self.title = title
+    }
+}

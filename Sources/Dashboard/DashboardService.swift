@@ -1,0 +1,42 @@
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+/// The web dashboard as a long-running service: serves the page, the JSON API and the WebSocket
+/// view pushes until the service group shuts down.
+///
+/// On graceful shutdown it stops accepting connections, closes open WebSockets with a normal
+/// closure, lets requests in flight finish, and returns.
+public struct DashboardService<Source: CircleViewSource>: Service {
+    private let source: Source
+    private let configuration: DashboardConfiguration
+    private let logger: Logger
+    private let onListening: @Sendable (Int) async -> Void
+
+    /// Creates the service; nothing listens until ``run()``.
+    ///
+    /// - Parameters:
+    ///   - source: Where views come from (the subscriber's view store).
+    ///   - configuration: Host, port and page settings.
+    ///   - logger: Logs the listening address at info and each request at debug.
+    ///   - onListening: Called with the bound port once the server accepts connections.
+    public init(
+        source: Source,
+        configuration: DashboardConfiguration = DashboardConfiguration(),
+        logger: Logger,
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) {
+        self.source = source
+        self.configuration = configuration
+        self.logger = logger
+        self.onListening = onListening
+    }
+
+    /// Serves until graceful shutdown or cancellation; throws when the address cannot be bound.
+    public func run() async throws {
+        let application = DashboardApplication.make(
+            source: source, configuration: configuration, logger: logger, onListening: onListening
+        )
+        try await application.run()
+    }
+}

@@ -1,0 +1,121 @@
+import ArgumentParser
+import Circles
+import Dashboard
+import DashboardOptions
+import Foundation
+import Logging
+import ServiceLifecycle
+import WhereaboutsMQTT
+
+/// `whereabouts-sub run` (the default): the subscriber itself.
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Subscribe to the circles' members and publish their circle views (the default).",
+        discussion: """
+            The circles file is reloaded when it changes and on SIGHUP; members that stay keep their \
+            state. SIGTERM or SIGINT stop the subscriber cleanly. The subscriber uses a persistent \
+            MQTT session (clean session off) under a stable client id, so messages published while it \
+            restarts are delivered when it comes back.
+            """
+    )
+
+    @Option(help: ArgumentHelp("The circles file (YAML). See examples/circles.yaml.", valueName: "file"))
+    var circles: String
+
+    @OptionGroup var brokerOptions: BrokerOptions
+
+    @Option(help: "Serve the web dashboard and its JSON API on this HTTP port. Without it no HTTP server runs.")
+    var httpPort: Int?
+
+    @OptionGroup var dashboardOptions: DashboardOptions
+
+    @Option(help: "The topic prefix of the circle views: views go to <prefix>/<id>/view and events to <prefix>/<id>/events.")
+    var viewPrefix: String = "whereabouts/circles"
+
+    @Option(help: "The first topic level of the members' OwnTracks topics.")
+    var topicPrefix: String = "owntracks"
+
+    @Option(help: "Publish each circle's view at most once per this many seconds, and only when it changed.")
+    var viewInterval: Double = 1
+
+    @Option(help: "Show a member as stale after this many seconds without news.")
+    var staleTimeout: Double = 300
+
+    @Option(help: "Keep at most this many fixes in each member's trail.")
+    var trailLength: Int = 20
+
+    @Option(help: "Keep trail fixes at most this many minutes older than the member's newest fix.")
+    var trailMinutes: Int = 10
+
+    @Option(help: "Reject payloads larger than this many bytes without parsing them.")
+    var maxPayload: Int = 16 * 1024
+
+    @Option(help: "Reject fixes whose timestamp lies more than this many seconds in the future.")
+    var futureTolerance: Int = 300
+
+    @Option(help: ArgumentHelp("""
+        Own only the circles whose id hashes (FNV-1a) to shard i of n, and subscribe only to their \
+        members, so that n instances share the load. The default 0/1 owns every circle.
+        """, valueName: "i/n"))
+    var shard: String = "0/1"
+
+    @Option(help: "The log level: trace, debug, info, notice, warning, error or critical.")
+    var logLevel: String = "info"
+
+    func validate() throws {
+        if let httpPort, !(1...65535).contains(httpPort) { throw ValidationError("--http-port must be in 1...65535.") }
+        guard viewInterval > 0, viewInterval.isFinite else { throw ValidationError("--view-interval must be above 0 seconds.") }
+        guard staleTimeout > 0, staleTimeout.isFinite else { throw ValidationError("--stale-timeout must be above 0 seconds.") }
+        guard trailLength >= 1 else { throw ValidationError("--trail-length must be at least 1.") }
+        guard trailMinutes >= 0 else { throw ValidationError("--trail-minutes must not be negative.") }
+        guard maxPayload >= 256 else { throw ValidationError("--max-payload must be at least 256 bytes.") }
+        guard futureTolerance >= 0 else { throw ValidationError("--future-tolerance must not be negative.") }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level `\(logLevel)` is not one of trace, debug, info, notice, warning, error, critical.")
+        }
+        do { _ = try Shard(parsing: shard) } catch { throw ValidationError(error.description) }
+        do { _ = try CirclesFile.load(path: circles) } catch {
+            throw ValidationError("The circles file \(circles) is not valid: \(error)")
+        }
+    }
+
+    func run() async throws {
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "whereabouts-sub")
+        let shard = try Shard(parsing: shard)
+        let file = try CirclesFile.load(path: circles)
+        let settings = ViewSettings(
+            staleTimeout: staleTimeout, trailLength: trailLength, trailDuration: trailMinutes * 60,
+            futureTolerance: futureTolerance, maxPayloadBytes: maxPayload)
+        let store = CircleViewStore(circles: file, shard: shard, settings: settings, viewInterval: viewInterval, logger: logger)
+        let defaultClientID = shard.count == 1 ? "whereabouts-sub" : "whereabouts-sub-\(shard.index)-of-\(shard.count)"
+        let client = MQTTClient(configuration: try brokerOptions.mqttConfiguration(defaultClientID: defaultClientID), logger: logger)
+        let transport = MQTTCircleTransport(client: client)  // before connect: see its documentation
+        try await client.connect()
+        logger.info("Connected to the broker.", metadata: ["whereabouts.broker": "\(brokerOptions.broker)", "whereabouts.shard": "\(shard)"])
+        let configuration = SubscriberConfiguration(
+            viewPrefix: viewPrefix, topicPrefix: topicPrefix, viewInterval: viewInterval, settings: settings,
+            circlesPath: circles)
+        var services: [any Service] = [
+            SubscriberService(store: store, transport: transport, configuration: configuration, logger: logger)
+        ]
+        if let httpPort {
+            services.append(DashboardService(source: store, configuration: dashboardOptions.configuration(port: httpPort), logger: logger))
+        }
+        let group = ServiceGroup(configuration: .init(
+            services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        do {
+            try await group.run()
+        } catch {
+            await client.disconnect()
+            throw error
+        }
+        await client.disconnect()
+    }
+}
