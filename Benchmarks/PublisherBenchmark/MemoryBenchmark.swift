@@ -7,6 +7,8 @@ import WhereaboutsTestSupport
 struct MemoryBenchmark {
     let track: String
     let seconds: Int
+    /// The whereabouts-pub binary to measure; the one built next to this benchmark by default.
+    let publisher: URL?
 
     func run() async throws {
         let folder = try BenchmarkSupport.temporaryFolder("memory")
@@ -15,7 +17,8 @@ struct MemoryBenchmark {
         defer { Task { await broker.stop() } }
         let sub = try BenchmarkSupport.start(URL(fileURLWithPath: "/usr/bin/mosquitto_sub"),
             ["-h", broker.host, "-p", "\(broker.port)", "-t", "owntracks/#", "-v"], log: folder.appendingPathComponent("sub.log"))
-        let pub = try BenchmarkSupport.start(try BenchmarkSupport.publisherBinary(), [
+        let binary = try publisher ?? BenchmarkSupport.publisherBinary()
+        let pub = try BenchmarkSupport.start(binary, [
             "--source", "gpx:\(track)", "--replay-speed", "20", "--user", "bench", "--device", "memory",
             "--broker", "mqtt://\(broker.host):\(broker.port)", "--outbox", folder.appendingPathComponent("o.sqlite").path,
             "--metrics-port", "0", "--power-supply-path", folder.path,
@@ -33,6 +36,7 @@ struct MemoryBenchmark {
         pub.waitUntilExit()
         kill(sub.processIdentifier, SIGKILL)
         guard samples > 0 else { throw BenchmarkError("no samples of whereabouts-pub") }
+        print("binary: \(binary.path)")
         print("track: \(track), replay 20x, bounded(50m), \(samples) samples over up to \(seconds) s")
         print(String(format: "whereabouts-pub: VmRSS max %.1f MB, VmHWM %.1f MB, of which anonymous (heap, stacks) %.1f MB",
                      Double(pubPeak.rss) / 1024, Double(pubPeak.hwm) / 1024, Double(pubPeak.anon) / 1024))

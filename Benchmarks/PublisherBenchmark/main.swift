@@ -26,9 +26,10 @@ do {
         try await DrainBenchmark(fixes: option("--fixes", default: 100_000)).run()
     case "memory":
         let fixture = BenchmarkSupport.productsFolder.appendingPathComponent("../../../Tests/Fixtures/publisher/drive-240s.gpx").standardized.path
-        try await MemoryBenchmark(track: text("--track", default: fixture), seconds: option("--seconds", default: 10)).run()
+        let binary = arguments.contains("--publisher") ? URL(fileURLWithPath: text("--publisher", default: "")) : nil
+        try await MemoryBenchmark(track: text("--track", default: fixture), seconds: option("--seconds", default: 10), publisher: binary).run()
     default:
-        FileHandle.standardError.write(Data("usage: PublisherBenchmark outbox [--fixes N] | drain [--fixes N] | memory [--track GPX] [--seconds S]\n".utf8))
+        FileHandle.standardError.write(Data("usage: PublisherBenchmark outbox [--fixes N] | drain [--fixes N] | memory [--track GPX] [--seconds S] [--publisher PATH]\n".utf8))
         exit(2)
     }
 } catch {
