@@ -139,6 +139,7 @@ let package = Package(
         .executableTarget(
             name: "whereabouts-pub",
             dependencies: [
+                "CommandLineSupport",
                 "WhereaboutsCore",
                 "Publisher",
                 "PolicyOptions",

@@ -37,9 +37,14 @@ extension AsyncParsableCommand {
     /// Parses the process's arguments and runs the chosen command, like ArgumentParser's `main()`,
     /// except that an invalid command line exits with ``usageErrorExitStatus`` after printing the
     /// error and the usage.
-    public static func mainWithUsageExitStatus() async {
+    ///
+    /// - Parameter prepare: Rewrites the arguments before parsing (for example, expands a config
+    ///   file into arguments); a `ValidationError` it throws is a usage error too.
+    public static func mainWithUsageExitStatus(
+        preparingArguments prepare: @Sendable ([String]) throws -> [String] = { $0 }
+    ) async {
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(try prepare(Array(CommandLine.arguments.dropFirst())))
             if var asyncCommand = command as? AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

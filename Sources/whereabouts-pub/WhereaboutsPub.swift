@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineSupport
 import Foundation
 import Logging
 import PolicyOptions
@@ -47,21 +48,6 @@ struct WhereaboutsPub: AsyncParsableCommand {
     /// Reads the config file (if any), then parses it followed by the command line, so flags win;
     /// a bad command line or config file exits with code 2 and a message naming the problem.
     static func main() async {
-        let arguments = Array(CommandLine.arguments.dropFirst())
-        do {
-            let expanded = try ConfigArguments.expand(arguments, keys: ConfigKeys.all)
-            var command = try parseAsRoot(expanded)
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            if exitCode(for: error) == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-                Foundation.exit(2)
-            }
-            exit(withError: error)
-        }
+        await mainWithUsageExitStatus(preparingArguments: { try ConfigArguments.expand($0, keys: ConfigKeys.all) })
     }
 }
