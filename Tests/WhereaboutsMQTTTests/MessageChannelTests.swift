@@ -102,7 +102,7 @@ struct MessageChannelTests {
         let hub = ClientHub()
         let messages = MQTTMessages(registration: hub.makeMessageChannel())
         let result = try await withTimeout(.seconds(10), "next() in a cancelled task") {
-            await withUnsafeCurrentTask { $0?.cancel() }
+            withUnsafeCurrentTask { $0?.cancel() }
             var iterator = messages.makeAsyncIterator()
             return await iterator.next()
         }

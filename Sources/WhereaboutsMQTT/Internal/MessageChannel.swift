@@ -1,4 +1,4 @@
-import Synchronization
+import Foundation
 
 /// The buffer between libmosquitto's thread and the consumers of one `messages` sequence.
 ///
@@ -15,8 +15,12 @@ import Synchronization
 /// libmosquitto's thread would also stop the PUBACKs, PINGREQs and outgoing publishes of the same
 /// connection (a consumer that publishes, as the subscriber does, could deadlock waiting for its
 /// own acknowledgement). The backlog is bounded in practice by what the broker queues for the
-/// session (`max_queued_messages`); see docs/mqtt.md, "Slow subscribers".
-final class MessageChannel: Sendable {
+/// session (`max_queued_messages`); see docs/mqtt.md, "Receiving messages".
+///
+/// `@unchecked Sendable`: `state` is read and written only while holding `lock` (an `NSLock`,
+/// a pthread mutex, which ThreadSanitizer understands; it does not see the ordering that
+/// `Synchronization.Mutex`'s futex gives on Linux and reported every hand-over as a race).
+final class MessageChannel: @unchecked Sendable {
     private struct Waiter {
         var id: UInt64
         var continuation: CheckedContinuation<Bool, Never>
@@ -39,13 +43,21 @@ final class MessageChannel: Sendable {
         case finished
     }
 
-    private let state = Mutex(State())
+    private let lock = NSLock()
+    private var state = State()
+
+    /// Runs `body` on the state while holding `lock`.
+    private func withState<T>(_ body: (inout State) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&state)
+    }
 
     /// Appends a message (libmosquitto's thread). Waiting consumers are woken by `wake()`, which
     /// the session calls once the socket has nothing more to read right now (so a burst wakes a
     /// consumer once per batch, not once per message).
     func append(_ message: MQTTMessage) {
-        state.withLock { state in
+        withState { state in
             guard !state.finished else { return }
             state.buffer.append(message)
         }
@@ -53,7 +65,7 @@ final class MessageChannel: Sendable {
 
     /// Resumes the waiting consumers if anything is buffered.
     func wake() {
-        let waiters = state.withLock { state -> [Waiter] in
+        let waiters = withState { state -> [Waiter] in
             guard !state.buffer.isEmpty, !state.waiters.isEmpty else { return [] }
             defer { state.waiters.removeAll() }
             return state.waiters
@@ -63,7 +75,7 @@ final class MessageChannel: Sendable {
 
     /// Ends the sequence: what is buffered is still delivered, then consumers get `nil`.
     func finish() {
-        let waiters = state.withLock { state -> [Waiter] in
+        let waiters = withState { state -> [Waiter] in
             state.finished = true
             defer { state.waiters.removeAll() }
             return state.waiters
@@ -74,7 +86,7 @@ final class MessageChannel: Sendable {
     /// Moves everything buffered into `batch` (which must be empty) in one lock acquisition,
     /// giving the channel `batch`'s storage to refill.
     func take(into batch: inout [MQTTMessage]) -> Take {
-        state.withLock { state in
+        withState { state in
             if state.buffer.isEmpty { return state.finished ? .finished : .empty }
             swap(&state.buffer, &batch)
             return .messages
@@ -85,7 +97,7 @@ final class MessageChannel: Sendable {
     /// next iterator of the same sequence gets them first.
     func putBack(_ messages: ArraySlice<MQTTMessage>) {
         guard !messages.isEmpty else { return }
-        let waiters = state.withLock { state -> [Waiter] in
+        let waiters = withState { state -> [Waiter] in
             state.buffer.insert(contentsOf: messages, at: 0)
             defer { state.waiters.removeAll() }
             return state.waiters
@@ -96,13 +108,13 @@ final class MessageChannel: Sendable {
     /// Suspends until a message is buffered or the sequence has ended (`true`), or the task is
     /// cancelled (`false`). Returns at once if either is already so.
     func waitForMessages(isolation actor: isolated (any Actor)?) async -> Bool {
-        let id = state.withLock { state in
+        let id = withState { state in
             defer { state.nextWaiterID &+= 1 }
             return state.nextWaiterID
         }
         return await withTaskCancellationHandler {
             await withCheckedContinuation(isolation: actor) { (continuation: CheckedContinuation<Bool, Never>) in
-                let ready: Bool? = state.withLock { state in
+                let ready: Bool? = withState { state in
                     if !state.buffer.isEmpty || state.finished { return true }
                     // The cancellation flag is set before the handler runs, so a handler that
                     // ran before this lock found no waiter to resume: it is seen here instead.
@@ -113,7 +125,7 @@ final class MessageChannel: Sendable {
                 if let ready { continuation.resume(returning: ready) }
             }
         } onCancel: {
-            let waiter = state.withLock { state -> Waiter? in
+            let waiter = withState { state -> Waiter? in
                 guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
                 return state.waiters.remove(at: index)
             }
@@ -122,10 +134,10 @@ final class MessageChannel: Sendable {
     }
 
     /// How many messages wait in the buffer (for tests).
-    var bufferedCount: Int { state.withLock { $0.buffer.count } }
+    var bufferedCount: Int { withState { $0.buffer.count } }
 
     /// How many consumers wait in `waitForMessages` (for tests).
-    var waiterCount: Int { state.withLock { $0.waiters.count } }
+    var waiterCount: Int { withState { $0.waiters.count } }
 }
 
 /// One `messages` sequence's registration with the hub. When the last copy of the sequence and
