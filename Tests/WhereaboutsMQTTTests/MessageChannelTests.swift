@@ -36,22 +36,23 @@ struct MessageChannelTests {
         hub.wakeMessageConsumers()
     }
 
-    @Test("Messages keep their arrival order across many batches")
-    func orderAcrossBatches() async throws {
+    /// Delivers `count` messages from another thread while one sequence drains them, and
+    /// returns what it received.
+    private static func drainWhileDelivering(_ count: Int, chunk: Int) async throws -> [Int] {
         let hub = ClientHub()
         let messages = MQTTMessages(registration: hub.makeMessageChannel())
-        Self.deliverFromThread(hub, 0..<20_000, chunk: 300)
-        let received = try await messages.collect(20_000, timeout: .seconds(60))
-        #expect(Self.numbers(received) == Array(0..<20_000))
+        deliverFromThread(hub, 0..<count, chunk: chunk)
+        return numbers(try await messages.collect(count, timeout: .seconds(120)))
+    }
+
+    @Test("Messages keep their arrival order across many batches")
+    func orderAcrossBatches() async throws {
+        #expect(try await Self.drainWhileDelivering(20_000, chunk: 300) == Array(0..<20_000))
     }
 
     @Test("No message is lost in a 100,000-message burst delivered while the consumer drains")
     func burstInMemory() async throws {
-        let hub = ClientHub()
-        let messages = MQTTMessages(registration: hub.makeMessageChannel())
-        Self.deliverFromThread(hub, 0..<100_000, chunk: 10_000)
-        let received = try await messages.collect(100_000, timeout: .seconds(120))
-        #expect(Self.numbers(received) == Array(0..<100_000))
+        #expect(try await Self.drainWhileDelivering(100_000, chunk: 10_000) == Array(0..<100_000))
     }
 
     @Test("A new iterator continues where a previous iterator of the same sequence stopped")
