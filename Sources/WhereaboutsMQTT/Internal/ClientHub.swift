@@ -57,8 +57,17 @@ final class ClientHub: Sendable {
         }
     }
 
-    /// How many messages were delivered since consumers were last woken.
-    var unwokenMessages: Int { state.withLock { $0.unwokenMessages } }
+    /// How many messages were delivered since consumers were last woken, counted only while a
+    /// consumer waits: when none waits, the count restarts at 0, since a consumer looks at its
+    /// buffer before it waits and so finds those messages itself.
+    func messagesAwaitingWakeup() -> Int {
+        state.withLock { state in
+            guard state.unwokenMessages > 0 else { return 0 }
+            if state.messageChannels.contains(where: { $0.channel.hasWaiters }) { return state.unwokenMessages }
+            state.unwokenMessages = 0
+            return 0
+        }
+    }
 
     /// Wakes the consumers waiting for messages delivered since the last call.
     func wakeMessageConsumers() {

@@ -136,6 +136,9 @@ final class MessageChannel: @unchecked Sendable {
     /// How many messages wait in the buffer (for tests).
     var bufferedCount: Int { withState { $0.buffer.count } }
 
+    /// Whether a consumer waits in `waitForMessages`.
+    var hasWaiters: Bool { withState { !$0.waiters.isEmpty } }
+
     /// How many consumers wait in `waitForMessages` (for tests).
     var waiterCount: Int { withState { $0.waiters.count } }
 }

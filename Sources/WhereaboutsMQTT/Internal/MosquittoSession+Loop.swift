@@ -116,12 +116,13 @@ extension MosquittoSession {
     /// are woken while the socket still has more to read.
     static let wakeBatchLimit = 256
 
-    /// Wakes `messages` consumers for what the last `mosquitto_loop` delivered, unless more is
-    /// readable right now (then the next pass delivers more first, up to `wakeBatchLimit`): a
-    /// burst then costs the consumer one resumption per batch instead of one per message, and a
-    /// lone message is handed over as soon as it is read.
+    /// Wakes waiting `messages` consumers for what the last `mosquitto_loop` delivered, unless
+    /// more is readable right now (then the next pass delivers more first, up to
+    /// `wakeBatchLimit`): a burst then costs the consumer one resumption per batch instead of one
+    /// per message, and a lone message is handed over as soon as it is read. Costs nothing
+    /// (no `poll`) while the consumers are busy rather than waiting.
     private func wakeMessageConsumersIfIdle(connectionFailed: Bool) {
-        let unwoken = hub.unwokenMessages
+        let unwoken = hub.messagesAwaitingWakeup()
         guard unwoken > 0 else { return }
         if unwoken < Self.wakeBatchLimit, !connectionFailed {
             var descriptor = pollfd(fd: mosquitto_socket(handle), events: Int16(POLLIN), revents: 0)
