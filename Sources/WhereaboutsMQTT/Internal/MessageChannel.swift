@@ -4,16 +4,17 @@ import Foundation
 ///
 /// The message callback appends under the lock; the session wakes a waiting consumer when the
 /// socket has nothing more to read (or after a few hundred messages), so during a burst the
-/// consumer is resumed once per batch rather than once per message. A consumer takes the whole buffer in one lock acquisition (it swaps its emptied batch array in,
-/// so the buffer's storage is reused) and then returns messages from that batch without locking
-/// or suspending. So a busy stream costs one lock per message on libmosquitto's thread and one
-/// lock plus at most one suspension per *batch* on the consumer's side, where `AsyncStream`
-/// cost a lock and a task resumption (often a thread wake-up) per message.
+/// consumer is resumed once per batch rather than once per message. A consumer takes the whole
+/// buffer in one lock acquisition (it swaps its emptied batch array in, so the buffer's storage
+/// is reused) and then returns messages from that batch without locking or suspending. So a
+/// busy stream costs a few short locks per message on libmosquitto's thread and one lock plus at
+/// most one suspension per *batch* on the consumer's side, where `AsyncStream` cost a lock and a
+/// task resumption (often a thread wake-up) per message.
 ///
-/// Unbounded on purpose: a QoS 1/2 message is acknowledged to the broker by libmosquitto when it
-/// reaches the callback, so dropping it here would lose an acknowledged message, and blocking
-/// libmosquitto's thread would also stop the PUBACKs, PINGREQs and outgoing publishes of the same
-/// connection (a consumer that publishes, as the subscriber does, could deadlock waiting for its
+/// Unbounded on purpose: libmosquitto sends the PUBACK/PUBREC right after the callback returns,
+/// so dropping a message here would lose one the broker counts as delivered, and blocking
+/// libmosquitto's thread would also stop the PUBACKs of the connection's own publishes and its
+/// keepalives (a consumer that publishes, as the subscriber does, could deadlock waiting for its
 /// own acknowledgement). The backlog is bounded in practice by what the broker queues for the
 /// session (`max_queued_messages`); see docs/mqtt.md, "Receiving messages".
 ///
