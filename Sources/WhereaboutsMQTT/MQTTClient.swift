@@ -55,7 +55,7 @@ public final class MQTTClient: Sendable {
     /// subscribing to catch retained messages: `let messages = client.messages` then
     /// `subscribe(to:)`. The sequence ends after `disconnect()` or when the client is released;
     /// it continues across automatic reconnects.
-    public var messages: MQTTMessages { MQTTMessages(stream: hub.makeMessageStream(bufferingPolicy: .unbounded)) }
+    public var messages: MQTTMessages { MQTTMessages(registration: hub.makeMessageChannel()) }
 
     /// Connects and returns once the broker has accepted the connection.
     ///

@@ -17,7 +17,10 @@ final class ClientHub: Sendable {
     private struct State {
         var connection: MQTTConnectionState = .disconnected(.notStarted)
         var stateListeners: [UInt64: AsyncStream<MQTTConnectionState>.Continuation] = [:]
-        var messageListeners: [UInt64: AsyncStream<MQTTMessage>.Continuation] = [:]
+        /// One channel per live `messages` sequence, an array because it is walked per message.
+        var messageChannels: [(id: UInt64, channel: MessageChannel)] = []
+        /// Messages delivered since consumers were last woken (see `wakeMessageConsumers`).
+        var unwokenMessages = 0
         /// The subscriptions in the order they were first made.
         var subscriptions: [Subscription] = []
         var nextListenerID: UInt64 = 0
@@ -45,26 +48,54 @@ final class ClientHub: Sendable {
         }
     }
 
+    /// Hands a received message to every `messages` sequence (libmosquitto's thread). Consumers
+    /// waiting for it are woken by `wakeMessageConsumers()`.
     func deliver(_ message: MQTTMessage) {
         state.withLock { state in
-            for listener in state.messageListeners.values { listener.yield(message) }
+            state.unwokenMessages += 1
+            for listener in state.messageChannels { listener.channel.append(message) }
         }
     }
 
-    func makeMessageStream(
-        bufferingPolicy: AsyncStream<MQTTMessage>.Continuation.BufferingPolicy
-    ) -> AsyncStream<MQTTMessage> {
-        let (stream, continuation) = AsyncStream.makeStream(of: MQTTMessage.self, bufferingPolicy: bufferingPolicy)
+    /// How many messages were delivered since consumers were last woken, counted only while a
+    /// consumer waits: when none waits, the count restarts at 0, since a consumer looks at its
+    /// buffer before it waits and so finds those messages itself.
+    func messagesAwaitingWakeup() -> Int {
+        state.withLock { state in
+            guard state.unwokenMessages > 0 else { return 0 }
+            if state.messageChannels.contains(where: { $0.channel.hasWaiters }) { return state.unwokenMessages }
+            state.unwokenMessages = 0
+            return 0
+        }
+    }
+
+    /// Wakes the consumers waiting for messages delivered since the last call.
+    func wakeMessageConsumers() {
+        state.withLock { state in
+            guard state.unwokenMessages > 0 else { return }
+            state.unwokenMessages = 0
+            for listener in state.messageChannels { listener.channel.wake() }
+        }
+    }
+
+    /// A new `messages` sequence's channel, registered until the registration is released.
+    func makeMessageChannel() -> MessageChannelRegistration {
+        let channel = MessageChannel()
         let id = state.withLock { state in
             let id = state.nextListenerID
             state.nextListenerID += 1
-            state.messageListeners[id] = continuation
+            state.messageChannels.append((id, channel))
             return id
         }
-        continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { _ = $0.messageListeners.removeValue(forKey: id) }
-        }
-        return stream
+        return MessageChannelRegistration(channel: channel, hub: self, id: id)
+    }
+
+    /// How many `messages` sequences are registered (for tests).
+    var messageChannelCount: Int { state.withLock { $0.messageChannels.count } }
+
+    /// Forgets a `messages` sequence nobody holds any more.
+    func removeMessageChannel(_ id: UInt64) {
+        state.withLock { state in state.messageChannels.removeAll { $0.id == id } }
     }
 
     func makeStateStream() -> AsyncStream<MQTTConnectionState> {
@@ -85,11 +116,11 @@ final class ClientHub: Sendable {
 
     /// Ends every `messages` sequence (after `disconnect()` or when the client goes away).
     func finishMessageStreams() {
-        let listeners = state.withLock { state in
-            defer { state.messageListeners.removeAll() }
-            return Array(state.messageListeners.values)
+        let channels = state.withLock { state in
+            defer { state.messageChannels.removeAll() }
+            return state.messageChannels
         }
-        for listener in listeners { listener.finish() }
+        for listener in channels { listener.channel.finish() }
     }
 
     /// Ends every sequence (the client is gone).

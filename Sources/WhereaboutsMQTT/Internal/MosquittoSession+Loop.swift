@@ -18,6 +18,7 @@ extension MosquittoSession {
                 break
             }
             let (failure, wasConnected) = connectAndDrive()
+            hub.wakeMessageConsumers()  // whatever the last pass delivered
             if let reason = currentStopReason() {
                 finalReason = reason
                 break
@@ -83,6 +84,7 @@ extension MosquittoSession {
             }
             let rc = mosquitto_loop(handle, Self.loopTimeoutMilliseconds, 1)
             let loopErrno = errno
+            wakeMessageConsumersIfIdle(connectionFailed: rc != MosquittoCode.success)
             sweepDeadlines()
             if rc != MosquittoCode.success {
                 lock.lock()
@@ -108,6 +110,25 @@ extension MosquittoSession {
                 return (.timedOut(.connect, after: configuration.connectTimeout, mayStillBeDelivered: false), false)
             }
         }
+    }
+
+    /// At most this many received messages wait in `messages` buffers before their consumers
+    /// are woken while the socket still has more to read.
+    static let wakeBatchLimit = 256
+
+    /// Wakes waiting `messages` consumers for what the last `mosquitto_loop` delivered, unless
+    /// more is readable right now (then the next pass delivers more first, up to
+    /// `wakeBatchLimit`): a burst then costs the consumer one resumption per batch instead of one
+    /// per message, and a lone message is handed over as soon as it is read. Costs nothing
+    /// (no `poll`) while the consumers are busy rather than waiting.
+    private func wakeMessageConsumersIfIdle(connectionFailed: Bool) {
+        let unwoken = hub.messagesAwaitingWakeup()
+        guard unwoken > 0 else { return }
+        if unwoken < Self.wakeBatchLimit, !connectionFailed {
+            var descriptor = pollfd(fd: mosquitto_socket(handle), events: Int16(POLLIN), revents: 0)
+            if poll(&descriptor, 1, 0) > 0 { return }
+        }
+        hub.wakeMessageConsumers()
     }
 
     private var connectedSafely: Bool {
