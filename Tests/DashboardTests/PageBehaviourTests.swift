@@ -139,7 +139,9 @@ struct PageBehaviourTests {
                 let second = ServiceGroup(services: [restarted], logger: logger)
                 try await withThrowingTaskGroup(of: Void.self) { tasks in
                     tasks.addTask { try await second.run() }
-                    try await page.waitFor(PageTests.markerAt("alice", lat: 52.6702, lon: -8.6111), timeout: .seconds(30))
+                    // The page retries with backoff up to 10 s between attempts; on a loaded machine
+                    // several attempts can fail before the new server listens.
+                    try await page.waitFor(PageTests.markerAt("alice", lat: 52.6702, lon: -8.6111), timeout: .seconds(60))
                     #expect(try await page.value(String.self, "document.body.dataset.connection") == "open")
                     await second.triggerGracefulShutdown()
                     try await tasks.waitForAll()

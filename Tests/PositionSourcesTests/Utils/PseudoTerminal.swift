@@ -11,14 +11,16 @@ final class PseudoTerminal: Sendable {
     let path: String
 
     init() throws {
-        controller = posix_openpt(O_RDWR | O_NOCTTY)
+        // Close-on-exec on both sides: a child process that another test starts meanwhile must not
+        // inherit them, or closing them here would not unplug the device.
+        controller = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard controller >= 0, grantpt(controller) == 0, unlockpt(controller) == 0, let name = ptsname(controller) else {
             throw PseudoTerminalError()
         }
         path = String(cString: name)
         // Keep the device side open and raw, so bytes written before the source opens are not
         // echoed or cooked by the line discipline.
-        device = open(path, O_RDWR | O_NOCTTY)
+        device = open(path, O_RDWR | O_NOCTTY | O_CLOEXEC)
         guard device >= 0 else { throw PseudoTerminalError() }
         var settings = termios()
         tcgetattr(device, &settings)
