@@ -60,6 +60,10 @@ public final class ChildProcess: Sendable {
             posix_spawn_file_actions_addopen(&actions, 1, errorPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         }
 
+        // The child gets standard input, output and error only: descriptors other tests hold open
+        // at this moment (a pseudo-terminal, a socket, a pipe) must not live on in it.
+        posix_spawn_file_actions_addclosefrom_np(&actions, 3)
+
         var pid: pid_t = 0
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
@@ -151,3 +155,10 @@ public final class ChildProcess: Sendable {
         for waiter in waiters { waiter.resume(returning: status) }
     }
 }
+
+// glibc (2.34 and later, Debian 12 has 2.36) declares this behind _GNU_SOURCE, which Swift's Glibc
+// module does not define; it takes plain C values, so binding the symbol directly is safe.
+@_silgen_name("posix_spawn_file_actions_addclosefrom_np")
+private func posix_spawn_file_actions_addclosefrom_np(
+    _ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ lowestDescriptor: Int32
+) -> Int32
