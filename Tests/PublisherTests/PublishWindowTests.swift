@@ -72,7 +72,14 @@ struct PublishWindowTests {
             }
         }
         defer { releaser.cancel() }
-        let sent = await window(connection, maxInFlight: 7).send(items(topics)) { false }
+        // Before each hand-off the window asks whether to stop: by then every earlier publish must
+        // already have reached the connection (started immediately, not merely scheduled).
+        var startedBeforeHandOff: [Int] = []
+        let sent = await window(connection, maxInFlight: 7).send(items(topics)) {
+            startedBeforeHandOff.append(connection.started.count)
+            return false
+        }
+        #expect(startedBeforeHandOff == Array(0..<topics.count), "each publish started before the next was handed out")
         #expect(connection.started == topics, "handed to MQTT in outbox order")
         #expect(connection.maxInFlight == 7, "the window is full, never over")
         #expect(sent.map(\.id) == Array(1...50))
