@@ -67,7 +67,9 @@ public struct OutboxDrainer: Service {
                 logLeftover()
                 return
             }
-            let entries = try await outbox.oldest(limit: max(settings.drainBatchSize, settings.maxInFlight))
+            // Several windows per read, so the window rarely runs dry and the delete transaction
+            // (an fsync) is shared by many entries.
+            let entries = try await outbox.oldest(limit: max(settings.drainBatchSize, 8 * settings.maxInFlight))
             if entries.isEmpty {
                 metrics.outboxDepth.record(0)
                 if deadline() != nil || completion.hasEnded { return }
