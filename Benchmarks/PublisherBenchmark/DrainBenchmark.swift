@@ -7,8 +7,8 @@ import WhereaboutsTestSupport
 
 /// Time to drain a backlog of N reports at QoS 1 with the real whereabouts-pub (outbox read,
 /// publish, PUBACK, batched delete), against the MQTT team's C libmosquitto loop publishing the
-/// same number of same-sized messages to the same broker in the same run (one in flight, as the
-/// drainer does, and with a window of 20).
+/// same number of same-sized messages to the same broker in the same run (one in flight, and with
+/// a window of 20, the drainer's default `--max-in-flight`).
 struct DrainBenchmark {
     let fixes: Int
 

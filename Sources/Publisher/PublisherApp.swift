@@ -83,6 +83,9 @@ public struct PublisherApp: Sendable {
         // The outbox is the queue: libmosquitto must not keep its own copies of publishes tried
         // while offline (each retry would add one more, all sent on reconnection).
         configuration.queuesWhileDisconnected = false
+        // libmosquitto holds back publishes beyond its own in-flight limit; let the drainer's
+        // window through.
+        configuration.maxInflightMessages = max(configuration.maxInflightMessages, launch.settings.maxInFlight)
         if let username = launch.username {
             configuration.credentials = .init(username: username, password: launch.password)
         }

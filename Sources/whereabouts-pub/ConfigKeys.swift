@@ -24,6 +24,7 @@ enum ConfigKeys {
         ConfigKey("outbox", .string),
         ConfigKey("outbox-max", .integer),
         ConfigKey("drain-timeout", .number),
+        ConfigKey("max-in-flight", .integer),
         ConfigKey("profile", .word(["active", "significant"])),
         ConfigKey("battery-low", .integer),
         ConfigKey("battery-hysteresis", .integer),

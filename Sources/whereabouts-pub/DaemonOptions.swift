@@ -13,6 +13,11 @@ struct DaemonOptions: ParsableArguments {
     @Option(help: ArgumentHelp("How many seconds a shutdown may spend publishing what is left in the outbox.", valueName: "seconds"))
     var drainTimeout: Double = 10
 
+    @Option(help: ArgumentHelp(
+        "How many outbox reports may be published and awaiting the broker's acknowledgement at once (1 sends one at a time).",
+        valueName: "count"))
+    var maxInFlight: Int = 20
+
     @Option(help: "The profile to start in: active (the configured policy) or significant (at least 500 m and 5 min between reports).")
     var profile: String = "active"
 

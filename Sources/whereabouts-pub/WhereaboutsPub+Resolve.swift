@@ -57,6 +57,9 @@ extension WhereaboutsPub {
         guard daemon.drainTimeout.isFinite, daemon.drainTimeout >= 0 else {
             throw ValidationError("--drain-timeout must be zero or a positive number of seconds.")
         }
+        guard (1...1000).contains(daemon.maxInFlight) else {
+            throw ValidationError("--max-in-flight must be between 1 and 1000, not \(daemon.maxInFlight).")
+        }
         let profile: MonitoringMode
         switch daemon.profile {
         case "active": profile = .active
@@ -79,7 +82,7 @@ extension WhereaboutsPub {
         let policies = try makePolicies()
         let settings = PublisherSettings(
             tid: tid, topicBase: topicBase, qos: broker.qos, retain: broker.retain,
-            drainTimeout: .milliseconds(Int64(daemon.drainTimeout * 1000)))
+            drainTimeout: .milliseconds(Int64(daemon.drainTimeout * 1000)), maxInFlight: daemon.maxInFlight)
         return PublisherLaunch(
             settings: settings, source: sourceSpec, broker: address,
             clientID: broker.clientId ?? "whereabouts-\(user)-\(device)".lowercased(),

@@ -4,7 +4,9 @@ import Outbox
 import ServiceLifecycle
 import Synchronization
 
-/// Publishes outbox entries in order and deletes each once the broker acknowledged it.
+/// Publishes outbox entries in order, up to `settings.maxInFlight` awaiting their acknowledgement
+/// at once (``PublishWindow``), and deletes each once the broker acknowledged it
+/// (``WindowSettlement``).
 ///
 /// - On start, whatever the outbox holds (left by a crash or an outage) goes first, in order, as
 ///   backlog (see ``DeliveryPlan``); its size is logged.
@@ -58,13 +60,16 @@ public struct OutboxDrainer: Service {
         }
         var retried = Set<Int64>()
         var failing = false
+        let window = PublishWindow(connection: connection, settings: settings, metrics: metrics)
         while true {
             if Task.isCancelled { return }
             if let end = deadline(), ContinuousClock.now >= end {
                 logLeftover()
                 return
             }
-            let entries = try await outbox.oldest(limit: settings.drainBatchSize)
+            // Several windows per read, so the window rarely runs dry and the delete transaction
+            // (an fsync) is shared by many entries.
+            let entries = try await outbox.oldest(limit: max(settings.drainBatchSize, 8 * settings.maxInFlight))
             if entries.isEmpty {
                 metrics.outboxDepth.record(0)
                 if deadline() != nil || completion.hasEnded { return }
@@ -76,38 +81,31 @@ public struct OutboxDrainer: Service {
                 continue
             }
             let newest = try await outbox.newestID() ?? entries[entries.count - 1].id
-            var acknowledged: [Int64] = []
-            for entry in entries {
-                if let end = deadline(), ContinuousClock.now >= end { break }
-                let plan = DeliveryPlan(
+            let items = entries.map { entry in
+                (entry: entry, plan: DeliveryPlan(
                     entry: entry, newestID: newest, connectedSince: since, retried: retried.contains(entry.id),
-                    retain: settings.retain)
-                do {
-                    metrics.published.increment()
-                    try await connection.publish(
-                        to: entry.topic, payload: plan.payload, qos: settings.qos, retain: plan.retain,
-                        timeout: settings.publishTimeout)
-                    metrics.acknowledged.increment()
-                    acknowledged.append(entry.id)
-                    if failing {
-                        failing = false
-                        logger.info("Publishing again.", metadata: ["whereabouts.outbox.depth": "\(outbox.depth)"])
-                    }
-                } catch {
-                    metrics.publishFailures.increment()
-                    retried.insert(entry.id)
-                    // One warning per run of failures; the retries after it log at debug level.
-                    logger.log(level: failing ? .debug : .warning, "Publish failed; the report stays in the outbox.", metadata: [
-                        "whereabouts.error": "\(error)", "whereabouts.outbox.depth": "\(outbox.depth)",
-                    ])
-                    failing = true
-                    break
-                }
+                    retain: settings.retain))
             }
-            if !acknowledged.isEmpty {
-                try await outbox.remove(ids: acknowledged)
-                retried.subtract(acknowledged)
+            let sent = await window.send(items) {
+                if let end = deadline(), ContinuousClock.now >= end { return true }
+                return false
+            }
+            let settlement = WindowSettlement(sent.map { ($0.id, $0.retained, $0.error == nil) })
+            if !settlement.remove.isEmpty {
+                try await outbox.remove(ids: settlement.remove)
+                retried.subtract(settlement.remove)
                 metrics.outboxDepth.record(outbox.depth)
+            }
+            retried.formUnion(settlement.retry)
+            if let error = sent.lazy.compactMap(\.error).first {
+                // One warning per run of failures; the retries after it log at debug level.
+                logger.log(level: failing ? .debug : .warning, "Publish failed; the report stays in the outbox.", metadata: [
+                    "whereabouts.error": "\(error)", "whereabouts.outbox.depth": "\(outbox.depth)",
+                ])
+                failing = true
+            } else if failing && !sent.isEmpty {
+                failing = false
+                logger.info("Publishing again.", metadata: ["whereabouts.outbox.depth": "\(outbox.depth)"])
             }
             if failing {
                 try? await Task.sleep(for: remaining(until: deadline(), atMost: settings.retryDelay))

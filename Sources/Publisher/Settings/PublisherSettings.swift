@@ -20,6 +20,8 @@ public struct PublisherSettings: Sendable {
     /// How many outbox entries the drainer reads at a time (and deletes in one transaction once
     /// acknowledged). Default 64.
     public var drainBatchSize: Int
+    /// How many publishes may await their acknowledgement at once (the drainer's window). Default 20.
+    public var maxInFlight: Int
     /// How long one publish may wait for its acknowledgement before it counts as failed.
     public var publishTimeout: Duration
     /// How long the drainer waits before retrying after a failed publish.
@@ -34,6 +36,7 @@ public struct PublisherSettings: Sendable {
         maxSilence: Int? = nil,
         drainTimeout: Duration = .seconds(10),
         drainBatchSize: Int = 64,
+        maxInFlight: Int = 20,
         publishTimeout: Duration = .seconds(10),
         retryDelay: Duration = .seconds(1)
     ) {
@@ -44,6 +47,7 @@ public struct PublisherSettings: Sendable {
         self.maxSilence = maxSilence
         self.drainTimeout = drainTimeout
         self.drainBatchSize = drainBatchSize
+        self.maxInFlight = maxInFlight
         self.publishTimeout = publishTimeout
         self.retryDelay = retryDelay
     }
