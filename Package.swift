@@ -141,6 +141,7 @@ let package = Package(
             dependencies: [
                 "CommandLineSupport",
                 "WhereaboutsCore",
+                "WhereaboutsMQTT",
                 "Publisher",
                 "PolicyOptions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -4,6 +4,7 @@ import Logging
 import PositionSources
 import Publisher
 import WhereaboutsCore
+import WhereaboutsMQTT
 
 extension WhereaboutsPub {
     /// Checks every option together and builds the launch description; each problem is a

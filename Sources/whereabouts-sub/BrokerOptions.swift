@@ -13,7 +13,7 @@ struct BrokerOptions: ParsableArguments {
     var username: String?
 
     @Option(help: ArgumentHelp(
-        "A file whose first line is the MQTT password. The environment variable WHEREABOUTS_MQTT_PASSWORD is used when this is not given.",
+        "A file whose first line is the MQTT password. The environment variable WHEREABOUTS_PASSWORD is used when this is not given. The password is never logged.",
         valueName: "file"))
     var passwordFile: String?
 
@@ -33,17 +33,11 @@ struct BrokerOptions: ParsableArguments {
         """)
     var clientID: String?
 
-    /// Host, port and whether TLS is on, from `--broker`.
+    /// Host, port and whether TLS is on, from `--broker` (TLS also when a CA file is given).
     func endpoint() throws -> (host: String, port: Int, tls: Bool) {
-        guard let url = URLComponents(string: broker), let scheme = url.scheme, let host = url.host, !host.isEmpty,
-              scheme == "mqtt" || scheme == "mqtts"
-        else {
-            throw ValidationError("The broker URL `\(broker)` is not valid: write mqtt://HOST:PORT or mqtts://HOST:PORT.")
-        }
-        let tls = scheme == "mqtts" || caFile != nil
-        let port = url.port ?? (tls ? 8883 : 1883)
-        guard (1...65535).contains(port) else { throw ValidationError("The broker port \(port) is not in 1...65535.") }
-        return (host, port, tls)
+        let address: BrokerAddress
+        do { address = try BrokerAddress(parsing: broker) } catch { throw ValidationError(error.description) }
+        return (address.host, address.port, address.usesTLS || caFile != nil)
     }
 
     func validate() throws {
@@ -70,10 +64,6 @@ struct BrokerOptions: ParsableArguments {
     }
 
     private func password() throws -> String? {
-        if let passwordFile {
-            let text = try String(contentsOfFile: passwordFile, encoding: .utf8)
-            return text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init)
-        }
-        return ProcessInfo.processInfo.environment["WHEREABOUTS_MQTT_PASSWORD"]
+        do { return try Password.resolve(file: passwordFile) } catch { throw ValidationError(error.description) }
     }
 }

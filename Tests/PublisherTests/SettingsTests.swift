@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Publisher
+import WhereaboutsMQTT
 
 @Suite("Settings")
 struct SettingsTests {

@@ -62,7 +62,7 @@ public final class ChildProcess: Sendable {
 
         // The child gets standard input, output and error only: descriptors other tests hold open
         // at this moment (a pseudo-terminal, a socket, a pipe) must not live on in it.
-        posix_spawn_file_actions_addclosefrom_np(&actions, 3)
+        guard posix_spawn_file_actions_addclosefrom_np(&actions, 3) == 0 else { throw POSIXError(.EINVAL) }
 
         var pid: pid_t = 0
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PositionSources
 import WhereaboutsCore
+import WhereaboutsMQTT
 
 /// Everything `whereabouts-pub` resolved from its flags and config file, checked and ready to run.
 public struct PublisherLaunch: Sendable {
