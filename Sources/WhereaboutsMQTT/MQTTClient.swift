@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Synchronization
 
 /// An MQTT 3.1.1 / 5 client over libmosquitto, safe to share between tasks.
 ///
@@ -28,7 +27,7 @@ public final class MQTTClient: Sendable {
     let logger: Logger
     let hub = ClientHub()
     /// The current connection, if `connect()` or `start()` created one.
-    private let current = Mutex<MosquittoSession?>(nil)
+    private let current = LockedState<MosquittoSession?>(nil)
 
     /// Creates a client; nothing connects until `connect()` or `start()`.
     public init(configuration: MQTTConfiguration = MQTTConfiguration(), logger: Logger) {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import WhereaboutsMQTT
 
 /// A real mosquitto broker for one test (or suite), on free loopback ports, with its own
@@ -83,7 +82,7 @@ public final class Broker: Sendable {
     /// mosquitto's log file (`log_type all`).
     public var logFile: URL { directory.appendingPathComponent("mosquitto.log") }
 
-    private let process = Mutex<ChildProcess?>(nil)
+    private let process = LockedState<ChildProcess?>(nil)
 
     private init(port: Int, tlsPort: Int?, directory: URL, options: Options) {
         self.port = port

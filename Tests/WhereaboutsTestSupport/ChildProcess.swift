@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import WhereaboutsMQTT
 
 #if canImport(Glibc)
 import Glibc
@@ -18,7 +18,7 @@ public final class ChildProcess: Sendable {
     /// The child's standard output line by line, when `captureOutput` was requested (each
     /// access shares one underlying stream: iterate it from one place).
     public let outputLines: AsyncStream<String>?
-    private let exit = Mutex<(status: Int32?, waiters: [CheckedContinuation<Int32, Never>])>((nil, []))
+    private let exit = LockedState<(status: Int32?, waiters: [CheckedContinuation<Int32, Never>])>((nil, []))
 
     private init(pid: pid_t, outputLines: AsyncStream<String>?) {
         self.pid = pid

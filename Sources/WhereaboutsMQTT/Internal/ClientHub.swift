@@ -1,4 +1,3 @@
-import Synchronization
 
 /// What outlives a single connection of an `MQTTClient`: the current state, the listeners of
 /// `messages` and `stateUpdates`, and the subscriptions to restore after a reconnect.
@@ -28,7 +27,7 @@ final class ClientHub: Sendable {
         var currentSessionID: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = LockedState(State())
 
     var connectionState: MQTTConnectionState { state.withLock { $0.connection } }
 

@@ -1,12 +1,11 @@
 import CMosquitto
 import Foundation
-import Synchronization
 
 /// Links a waiting operation to its message id so that task cancellation can find it, whichever
 /// of "id registered" and "task cancelled" happens first.
 final class OperationToken: Sendable {
     private enum State { case starting, registered(Int32), cancelled }
-    private let state = Mutex(State.starting)
+    private let state = LockedState(State.starting)
 
     /// Records the id; returns false when the task was cancelled meanwhile.
     func register(_ mid: Int32) -> Bool {
