@@ -65,8 +65,6 @@ extension MosquittoSession {
         lock.lock()
         isConnected = true
         everConnected = true
-        let waiters = Array(connectWaiters.values)
-        connectWaiters.removeAll()
         lock.unlock()
         restoreSubscriptions(sessionPresent: sessionPresent)
         logger.info(
@@ -76,6 +74,12 @@ extension MosquittoSession {
                 "whereabouts.mqtt.session_present": "\(sessionPresent)",
             ])
         hub.setConnectionState(.connected(sessionPresent: sessionPresent), from: id)
+        // Only now may `connect()` return: its callers read `state` right after.
+        lock.lock()
+        connectionAnnounced = isConnected
+        let waiters = connectionAnnounced ? Array(connectWaiters.values) : []
+        if connectionAnnounced { connectWaiters.removeAll() }
+        lock.unlock()
         for waiter in waiters { waiter.continuation.resume() }
     }
 

@@ -90,6 +90,7 @@ extension MosquittoSession {
                 lock.lock()
                 let wasConnected = isConnected
                 isConnected = false
+                connectionAnnounced = false
                 let refused = refusal
                 let libraryError = lastLibraryError
                 let dropped = acks.removeUnqueued()
@@ -198,6 +199,7 @@ extension MosquittoSession {
         finished = true
         endReason = reason
         isConnected = false
+        connectionAnnounced = false
         let operations = acks.removeAll()
         let connects = Array(connectWaiters.values)
         connectWaiters.removeAll()

@@ -37,6 +37,9 @@ final class MosquittoSession: @unchecked Sendable {
     var closed = false
     var stopReason: MQTTDisconnectReason?
     var isConnected = false
+    /// Connected and `.connected` already announced through the hub: from then on `connect()`
+    /// returns at once, so a caller never sees it return while `state` still says connecting.
+    var connectionAnnounced = false
     var everConnected = false
     var connectWaiters: [UInt64: ConnectWaiter] = [:]
     var nextWaiterID: UInt64 = 0
@@ -176,7 +179,7 @@ final class MosquittoSession: @unchecked Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 lock.lock()
-                if isConnected {
+                if connectionAnnounced {
                     lock.unlock()
                     continuation.resume()
                 } else if finished || stopReason != nil {
