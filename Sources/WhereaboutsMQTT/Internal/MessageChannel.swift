@@ -18,10 +18,9 @@ import Foundation
 /// own acknowledgement). The backlog is bounded in practice by what the broker queues for the
 /// session (`max_queued_messages`); see docs/mqtt.md, "Receiving messages".
 ///
-/// `@unchecked Sendable`: `state` is read and written only while holding `lock` (an `NSLock`,
-/// a pthread mutex, which ThreadSanitizer understands; it does not see the ordering that
-/// `Synchronization.Mutex`'s futex gives on Linux and reported every hand-over as a race).
-final class MessageChannel: @unchecked Sendable {
+/// Its state sits in a `LockedState` (a pthread mutex, which ThreadSanitizer understands; see
+/// `LockedState` for why not `Synchronization.Mutex`).
+final class MessageChannel: Sendable {
     private struct Waiter {
         var id: UInt64
         var continuation: CheckedContinuation<Bool, Never>
@@ -44,14 +43,11 @@ final class MessageChannel: @unchecked Sendable {
         case finished
     }
 
-    private let lock = NSLock()
-    private var state = State()
+    private let state = LockedState(State())
 
-    /// Runs `body` on the state while holding `lock`.
+    /// Runs `body` on the state while holding its lock.
     private func withState<T>(_ body: (inout State) -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&state)
+        state.withLock(body)
     }
 
     /// Appends a message (libmosquitto's thread). Waiting consumers are woken by `wake()`, which
