@@ -147,7 +147,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            linkerSettings: fieldDeviceLinkerSettings
         ),
         .executableTarget(
             name: "whereabouts-sub",
@@ -323,3 +324,17 @@ let package = Package(
         ),
     ]
 )
+
+// The publisher runs unattended on small field devices, where resident memory is the budget
+// (issue 4: under 30 MB). A release build of it links the Swift runtime and Foundation statically
+// (no dynamic loading and relocation of eight Swift libraries at start, and only the parts it
+// uses), with lld packing its relative relocations (DT_RELR, glibc 2.36+) and folding identical
+// code. Measured in BENCHMARKS.md ("Publisher: resident memory"). Debug builds stay dynamic.
+var fieldDeviceLinkerSettings: [LinkerSetting] {
+    [
+        .unsafeFlags(
+            ["-static-stdlib", "-lCoreFoundation", "-l_FoundationCShims", "-l_FoundationCollections", "-l_FoundationICU", "-lFoundationInternationalization", "-l_CFXMLInterface", "-lxml2", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--icf=all"],
+            .when(platforms: [.linux], configuration: .release)
+        )
+    ]
+}
