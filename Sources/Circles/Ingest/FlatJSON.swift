@@ -28,8 +28,9 @@ struct FlatJSON {
         self.bytes = bytes
     }
 
-    /// Parses `input` and calls `visit` for each top-level member, in order.
-    static func parseObject(_ input: [UInt8], _ visit: (String, Value) throws -> Void) throws {
+    /// Parses `input` and calls `visit` for each top-level member, in order, with the key's
+    /// bytes (escapes already resolved; valid only during the call) and its value.
+    static func parseObject(_ input: [UInt8], _ visit: (UnsafeBufferPointer<UInt8>, Value) throws -> Void) throws {
         try input.withUnsafeBufferPointer { buffer in
             var reader = FlatJSON(buffer)
             reader.skipWhitespace()
@@ -40,12 +41,17 @@ struct FlatJSON {
             } else {
                 while true {
                     reader.skipWhitespace()
-                    let key = try reader.readString()
+                    let key = try reader.readStringBytes()
                     reader.skipWhitespace()
                     try reader.expect(UInt8(ascii: ":"))
                     reader.skipWhitespace()
                     let value = try reader.readValue(depth: 1)
-                    try visit(key, value)
+                    if key.escaped {
+                        let unescaped = Array(try reader.unescape(key.raw).utf8)
+                        try unescaped.withUnsafeBufferPointer { try visit($0, value) }
+                    } else {
+                        try visit(key.raw, value)
+                    }
                     reader.skipWhitespace()
                     let separator = try reader.next()
                     if separator == UInt8(ascii: "}") { break }
@@ -104,27 +110,73 @@ struct FlatJSON {
 
     private mutating func readNumber() throws -> Double {
         let start = index
-        if peek() == UInt8(ascii: "-") { index += 1 }
+        let negative = peek() == UInt8(ascii: "-")
+        if negative { index += 1 }
         guard let first = peek(), isDigit(first) else { throw Error() }
+        // Clinger's fast path: while the digits fit in 53 bits and the decimal exponent is within
+        // +-22, mantissa and power of ten are both exact doubles, so one multiplication or
+        // division rounds correctly. Anything else goes to the standard library's parser.
+        var mantissa: UInt64 = 0
+        var exact = true
+        var exponent = 0
+        func accumulate(_ digit: UInt8) {
+            guard exact else { return }
+            let (times10, overflow1) = mantissa.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(UInt64(digit - 48))
+            if overflow1 || overflow2 { exact = false } else { mantissa = sum }
+        }
         index += 1
-        if first != UInt8(ascii: "0") { skipDigits() }
+        accumulate(first)
+        if first != UInt8(ascii: "0") {
+            while let byte = peek(), isDigit(byte) { accumulate(byte); index += 1 }
+        }
         if peek() == UInt8(ascii: ".") {
             index += 1
             guard let digit = peek(), isDigit(digit) else { throw Error() }
-            skipDigits()
+            while let byte = peek(), isDigit(byte) { accumulate(byte); exponent -= 1; index += 1 }
         }
         if let e = peek(), e == UInt8(ascii: "e") || e == UInt8(ascii: "E") {
             index += 1
-            if let sign = peek(), sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") { index += 1 }
+            var exponentSign = 1
+            if let sign = peek(), sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
+                if sign == UInt8(ascii: "-") { exponentSign = -1 }
+                index += 1
+            }
             guard let digit = peek(), isDigit(digit) else { throw Error() }
-            skipDigits()
+            var written = 0
+            while let byte = peek(), isDigit(byte) {
+                if written < 10_000 { written = written * 10 + Int(byte - 48) }
+                index += 1
+            }
+            exponent += exponentSign * written
+        }
+        if exact, mantissa <= 1 << 53, (-22...22).contains(exponent) {
+            let magnitude = exponent < 0
+                ? Double(mantissa) / Self.powersOfTen[-exponent]
+                : Double(mantissa) * Self.powersOfTen[exponent]
+            return negative ? -magnitude : magnitude
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         guard let value = Double(text) else { throw Error() }
         return value
     }
 
+    /// 10^0 through 10^22, every one exactly representable as a `Double`.
+    private static let powersOfTen: [Double] = (0...22).map { exponent in
+        (0..<exponent).reduce(1.0) { product, _ in product * 10 }
+    }
+
     private mutating func readString() throws -> String {
+        let token = try readStringBytes()
+        guard token.escaped else {
+            guard let string = String(validating: token.raw, as: UTF8.self) else { throw Error() }
+            return string
+        }
+        return try unescape(token.raw)
+    }
+
+    /// Reads a string token: its raw bytes between the quotes and whether it contains escapes.
+    private mutating func readStringBytes() throws -> (raw: UnsafeBufferPointer<UInt8>, escaped: Bool) {
         try expect(UInt8(ascii: "\""))
         let start = index
         var escaped = false
@@ -138,11 +190,8 @@ struct FlatJSON {
             }
         }
         let raw = UnsafeBufferPointer(rebasing: bytes[start..<(index - 1)])
-        guard escaped else {
-            guard let string = String(validating: raw, as: UTF8.self) else { throw Error() }
-            return string
-        }
-        return try unescape(raw)
+        if !escaped, raw.contains(where: { $0 >= 0x80 }), String(validating: raw, as: UTF8.self) == nil { throw Error() }
+        return (raw, escaped)
     }
 
     private func unescape(_ raw: UnsafeBufferPointer<UInt8>) throws -> String {
@@ -223,10 +272,6 @@ struct FlatJSON {
 
     private mutating func skipWhitespace() {
         while let byte = peek(), byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { index += 1 }
-    }
-
-    private mutating func skipDigits() {
-        while let byte = peek(), isDigit(byte) { index += 1 }
     }
 
     private func isDigit(_ byte: UInt8) -> Bool { byte >= 48 && byte <= 57 }
