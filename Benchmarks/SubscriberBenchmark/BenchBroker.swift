@@ -6,6 +6,8 @@ final class BenchBroker {
     let port: Int
     let directory: URL
     private let process: Process
+    /// The broker's process id, to read its CPU time.
+    var processIdentifier: Int32 { process.processIdentifier }
 
     init() throws {
         port = try Self.freePort()
@@ -89,4 +91,27 @@ func runProgram(_ path: String, _ arguments: [String]) throws -> Duration {
         throw BenchError("\(path) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
     }
     return elapsed
+}
+
+/// CPU time (user + system) consumed so far, for the per-message CPU cost lines of the ingest
+/// benchmark: this process's own, its finished children's, or another process's from /proc.
+enum CPUTime {
+    static func ofSelf() -> Double { usage(RUSAGE_SELF.rawValue) }
+    static func ofChildren() -> Double { usage(RUSAGE_CHILDREN.rawValue) }
+
+    static func of(_ pid: Int32) -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return 0 }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        // After the command: state is field 3; utime and stime are fields 14 and 15.
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    private static func usage(_ who: __rusage_who_t) -> Double {
+        var usage = rusage()
+        getrusage(who, &usage)
+        func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+        return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    }
 }

@@ -17,6 +17,8 @@ enum IngestBenchmark {
         var baselineRates: [Double]
         var clientRates: [Double]
         var subscriberRates: [Double]
+        /// CPU seconds per message (consumer, broker) for each drain, summed over the rounds.
+        var cpu: [String: (consumer: Double, broker: Double)] = [:]
     }
 
     static func run(broker: BenchBroker, workload: BenchWorkload, count: Int, rounds: Int, logger: Logger) async throws -> Result {
@@ -46,13 +48,29 @@ enum IngestBenchmark {
             try await workload.publish(count: count, with: publisher)
             await publisher.disconnect()
 
-            let baseline = { () throws -> Double in
-                Double(count) / (try runProgram("/usr/bin/mosquitto_sub", baselineSession + ["-C", "\(count)"])).seconds
+            func measured<T>(_ name: String, child: Bool = false, _ body: () async throws -> T) async rethrows -> T {
+                let (consumer0, broker0) = (child ? CPUTime.ofChildren() : CPUTime.ofSelf(), CPUTime.of(broker.processIdentifier))
+                let value = try await body()
+                let (consumer1, broker1) = (child ? CPUTime.ofChildren() : CPUTime.ofSelf(), CPUTime.of(broker.processIdentifier))
+                let previous = result.cpu[name] ?? (0, 0)
+                result.cpu[name] = (previous.consumer + (consumer1 - consumer0) / Double(count), previous.broker + (broker1 - broker0) / Double(count))
+                return value
             }
-            if round % 2 == 0 { result.baselineRates.append(try baseline()) }
-            result.clientRates.append(try await drainWithClient(rawConfiguration, count: count, logger: logger))
-            result.subscriberRates.append(try await drainWithSubscriber(sessionConfiguration, workload: workload, count: count, logger: logger))
-            if round % 2 == 1 { result.baselineRates.append(try baseline()) }
+            let baseline = { () async throws -> Double in
+                try await measured("mosquitto_sub", child: true) {
+                    Double(count) / (try runProgram("/usr/bin/mosquitto_sub", baselineSession + ["-C", "\(count)"])).seconds
+                }
+            }
+            if ProcessInfo.processInfo.environment["INGEST_SUBSCRIBER_ONLY"] != nil {  // for profiling
+                result.subscriberRates.append(try await drainWithSubscriber(sessionConfiguration, workload: workload, count: count, logger: logger))
+                continue
+            }
+            if round % 2 == 0 { result.baselineRates.append(try await baseline()) }
+            result.clientRates.append(try await measured("client alone") { try await drainWithClient(rawConfiguration, count: count, logger: logger) })
+            result.subscriberRates.append(try await measured("subscriber") {
+                try await drainWithSubscriber(sessionConfiguration, workload: workload, count: count, logger: logger)
+            })
+            if round % 2 == 1 { result.baselineRates.append(try await baseline()) }
         }
         return result
     }

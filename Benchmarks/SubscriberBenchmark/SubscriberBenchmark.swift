@@ -18,11 +18,16 @@ struct SubscriberBenchmark {
         defer { broker.stop() }
         if only == nil || only == "ingest" {
         let ingest = try await IngestBenchmark.run(broker: broker, workload: workload, count: messages, rounds: 3, logger: logger)
-        let best = (baseline: ingest.baselineRates.max()!, client: ingest.clientRates.max()!, subscriber: ingest.subscriberRates.max()!)
+        let best = (baseline: ingest.baselineRates.max() ?? .nan, client: ingest.clientRates.max() ?? .nan, subscriber: ingest.subscriberRates.max() ?? .nan)
         print(String(format: "ingest: %d messages from %d members, best of %d rounds: mosquitto_sub %.0f msg/s, whereabouts-sub %.0f msg/s, ratio %.2f",
                      ingest.count, workload.members, ingest.rounds, best.baseline, best.subscriber, best.subscriber / best.baseline))
         print(String(format: "  (WhereaboutsMQTT client alone: %.0f msg/s, ratio %.2f; every round: mosquitto_sub %@, client %@, subscriber %@)",
                      best.client, best.client / best.baseline, rates(ingest.baselineRates), rates(ingest.clientRates), rates(ingest.subscriberRates)))
+        for name in ["mosquitto_sub", "client alone", "subscriber"] {
+            guard let cpu = ingest.cpu[name] else { continue }
+            print(String(format: "  CPU per message, mean of the rounds: %@ %.1f us, broker meanwhile %.1f us",
+                         name, cpu.consumer / Double(ingest.rounds) * 1e6, cpu.broker / Double(ingest.rounds) * 1e6))
+        }
 
         }
         if only == nil || only == "delay" {
