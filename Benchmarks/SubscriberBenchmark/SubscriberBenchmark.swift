@@ -17,12 +17,20 @@ struct SubscriberBenchmark {
         let broker = try BenchBroker()
         defer { broker.stop() }
         if only == nil || only == "ingest" {
-        let ingest = try await IngestBenchmark.run(broker: broker, workload: workload, count: messages, rounds: 3, logger: logger)
+        let rounds = ProcessInfo.processInfo.environment["INGEST_ROUNDS"].flatMap(Int.init) ?? 3
+        let ingest = try await IngestBenchmark.run(broker: broker, workload: workload, count: messages, rounds: rounds, logger: logger)
         let best = (baseline: ingest.baselineRates.max() ?? .nan, client: ingest.clientRates.max() ?? .nan, subscriber: ingest.subscriberRates.max() ?? .nan)
         print(String(format: "ingest: %d messages from %d members, best of %d rounds: mosquitto_sub %.0f msg/s, whereabouts-sub %.0f msg/s, ratio %.2f",
                      ingest.count, workload.members, ingest.rounds, best.baseline, best.subscriber, best.subscriber / best.baseline))
         print(String(format: "  (WhereaboutsMQTT client alone: %.0f msg/s, ratio %.2f; every round: mosquitto_sub %@, client %@, subscriber %@)",
                      best.client, best.client / best.baseline, rates(ingest.baselineRates), rates(ingest.clientRates), rates(ingest.subscriberRates)))
+        if ingest.baselineRates.count == ingest.subscriberRates.count, !ingest.baselineRates.isEmpty {
+            func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+            let subscriber = median(zip(ingest.subscriberRates, ingest.baselineRates).map { $0 / $1 })
+            let client = median(zip(ingest.clientRates, ingest.baselineRates).map { $0 / $1 })
+            print(String(format: "  median of the per-round ratios (each against that round's mosquitto_sub): subscriber %.2f, client alone %.2f",
+                         subscriber, client))
+        }
         for name in ["mosquitto_sub", "client alone", "subscriber"] {
             guard let cpu = ingest.cpu[name] else { continue }
             print(String(format: "  CPU per message, mean of the rounds: %@ %.1f us, broker meanwhile %.1f us",
