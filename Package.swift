@@ -189,6 +189,7 @@ let package = Package(
                 "Circles",
                 "WhereaboutsCore",
                 "WhereaboutsMQTT",
+                "WhereaboutsTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/SubscriberBenchmark"
@@ -247,6 +248,7 @@ let package = Package(
             dependencies: [
                 "PositionSources",
                 "WhereaboutsCore",
+                "WhereaboutsTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

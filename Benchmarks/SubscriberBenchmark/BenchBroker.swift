@@ -1,4 +1,5 @@
 import Foundation
+import WhereaboutsTestSupport
 
 /// A mosquitto for the benchmark: free loopback port, its own config in a temp folder, queues
 /// large enough to hold the whole message stream for offline persistent sessions.
@@ -10,7 +11,7 @@ final class BenchBroker {
     var processIdentifier: Int32 { process.processIdentifier }
 
     init() throws {
-        port = try Self.freePort()
+        port = try FreePort.find()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("sub-bench-\(getpid())-\(port)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let configuration = directory.appendingPathComponent("mosquitto.conf")
@@ -28,7 +29,7 @@ final class BenchBroker {
         process.standardError = FileHandle.nullDevice
         try process.run()
         let deadline = Date().addingTimeInterval(10)
-        while !Self.accepts(port) {
+        while !FreePort.isAccepting(port) {
             guard Date() < deadline else { throw BenchError("mosquitto did not start on port \(port)") }
             usleep(20_000)
         }
@@ -40,35 +41,6 @@ final class BenchBroker {
         try? FileManager.default.removeItem(at: directory)
     }
 
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Int32 in
-                guard bind(fd, pointer, length) == 0 else { return -1 }
-                return getsockname(fd, pointer, &length)
-            }
-        }
-        guard bound == 0 else { throw BenchError("no free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    static func accepts(_ port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-    }
 }
 
 struct BenchError: Error, CustomStringConvertible {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WhereaboutsTestSupport
 import WhereaboutsCore
 @testable import PositionSources
 
@@ -71,7 +72,7 @@ struct GpsdTests {
 
     @Test("Fixes from a real gpsd fed by gpsfake", .enabled(if: GpsFake.isAvailable, "needs gpsfake (Debian gpsd-clients)"))
     func fromGpsfake() async throws {
-        let port = try GpsFake.freePort()
+        let port = try FreePort.find()
         let fixes = try await withGpsdSource(port: port) { collector in
             try await play("nmea/sailboat-cut.nmea", port: port, into: collector) { $0.count >= 5 }
         }
@@ -91,7 +92,7 @@ struct GpsdTests {
 
     @Test("Reconnects when gpsd restarts", .enabled(if: GpsFake.isAvailable, "needs gpsfake (Debian gpsd-clients)"))
     func reconnects() async throws {
-        let port = try GpsFake.freePort()
+        let port = try FreePort.find()
         let fixes = try await withGpsdSource(port: port) { collector in
             try await play("nmea/sailboat-cut.nmea", port: port, into: collector) { $0.count >= 2 }
             // A different gpsd on the same port, replaying a log from the southern hemisphere.
