@@ -17,9 +17,11 @@ import Foundation
 /// measured no velocity) the freshest velocity, that of the last two fixes, is sent; and while it
 /// brakes towards a stop (at least ``brakingDeceleration``, stopping within ``brakingTime``) the
 /// report carries a shorter extrapolation horizon (`ms`), so dashboards move the position on for
-/// that long and then hold it where the device is expected to stop
-/// (``Kinematics/brakingHorizon(for:tolerance:maxSilence:)``). Trigger letters: `f` first, `t`
-/// prediction missed, `T` maxSilence, `k` moving to stationary, `v` stationary to moving.
+/// that long and then hold it where the device is expected to stop (docs/policies.md, "Turning
+/// and braking"); such a display stops moving before `maxSilence` and needs no `T` report.
+///
+/// Trigger letters: `f` first, `t` prediction missed, `T` maxSilence, `k` moving to stationary,
+/// `v` stationary to moving.
 public struct BoundedPolicy: ErrorBoundedPolicy {
     /// The policy's parameters.
     public struct Parameters: Sendable, Hashable, Codable {
