@@ -91,7 +91,8 @@ struct BoundedPolicyTests {
     func noise() {
         // 16 m of noise on a drive: the last-two-fix velocity is mostly noise. The tie-break on
         // the loose band (half of epsilon) keeps bounded on the velocity that has lasted:
-        // 43 reports against dead reckoning's 80 (76 before the tie-break).
+        // 36 reports against dead reckoning's 80 (43 before the braking horizon, 76 before the
+        // tie-break).
         let (bounded, plain) = Self.compare(on: SyntheticTracks.scenario("noise", seed: 42))
         #expect(bounded.predictError.max <= 50)
         #expect(bounded.reports * 3 < plain.reports * 2)

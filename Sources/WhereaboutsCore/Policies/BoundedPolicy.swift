@@ -11,9 +11,17 @@ import Foundation
 ///
 /// What makes it send fewer reports than plain dead reckoning is the velocity it sends: the one
 /// that best explains the recent trajectory (``VelocityFit``), and no velocity at all (hold) when
-/// the device is standing still, which also costs no `maxSilence` reports. Trigger letters: `f`
-/// first, `t` prediction missed, `T` maxSilence, `k` moving to stationary, `v` stationary to
-/// moving.
+/// the device is standing still, which also costs no `maxSilence` reports. Two rules read a
+/// quadratic fit of the last few fixes (when it explains them within ``kinematicTolerance``):
+/// while the device turns (at least ``turnRate`` at ``turnSpeed`` or faster, and the receiver
+/// measured no velocity) the freshest velocity, that of the last two fixes, is sent; and while it
+/// brakes towards a stop (at least ``brakingDeceleration``, stopping within ``brakingTime``) the
+/// report carries a shorter extrapolation horizon (`ms`), so dashboards move the position on for
+/// that long and then hold it where the device is expected to stop (docs/policies.md, "Turning
+/// and braking"); such a display stops moving before `maxSilence` and needs no `T` report.
+///
+/// Trigger letters: `f` first, `t` prediction missed, `T` maxSilence, `k` moving to stationary,
+/// `v` stationary to moving.
 public struct BoundedPolicy: ErrorBoundedPolicy {
     /// The policy's parameters.
     public struct Parameters: Sendable, Hashable, Codable {
@@ -60,6 +68,26 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
     /// the shared traces and the simulator's scenarios; see BENCHMARKS.md).
     public static let looseFitTolerance = 0.5
 
+    /// How far (as a fraction of `epsilon`) the quadratic fit of the recent fixes may miss one of
+    /// them and still be trusted by the turn and braking rules: 0.2.
+    public static let kinematicTolerance = 0.2
+
+    /// The turn rate (degrees per second) from which the last two fixes' velocity is sent: 5.
+    public static let turnRate = 5.0
+
+    /// The fitted speed (m/s) from which the turn rule applies: 2 m/s.
+    public static let turnSpeed = 2.0
+
+    /// The deceleration (m/s²) from which a report may carry a braking horizon: 0.2.
+    public static let brakingDeceleration = 0.2
+
+    /// The longest time to a stop (s) for which a report may carry a braking horizon: 30 s.
+    public static let brakingTime = 30.0
+
+    /// How close (as a fraction of `epsilon`) the display must stay to the predicted braking path
+    /// when the braking horizon is chosen: 0.5.
+    public static let brakingTolerance = 0.5
+
     /// How many recent fixes the policy remembers for its velocity fit.
     public static let historyCapacity = 256
 
@@ -81,7 +109,8 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
     public var name: String { "bounded(\(formatted(parameters.epsilon))m)" }
 
     /// Reports the fix when the displayed position misses it by more than `epsilon` or dashboards
-    /// have extrapolated for `maxSilence` seconds.
+    /// have extrapolated for `maxSilence` seconds (not when the last report's horizon was shorter:
+    /// that display has stopped moving).
     public mutating func consider(_ fix: Fix) -> Report? {
         history.append(fix)
         guard let trigger = guardian.trigger(for: fix) else { return nil }
@@ -99,15 +128,33 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
             latitude: LocationMessage.roundCoordinate(fix.latitude),
             longitude: LocationMessage.roundCoordinate(fix.longitude)
         )
-        let velocity = VelocityFit.choose(
-            history: history,
-            origin: origin,
-            tst: fix.time.timeIntervalSince1970.rounded(.down),
+        let points = VelocityFit.recentPoints(history: history, origin: origin, tst: fix.time.timeIntervalSince1970.rounded(.down))
+        let measured = fix.measuredVelocity
+        var velocity = VelocityFit.choose(
+            points: points,
             tolerance: parameters.fitTolerance * parameters.epsilon,
             looseTolerance: Self.looseFitTolerance * parameters.epsilon,
             stationarySpeed: parameters.stationarySpeed,
-            measured: fix.measuredVelocity
+            measured: measured
         )
-        return guardian.report(fix, trigger: trigger, velocity: velocity)
+        var horizon: Int? = nil
+        if let chosen = velocity, let motion = Kinematics.fit(points: points),
+           motion.residual <= Self.kinematicTolerance * parameters.epsilon, motion.speed >= 0.2 {
+            // Turning: the longer fits lag behind the heading; the last two fixes do not.
+            if measured == nil, motion.speed >= Self.turnSpeed, abs(motion.turnRate) >= Self.turnRate,
+               let freshest = VelocityFit.candidates(points: points).first, freshest.speed >= parameters.stationarySpeed {
+                velocity = freshest
+            }
+            // Braking: move on for as long as the display follows the way to the stop, then hold.
+            let deceleration = motion.deceleration
+            if deceleration >= Self.brakingDeceleration, motion.speed / deceleration <= Self.brakingTime {
+                horizon = motion.brakingHorizon(
+                    for: velocity ?? chosen,
+                    tolerance: Self.brakingTolerance * parameters.epsilon,
+                    maxSilence: parameters.maxSilence
+                )
+            }
+        }
+        return guardian.report(fix, trigger: trigger, velocity: velocity, horizon: horizon)
     }
 }

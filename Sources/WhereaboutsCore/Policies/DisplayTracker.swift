@@ -13,7 +13,8 @@ struct DisplayTracker: Sendable {
     private let east: Double
     private let north: Double
     private let tst: Double
-    private let horizon: Double
+    /// How long (s) dashboards extrapolate the message: its `ms`.
+    let horizon: Double
     /// How much the planar distance may differ from the great-circle one, per metre of offset.
     private let distortion: Double
 
@@ -50,7 +51,8 @@ struct DisplayTracker: Sendable {
 
 /// The part that dead reckoning and `bounded` share: keep the last message, report when its
 /// displayed position misses a fix by more than `epsilon`, and report at least every
-/// `maxSilence` seconds while the display is extrapolating.
+/// `maxSilence` seconds while the display is extrapolating. A message sent with a shorter horizon
+/// than `maxSilence` stops moving on dashboards before then and needs no `T` report.
 struct PredictionGuard: Sendable {
     let epsilon: Double
     let maxSilence: Int
@@ -65,7 +67,8 @@ struct PredictionGuard: Sendable {
     func trigger(for fix: Fix) -> Trigger? {
         guard let display else { return .firstPublish }
         if display.misses(fix, by: epsilon) { return .moving }
-        if display.isMoving, fix.time.timeIntervalSince1970 - display.time >= Double(maxSilence) {
+        if display.isMoving, display.horizon >= Double(maxSilence),
+           fix.time.timeIntervalSince1970 - display.time >= Double(maxSilence) {
             return .timePassed
         }
         return nil
@@ -76,14 +79,17 @@ struct PredictionGuard: Sendable {
 
     /// Builds the report for `fix` with `velocity` (nil or zero holds), turning a `t` or `T` into
     /// `k` or `v` when the display stops or starts moving, and remembers what dashboards will show.
-    mutating func report(_ fix: Fix, trigger: Trigger, velocity: Velocity?) -> Report {
+    /// A moving report carries `horizon` (clamped to 1...`maxSilence`) as its `ms`, or
+    /// `maxSilence` when `horizon` is nil.
+    mutating func report(_ fix: Fix, trigger: Trigger, velocity: Velocity?, horizon: Int? = nil) -> Report {
         let velocity = velocity.flatMap { $0 == .zero ? nil : $0 }
         var trigger = trigger
         if trigger == .moving || trigger == .timePassed, let display {
             if display.isMoving, velocity == nil { trigger = .becameStationary }
             if !display.isMoving, velocity != nil { trigger = .startedMoving }
         }
-        let report = Report(fix: fix, trigger: trigger, velocity: velocity, maxSilence: velocity == nil ? nil : maxSilence)
+        let ms = horizon.map { min(max($0, 1), maxSilence) } ?? maxSilence
+        let report = Report(fix: fix, trigger: trigger, velocity: velocity, maxSilence: velocity == nil ? nil : ms)
         display = DisplayTracker(message: LocationMessage(report: report, tid: "--"))
         return report
     }

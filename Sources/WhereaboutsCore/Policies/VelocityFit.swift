@@ -34,7 +34,16 @@ enum VelocityFit {
         history: FixHistory, origin: Coordinate, tst: Double, tolerance: Double, looseTolerance: Double,
         stationarySpeed: Double, measured: Velocity?
     ) -> Velocity? {
-        let points = recentPoints(history: history, origin: origin, tst: tst)
+        choose(
+            points: recentPoints(history: history, origin: origin, tst: tst), tolerance: tolerance,
+            looseTolerance: looseTolerance, stationarySpeed: stationarySpeed, measured: measured
+        )
+    }
+
+    /// The chosen velocity for points already projected by ``recentPoints(history:origin:tst:)``.
+    static func choose(
+        points: [Point], tolerance: Double, looseTolerance: Double, stationarySpeed: Double, measured: Velocity?
+    ) -> Velocity? {
         var best = Velocity.zero
         var bestSpan = span(of: .zero, points: points, tolerance: tolerance)
         var bestLooseSpan: Double? = nil
