@@ -27,7 +27,8 @@ public struct FixView: Sendable, Hashable, Codable {
     public var ve: Double?
     /// North velocity in m/s that the display extrapolates with; absent means hold.
     public var vn: Double?
-    /// The publisher's `maxSilence` in seconds: the display extrapolates at most this long.
+    /// How long (s) the display extrapolates before it holds: the publisher's `maxSilence`, or
+    /// less when the `bounded` policy predicts a stop (its braking horizon).
     public var ms: Int?
 
     /// Creates a fix view from its wire fields.
