@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 import WhereaboutsCore
 @testable import PositionSources
@@ -128,5 +129,70 @@ struct GPXTests {
     func koritaMissingTimes() throws {
         let track = try GPXFile.read(contentsOf: Fixtures.trace("korita-zbevnica.gpx"), logger: logger)
         #expect(track.rejections == SourceRejections(counts: [.missingTime: 871 - 513]))
+    }
+
+    @Test("An XML error in a GPX file is one malformed-xml rejection at the file's line, with the reason")
+    func gpxErrorLabel() throws {
+        let (logger, store) = CapturingLogHandler.logger()
+        let xml = """
+            <gpx><trk><trkseg>
+            <trkpt lat="46" lon="15"><time>2022-01-01T12:00:00Z</time></trkpt>
+            <trkpt lat="46.1" lon="15"><time>2022-01-01T12:00:01Z</tim></trkpt>
+            </trkseg></trk></gpx>
+            """
+        let track = GPXFile.parse(Data(xml.utf8), label: "t.gpx", rejections: RejectionCounter(source: "gpx", logger: logger))
+        #expect(track.fixes.count == 1)
+        #expect(track.rejections == SourceRejections(counts: [.malformedXML: 1]))
+        let record = try #require(store.all.first)
+        #expect(record.metadata["whereabouts.reject.at"] == "t.gpx:3")
+        #expect(record.message.contains("mismatched end tag: expected </time>, found </tim>"))
+    }
+
+    @Test("Rejected track points are labelled with the line of their start tag")
+    func gpxPointLines() {
+        let (logger, store) = CapturingLogHandler.logger()
+        _ = try? GPXFile.read(contentsOf: Fixtures.url("gpx/malformed-points.gpx"), logger: logger)
+        let lines = store.all.compactMap { $0.metadata["whereabouts.reject.at"].map { "\($0)" } }
+        #expect(lines == (6...15).map { "malformed-points.gpx:\($0)" })
+    }
+
+    @Test("A document cut short is malformed XML; entities and CDATA in fields are read")
+    func gpxCutAndEntities() {
+        let counter = RejectionCounter(source: "gpx", logger: Fixtures.quietLogger)
+        let xml = """
+            <gpx><trk><trkseg>
+            <trkpt lat="4&#54;" lon='15'><ele>1&#48;0</ele><time><![CDATA[2022-01-01T12:00:00Z]]></time></trkpt>
+            </trkseg></trk>
+            """
+        let track = GPXFile.parse(Data(xml.utf8), rejections: counter)
+        #expect(track.fixes.count == 1)
+        #expect(track.fixes.first?.latitude == 46 && track.fixes.first?.altitude == 100)
+        #expect(track.rejections == SourceRejections(counts: [.malformedXML: 1]))
+    }
+
+    @Test("200,000 generated track points parse quickly")
+    func largeTrack() {
+        var bytes = Array(#"<?xml version="1.0" encoding="UTF-8"?><gpx version="1.1" xmlns:gpxtpx="urn:g"><trk><trkseg>"#.utf8)
+        bytes.append(0x0A)
+        let count = 200_000
+        bytes.reserveCapacity(count * 200)
+        for index in 0..<count {
+            let seconds = index % 60, minutes = index / 60 % 60, hours = index / 3600 % 24
+            let time = "2024-05-01T\(hours < 10 ? "0" : "")\(hours):\(minutes < 10 ? "0" : "")\(minutes):\(seconds < 10 ? "0" : "")\(seconds)Z"
+            bytes += Array(#"<trkpt lat="45.\#(100_000 + index)" lon="14.\#(200_000 + index)"><ele>12\#(index % 10).5</ele><time>\#(time)</time>"#.utf8)
+            bytes += Array("<extensions><gpxtpx:TrackPointExtension><gpxtpx:speed>4.5</gpxtpx:speed></gpxtpx:TrackPointExtension></extensions></trkpt>\n".utf8)
+        }
+        bytes += Array("</trkseg></trk></gpx>\n".utf8)
+        let data = Data(bytes)
+        let start = ContinuousClock.now
+        let track = GPXFile.parse(data, rejections: RejectionCounter(source: "gpx", logger: Fixtures.quietLogger))
+        let elapsed = ContinuousClock.now - start
+        // 86,400 distinct times a day: the points after the first day repeat their times, which the
+        // reader does not judge (the filters downstream do).
+        #expect(track.fixes.count == count)
+        #expect(track.rejections.isEmpty)
+        #if !DEBUG
+        #expect(elapsed < .seconds(3), "\(elapsed) for \(data.count) bytes")
+        #endif
     }
 }

@@ -1,16 +1,13 @@
 import Foundation
 import WhereaboutsCore
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 
-/// A streaming GPX 1.0 / 1.1 reader over Foundation's `XMLParser`.
+/// A streaming GPX 1.0 / 1.1 reader over our own ``XMLScanner`` (no libxml2).
 ///
 /// It reads the track points (`<trk>/<trkseg>/<trkpt>`) with `lat`/`lon`, `<time>`, `<ele>`, and,
 /// from GPX 1.0 or from any extension element with these local names: `<speed>` (m/s), `<course>`
 /// or `<bearing>` (degrees), `<hdop>`, `<pdop>`, `<vdop>`. Namespace prefixes are ignored, so
 /// Garmin's `gpxtpx:speed`/`gpxtpx:course` are read as well. Waypoints and routes are not fixes.
-final class GPXParser: NSObject, XMLParserDelegate {
+final class GPXParser {
     private let options: GPXOptions
     private let rejections: RejectionCounter
     private let emit: (Fix, _ segment: Int) -> Bool
@@ -25,10 +22,8 @@ final class GPXParser: NSObject, XMLParserDelegate {
     private var vdop: Double?
     private var malformed = false
     private var capturing: Field?
-    private var text = ""
+    private var text: [UInt8] = []
     private var pointLine = 0
-    private var documentDepth = 0
-    private var sawRoot = false
     private(set) var stoppedByConsumer = false
 
     private enum Field { case time, elevation, speed, course, hdop, pdop, vdop }
@@ -47,60 +42,63 @@ final class GPXParser: NSObject, XMLParserDelegate {
             rejections.record(.emptyInput, at: label)
             return
         }
-        // FoundationXML traps on some invalid UTF-8 (seen in comments), so invalid sequences are
-        // replaced by U+FFFD first; a damaged number then fails to parse and is counted.
-        let parser = XMLParser(data: Self.validUTF8(data))
-        parser.shouldProcessNamespaces = false
-        parser.shouldResolveExternalEntities = false
-        parser.delegate = self
-        let finished = parser.parse()
-        guard !stoppedByConsumer else { return }
-        if !finished {
-            let reason = parser.parserError.map { ($0 as NSError).localizedDescription } ?? "unknown XML error"
-            rejections.record(.malformedXML, at: "\(label):\(parser.lineNumber)", detail: reason)
-        } else if !sawRoot || documentDepth != 0 {
-            // libxml2 may report success for a document cut short: check that every element closed.
-            rejections.record(.malformedXML, at: "\(label):\(parser.lineNumber)", detail: "the document ends before its closing tags")
+        // Bytes from 0x80 up are never decoded by the scanner, so invalid UTF-8 cannot trap; a
+        // damaged number simply fails to parse and is counted.
+        let fault = XMLScanner.scan(data) { (scanner: inout XMLScanner) -> XMLSyntaxError? in
+            do throws(XMLSyntaxError) {
+                while let token = try scanner.next() {
+                    switch token {
+                    case let .startElement(name):
+                        startElement(XMLScanner.localName(name), scanner: &scanner)
+                    case .endElement:
+                        endElement()
+                        if stoppedByConsumer { return nil }
+                    case let .text(bytes):
+                        if capturing != nil { text.append(contentsOf: bytes) }
+                    }
+                }
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let fault {
+            rejections.record(.malformedXML, at: "\(label):\(fault.line)", detail: fault.reason)
         }
     }
 
-    private static func validUTF8(_ data: Data) -> Data {
-        if String(validating: data, as: UTF8.self) != nil { return data }
-        return Data(String(decoding: data, as: UTF8.self).utf8)
-    }
-
-    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                qualifiedName: String?, attributes: [String: String] = [:]) {
-        documentDepth += 1
-        sawRoot = true
-        let name = elementName.afterLastColon
+    private func startElement(_ name: UnsafeBufferPointer<UInt8>, scanner: inout XMLScanner) {
         if inPoint {
             pointDepth += 1
-            switch name {
-            case "time": capturing = .time
-            case "ele": capturing = .elevation
-            case "speed": capturing = .speed
-            case "course", "bearing": capturing = .course
-            case "hdop": capturing = .hdop
-            case "pdop": capturing = .pdop
-            case "vdop": capturing = .vdop
-            default: capturing = nil
-            }
-            text = ""
+            capturing = Self.field(named: name)
+            text.removeAll(keepingCapacity: true)
             return
         }
-        switch name {
-        case "trkseg":
+        if name.equals("trkseg") {
             segment += 1
-        case "trkpt":
+        } else if name.equals("trkpt") {
             if segment < 0 { segment = 0 }
-            beginPoint(attributes: attributes, line: parser.lineNumber)
-        default:
-            break
+            beginPoint(lat: scanner.value(of: "lat"), lon: scanner.value(of: "lon"), line: scanner.currentLine())
         }
     }
 
-    private func beginPoint(attributes: [String: String], line: Int) {
+    private static func field(named name: UnsafeBufferPointer<UInt8>) -> Field? {
+        switch name.count {
+        case 3: return name.equals("ele") ? .elevation : nil
+        case 4:
+            if name.equals("time") { return .time }
+            if name.equals("hdop") { return .hdop }
+            if name.equals("pdop") { return .pdop }
+            if name.equals("vdop") { return .vdop }
+            return nil
+        case 5: return name.equals("speed") ? .speed : nil
+        case 6: return name.equals("course") ? .course : nil
+        case 7: return name.equals("bearing") ? .course : nil
+        default: return nil
+        }
+    }
+
+    private func beginPoint(lat: String?, lon: String?, line: Int) {
         inPoint = true
         pointDepth = 0
         pointLine = line
@@ -110,7 +108,7 @@ final class GPXParser: NSObject, XMLParserDelegate {
         vdop = nil
         malformed = false
         capturing = nil
-        guard let lat = attributes["lat"], let lon = attributes["lon"] else { return }
+        guard let lat, let lon else { return }
         guard let latitude = Double(lat.asciiTrimmed), let longitude = Double(lon.asciiTrimmed) else {
             malformed = true
             return
@@ -119,12 +117,7 @@ final class GPXParser: NSObject, XMLParserDelegate {
         candidate.longitude = longitude
     }
 
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
-        if capturing != nil { text += string }
-    }
-
-    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName: String?) {
-        documentDepth -= 1
+    private func endElement() {
         guard inPoint else { return }
         if pointDepth > 0 {
             pointDepth -= 1
@@ -133,11 +126,11 @@ final class GPXParser: NSObject, XMLParserDelegate {
             return
         }
         inPoint = false
-        finishPoint(parser)
+        finishPoint()
     }
 
     private func store(_ field: Field) {
-        let trimmed = text.asciiTrimmed
+        let trimmed = String(decoding: text, as: UTF8.self).asciiTrimmed
         if field == .time {
             if let time = UTCTime.parseISO8601(trimmed) { candidate.time = time } else { malformed = true }
             return
@@ -157,7 +150,7 @@ final class GPXParser: NSObject, XMLParserDelegate {
         }
     }
 
-    private func finishPoint(_ parser: XMLParser) {
+    private func finishPoint() {
         let at = "\(label):\(pointLine)"
         if malformed {
             rejections.record(.malformedField, at: at)
@@ -173,12 +166,16 @@ final class GPXParser: NSObject, XMLParserDelegate {
         if let vdop { candidate.verticalAccuracy = vdop * options.uere }
         switch candidate.validated(source: .gpx) {
         case let .success(fix):
-            if !emit(fix, segment) {
-                stoppedByConsumer = true
-                parser.abortParsing()
-            }
+            if !emit(fix, segment) { stoppedByConsumer = true }
         case let .failure(reason):
             rejections.record(reason, at: at)
         }
+    }
+}
+
+private extension UnsafeBufferPointer<UInt8> {
+    /// Whether these bytes are exactly the ASCII `literal`.
+    func equals(_ literal: StaticString) -> Bool {
+        count == literal.utf8CodeUnitCount && elementsEqual(UnsafeBufferPointer(start: literal.utf8Start, count: count))
     }
 }
