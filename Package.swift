@@ -335,7 +335,14 @@ let package = Package(
 var fieldDeviceLinkerSettings: [LinkerSetting] {
     [
         .unsafeFlags(
-            ["-static-stdlib", "-lCoreFoundation", "-l_FoundationCShims", "-l_FoundationCollections", "-l_FoundationICU", "-lFoundationInternationalization", "-l_CFXMLInterface", "-lxml2", "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--icf=all"],
+            [
+                "-static-stdlib",
+                // The static Foundation's own dependencies, which swiftc adds only when the
+                // modules were compiled for a static stdlib (SwiftPM's --static-swift-stdlib).
+                "-lCoreFoundation", "-l_FoundationCShims", "-l_FoundationCollections", "-l_FoundationICU",
+                "-lFoundationInternationalization",
+                "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--icf=all",
+            ],
             .when(platforms: [.linux], configuration: .release)
         )
     ]
