@@ -43,7 +43,7 @@ enum DelayBenchmark {
 
         // The subscriber and a probe on the view topics.
         let store = CircleViewStore(circles: workload.file, viewInterval: 0.1, logger: logger)
-        let client = MQTTClient(configuration: MQTTConfiguration(port: broker.port, clientID: "bench-delay-sub", cleanSession: false), logger: logger)
+        let client = MQTTClient(configuration: MQTTCircleTransport.subscriberConfiguration(MQTTConfiguration(port: broker.port, clientID: "bench-delay-sub")), logger: logger)
         let transport = MQTTCircleTransport(client: client)
         try await client.connect()
         let service = SubscriberService(store: store, transport: transport, configuration: SubscriberConfiguration(viewInterval: 0.1), logger: logger)

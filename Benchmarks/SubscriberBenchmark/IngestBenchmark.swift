@@ -25,14 +25,15 @@ enum IngestBenchmark {
         let host = ["-h", "127.0.0.1", "-p", "\(broker.port)"]
         let baselineSession = host + ["-c", "-i", "bench-baseline", "-q", "1", "-t", "owntracks/+/+"]
         try runProgram("/usr/bin/mosquitto_sub", baselineSession + ["-E"])
-        let rawConfiguration = MQTTConfiguration(port: broker.port, clientID: "bench-raw", cleanSession: false)
+        // Both drain with the subscriber's own client settings (MQTTCircleTransport).
+        let rawConfiguration = MQTTCircleTransport.subscriberConfiguration(MQTTConfiguration(port: broker.port, clientID: "bench-raw"))
         let rawSetup = MQTTClient(configuration: rawConfiguration, logger: logger)
         try await rawSetup.connect()
         try await rawSetup.subscribe(to: "owntracks/+/+", qos: .atLeastOnce)
         await rawSetup.disconnect()
         let router = TopicRouter()
         let filters = workload.file.memberIDs.flatMap(router.filters(for:))
-        let sessionConfiguration = MQTTConfiguration(port: broker.port, clientID: "bench-sub", cleanSession: false)
+        let sessionConfiguration = MQTTCircleTransport.subscriberConfiguration(MQTTConfiguration(port: broker.port, clientID: "bench-sub"))
         let setup = MQTTClient(configuration: sessionConfiguration, logger: logger)
         try await setup.connect()
         for chunk in stride(from: 0, to: filters.count, by: 500) {
@@ -61,9 +62,17 @@ enum IngestBenchmark {
                     Double(count) / (try runProgram("/usr/bin/mosquitto_sub", baselineSession + ["-C", "\(count)"])).seconds
                 }
             }
-            if ProcessInfo.processInfo.environment["INGEST_SUBSCRIBER_ONLY"] != nil {  // for profiling
+            switch ProcessInfo.processInfo.environment["INGEST_ONLY"] {  // one drain per round, for profiling
+            case "subscriber":
                 result.subscriberRates.append(try await drainWithSubscriber(sessionConfiguration, workload: workload, count: count, logger: logger))
                 continue
+            case "client":
+                FileHandle.standardError.write(Data("draining\n".utf8))
+                try await Task.sleep(for: .seconds(1))  // room to attach a profiler
+                result.clientRates.append(try await drainWithClient(rawConfiguration, count: count, logger: logger))
+                continue
+            default:
+                break
             }
             if round % 2 == 0 { result.baselineRates.append(try await baseline()) }
             result.clientRates.append(try await measured("client alone") { try await drainWithClient(rawConfiguration, count: count, logger: logger) })
@@ -98,7 +107,7 @@ enum IngestBenchmark {
         let transport = MQTTCircleTransport(client: client)
         let start = ContinuousClock.now
         try await client.connect()
-        let service = SubscriberService(store: store, transport: transport, configuration: SubscriberConfiguration(), logger: logger)
+        let service = SubscriberService(store: store, transport: transport, configuration: ingestConfiguration(), logger: logger)
         let task = Task { try await service.run() }
         while await store.statistics().accepted < count {
             try await Task.sleep(for: .milliseconds(2))
@@ -113,4 +122,14 @@ enum IngestBenchmark {
         }
         return Double(count) / elapsed.seconds
     }
+}
+
+/// The subscriber's configuration for the ingest drain; `INGEST_VIEW_INTERVAL` (seconds) overrides
+/// the view interval, to see what publishing the views costs while ingesting.
+private func ingestConfiguration() -> SubscriberConfiguration {
+    var configuration = SubscriberConfiguration()
+    if let interval = ProcessInfo.processInfo.environment["INGEST_VIEW_INTERVAL"].flatMap(Double.init) {
+        configuration.viewInterval = interval
+    }
+    return configuration
 }

@@ -110,6 +110,18 @@ public struct MQTTConfiguration: Sendable, Equatable {
     /// would otherwise add one more copy to libmosquitto's queue, all sent on reconnection.
     /// Messages already in flight when the connection drops are resent either way.
     public var queuesWhileDisconnected: Bool
+    /// Whether the kernel may coalesce this client's small writes while messages pour in.
+    /// Every write normally goes out in its own TCP segment at once (`TCP_NODELAY`: lowest
+    /// latency). With this on, while at least ``burstMessagesPerMillisecond`` messages arrive per
+    /// millisecond, Nagle's algorithm is switched on so that the one PUBACK per received QoS 1
+    /// message is sent a segment-full at a time, which costs this client and the broker far
+    /// less; when the stream slows down it is switched off again, which also sends anything
+    /// held back at once. For clients that mostly receive, like the subscriber (BENCHMARKS.md,
+    /// "Subscriber"). Off by default.
+    public var coalescesAcknowledgementsDuringBursts: Bool
+
+    /// The arrival rate above which ``coalescesAcknowledgementsDuringBursts`` takes effect.
+    public static let burstMessagesPerMillisecond = 16
 
     /// Creates a configuration; every argument has a default.
     public init(
@@ -127,7 +139,8 @@ public struct MQTTConfiguration: Sendable, Equatable {
         connectTimeout: Duration = .seconds(10),
         operationTimeout: Duration = .seconds(30),
         maxInflightMessages: Int = 20,
-        queuesWhileDisconnected: Bool = true
+        queuesWhileDisconnected: Bool = true,
+        coalescesAcknowledgementsDuringBursts: Bool = false
     ) {
         self.host = host
         self.port = port
@@ -144,6 +157,7 @@ public struct MQTTConfiguration: Sendable, Equatable {
         self.operationTimeout = operationTimeout
         self.maxInflightMessages = maxInflightMessages
         self.queuesWhileDisconnected = queuesWhileDisconnected
+        self.coalescesAcknowledgementsDuringBursts = coalescesAcknowledgementsDuringBursts
     }
 
     /// Checks the values that libmosquitto would reject later with a less helpful error.

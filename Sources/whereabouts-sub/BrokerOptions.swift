@@ -1,4 +1,5 @@
 import ArgumentParser
+import Circles
 import Foundation
 import WhereaboutsMQTT
 
@@ -60,7 +61,7 @@ struct BrokerOptions: ParsableArguments {
         if tls {
             configuration.tls = .init(caFile: caFile, certificateFile: certFile, keyFile: keyFile)
         }
-        return configuration
+        return MQTTCircleTransport.subscriberConfiguration(configuration)
     }
 
     private func password() throws -> String? {

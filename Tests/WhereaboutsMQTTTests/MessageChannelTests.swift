@@ -178,6 +178,43 @@ struct MessageChannelTests {
         await broker.stop()
     }
 
+    @Test("Coalescing acknowledgements during a burst loses nothing, and the client's own publishes are prompt again after it")
+    func coalescedAcknowledgements() async throws {
+        let count = 20_000
+        let broker = try await Broker.start()
+        let subscriber = broker.client("coalescing-sub") { $0.coalescesAcknowledgementsDuringBursts = true }
+        let publisher = broker.client("coalescing-pub") { $0.maxInflightMessages = 1000 }
+        try await subscriber.connect()
+        try await publisher.connect()
+        let messages = subscriber.messages
+        try await subscriber.subscribe(to: "coalesce/#", qos: .atLeastOnce)
+        let received = Task { try await messages.collect(count, timeout: .seconds(120)) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for n in 0..<count {
+                if n >= 1000 { try await group.next() }
+                group.addTask { try await publisher.publish(to: "coalesce/t", payload: "\(n)", qos: .atLeastOnce, timeout: .seconds(120)) }
+            }
+            try await group.waitForAll()
+        }
+        let numbers = Self.numbers(try await received.value)
+        #expect(Set(numbers) == Set(0..<count), "messages lost or duplicated")
+        // After the burst, each PUBACK the subscriber sends must not hold back its next publish:
+        // under Nagle's algorithm that publish would wait for the broker's delayed TCP
+        // acknowledgement of the PUBACK (40 ms or more), as views did while it stayed on.
+        let after = subscriber.messages
+        let start = ContinuousClock.now
+        for n in 0..<20 {
+            try await publisher.publish(to: "coalesce/one", payload: "\(n)", qos: .atLeastOnce, timeout: .seconds(10))
+            _ = try await after.next(timeout: .seconds(10))
+            try await subscriber.publish(to: "elsewhere/after", payload: "\(n)", qos: .atLeastOnce, timeout: .seconds(10))
+        }
+        let elapsed = ContinuousClock.now - start
+        #expect(elapsed < .milliseconds(500), "20 receive-then-publish rounds after the burst took \(elapsed)")
+        await publisher.disconnect()
+        await subscriber.disconnect()
+        await broker.stop()
+    }
+
     @Test("Through a broker: a waiting iteration ends after disconnect()")
     func endsOnDisconnect() async throws {
         let broker = try await Broker.start()

@@ -10,6 +10,17 @@ public struct MQTTCircleTransport: CircleTransport {
     public let client: MQTTClient
     private let messages: MQTTMessages
 
+    /// `configuration` as the subscriber's client uses it: a persistent session (the caller
+    /// gives the stable client id), and PUBACKs coalesced while messages pour in
+    /// (``MQTTConfiguration/coalescesAcknowledgementsDuringBursts``): the subscriber mostly
+    /// receives, and sends one PUBACK per message. Measured in BENCHMARKS.md ("Subscriber").
+    public static func subscriberConfiguration(_ configuration: MQTTConfiguration) -> MQTTConfiguration {
+        var configuration = configuration
+        configuration.cleanSession = false
+        configuration.coalescesAcknowledgementsDuringBursts = true
+        return configuration
+    }
+
     /// Creates the transport and opens the client's message stream.
     public init(client: MQTTClient) {
         self.client = client

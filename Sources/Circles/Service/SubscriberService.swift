@@ -33,16 +33,19 @@ public struct SubscriberService<Transport: CircleTransport>: Service {
     /// Subscribes and runs ingest, view publishing and reloading until graceful shutdown.
     public func run() async throws {
         let router = TopicRouter(prefix: configuration.topicPrefix)
-        let members = await store.trackedMembers()
-        try await subscribe(members, router: router)
-        logger.info("Subscribed to the circles' members.", metadata: ["whereabouts.members": "\(members.count)"])
-        await onSubscribed?()
         // Graceful shutdown cancels the whole group at once; the loops themselves iterate plainly
         // (a per-message `cancelOnGracefulShutdown()` merge costs more than the parsing).
         try await cancelWhenGracefulShutdown {
             try await withThrowingTaskGroup(of: Void.self) { group in
+                // Ingest starts before the subscriptions are made: a persistent session delivers
+                // what the broker queued right after connecting, and it is handled while the
+                // subscriptions go out instead of piling up in memory until they are acknowledged.
                 group.addTask { try await ingest(router: router) }
                 group.addTask {
+                    let members = await store.trackedMembers()
+                    try await subscribe(members, router: router)
+                    logger.info("Subscribed to the circles' members.", metadata: ["whereabouts.members": "\(members.count)"])
+                    await onSubscribed?()
                     await ViewPublisher(store: store, transport: transport, configuration: configuration, logger: logger).run()
                 }
                 if let path = configuration.circlesPath {

@@ -20,6 +20,8 @@ final class ClientHub: Sendable {
         var messageChannels: [(id: UInt64, channel: MessageChannel)] = []
         /// Messages delivered since consumers were last woken (see `wakeMessageConsumers`).
         var unwokenMessages = 0
+        /// Every message delivered since the client started (wrapping), for the arrival rate.
+        var deliveredMessages: UInt64 = 0
         /// The subscriptions in the order they were first made.
         var subscriptions: [Subscription] = []
         var nextListenerID: UInt64 = 0
@@ -51,9 +53,15 @@ final class ClientHub: Sendable {
     /// waiting for it are woken by `wakeMessageConsumers()`.
     func deliver(_ message: MQTTMessage) {
         state.withLock { state in
+            state.deliveredMessages &+= 1
             state.unwokenMessages += 1
             for listener in state.messageChannels { listener.channel.append(message) }
         }
+    }
+
+    /// How many messages were delivered since the client started (wrapping).
+    func deliveredCount() -> UInt64 {
+        state.withLock { $0.deliveredMessages }
     }
 
     /// How many messages were delivered since consumers were last woken, counted only while a

@@ -73,6 +73,7 @@ extension MosquittoSession {
         let connackDeadline = ContinuousClock.now + configuration.connectTimeout
         var disconnectDeadline: ContinuousClock.Instant?
         var firstUnwokenMessage: ContinuousClock.Instant?
+        var coalescing = AcknowledgementCoalescing(start: .now, delivered: hub.deliveredCount())
         while true {
             if disconnectDeadline == nil, currentStopReason() != nil {
                 // Send DISCONNECT (so the broker does not publish the will) and write it at once,
@@ -83,9 +84,15 @@ extension MosquittoSession {
                 }
                 disconnectDeadline = .now + Self.disconnectGrace
             }
-            let rc = mosquitto_loop(handle, Self.loopTimeoutMilliseconds, 1)
+            // While received messages wait for their consumers to be woken, the loop waits at
+            // most a millisecond for more, so that the wake-up follows within ``wakeLinger``.
+            let timeout = firstUnwokenMessage == nil ? Self.loopTimeoutMilliseconds : Self.lingerLoopTimeoutMilliseconds
+            let rc = mosquitto_loop(handle, timeout, 1)
             let loopErrno = errno
-            wakeMessageConsumersIfIdle(connectionFailed: rc != MosquittoCode.success, since: &firstUnwokenMessage)
+            wakeMessageConsumersWhenDue(connectionFailed: rc != MosquittoCode.success, since: &firstUnwokenMessage)
+            if configuration.coalescesAcknowledgementsDuringBursts, rc == MosquittoCode.success {
+                adaptCoalescing(&coalescing)
+            }
             sweepDeadlines()
             if rc != MosquittoCode.success {
                 lock.lock()
@@ -115,40 +122,60 @@ extension MosquittoSession {
     }
 
     /// At most this many received messages wait in `messages` buffers before their consumers
-    /// are woken while the socket still has more to read.
+    /// are woken.
     static let wakeBatchLimit = 256
 
     /// How long a received message may wait for more to batch with before its waiting consumers
-    /// are woken: 0.5 ms.
-    static let wakeLinger = Duration.microseconds(500)
+    /// are woken: 1 ms.
+    static let wakeLinger = Duration.milliseconds(1)
 
-    /// Wakes waiting `messages` consumers for what the last `mosquitto_loop` delivered, unless
-    /// more arrives within ``wakeLinger`` of the first unwoken message (then the next pass
-    /// delivers it too, up to ``wakeBatchLimit``). A stream then costs the consumer one
-    /// resumption (a thread wake-up) per batch instead of one every message or two, and a lone
-    /// message is handed over at most 0.5 ms late. Pending writes (the acknowledgements of what
-    /// was just read) are flushed before lingering. Costs nothing (no `poll`) while the consumers
-    /// are busy rather than waiting. `since` is the session thread's record of when the first
-    /// unwoken message was delivered.
-    private func wakeMessageConsumersIfIdle(connectionFailed: Bool, since firstUnwoken: inout ContinuousClock.Instant?) {
+    /// `mosquitto_loop`'s timeout while messages wait for their consumers to be woken.
+    static let lingerLoopTimeoutMilliseconds: Int32 = 1
+
+    /// Wakes waiting `messages` consumers once the first message delivered since they were last
+    /// woken has waited ``wakeLinger``, or ``wakeBatchLimit`` messages are waiting, or the
+    /// connection failed. Meanwhile the loop goes on reading (with a 1 ms timeout), so a stream
+    /// costs the consumer one resumption (a thread wake-up) per millisecond or per 256 messages
+    /// instead of one every message or two, without a system call of its own, and a lone message
+    /// is handed over about 1 ms after it arrived. Does nothing while the consumers are busy
+    /// rather than waiting (they find the messages themselves). `firstUnwoken` is the session
+    /// thread's record of when the first unwoken message was delivered.
+    private func wakeMessageConsumersWhenDue(connectionFailed: Bool, since firstUnwoken: inout ContinuousClock.Instant?) {
         let unwoken = hub.messagesAwaitingWakeup()
         guard unwoken > 0 else {
             firstUnwoken = nil
             return
         }
-        if unwoken < Self.wakeBatchLimit, !connectionFailed {
-            let now = ContinuousClock.now
-            let first = firstUnwoken ?? now
-            firstUnwoken = first
-            let remaining = Self.wakeLinger - (now - first)
-            if remaining > .zero {
-                if mosquitto_want_write(handle) { mosquitto_loop_write(handle, 1) }
-                let microseconds = Int(remaining.components.attoseconds / 1_000_000_000_000)
-                if whereabouts_wait_readable(mosquitto_socket(handle), microseconds) > 0 { return }
-            }
-        }
+        let now = ContinuousClock.now
+        let first = firstUnwoken ?? now
+        firstUnwoken = first
+        if unwoken < Self.wakeBatchLimit, !connectionFailed, now - first < Self.wakeLinger { return }
         firstUnwoken = nil
         hub.wakeMessageConsumers()
+    }
+
+    /// The session thread's view of the arrival rate for
+    /// ``MQTTConfiguration/coalescesAcknowledgementsDuringBursts``: one window at a time.
+    struct AcknowledgementCoalescing {
+        var start: ContinuousClock.Instant
+        var delivered: UInt64
+        var on = false
+    }
+
+    /// At the end of each window of at least 1 ms, turns Nagle's algorithm on when at least
+    /// ``MQTTConfiguration/burstMessagesPerMillisecond`` messages arrived per millisecond in it,
+    /// and off (`TCP_NODELAY`, which also flushes) when fewer did.
+    private func adaptCoalescing(_ state: inout AcknowledgementCoalescing) {
+        let now = ContinuousClock.now
+        let elapsed = now - state.start
+        guard elapsed >= .milliseconds(1) else { return }
+        let delivered = hub.deliveredCount()
+        let milliseconds = max(1, elapsed / .milliseconds(1))
+        let burst = Double(delivered &- state.delivered) / milliseconds >= Double(MQTTConfiguration.burstMessagesPerMillisecond)
+        state.start = now
+        state.delivered = delivered
+        guard burst != state.on else { return }
+        if whereabouts_set_tcp_nodelay(mosquitto_socket(handle), burst ? 0 : 1) == 0 { state.on = burst }
     }
 
     private var connectedSafely: Bool {
