@@ -64,6 +64,8 @@ enum IngestBenchmark {
             }
             switch ProcessInfo.processInfo.environment["INGEST_ONLY"] {  // one drain per round, for profiling
             case "subscriber":
+                FileHandle.standardError.write(Data("draining\n".utf8))
+                try await Task.sleep(for: .seconds(1))  // room to attach a profiler
                 result.subscriberRates.append(try await drainWithSubscriber(sessionConfiguration, workload: workload, count: count, logger: logger))
                 continue
             case "client":

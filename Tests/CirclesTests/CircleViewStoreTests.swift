@@ -198,7 +198,7 @@ struct RejectionLoggingTests {
         let recorder = RecordingLogHandler()
         let store = CircleViewStore(circles: try Build.exampleFile(), logger: Logger(label: "t", factory: { _ in recorder }))
         let ingestor = Ingestor(store: store, router: TopicRouter(), settings: ViewSettings())
-        let payload = Array(#"{"_type":"location","lat":91.123456,"lon":8.654321,"tst":1700000000}"#.utf8)
+        let payload = Data(#"{"_type":"location","lat":91.123456,"lon":8.654321,"tst":1700000000}"#.utf8)
         await ingestor.handle(TransportMessage(topic: "owntracks/alice/phone", payload: payload, retained: false),
                               at: Build.date(Build.t0))
         let record = try #require(recorder.records.first { $0.message == "Rejected a message." })

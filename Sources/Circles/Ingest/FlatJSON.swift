@@ -31,36 +31,39 @@ struct FlatJSON {
     /// Parses `input` and calls `visit` for each top-level member, in order, with the key's
     /// bytes (escapes already resolved; valid only during the call) and its value.
     static func parseObject(_ input: [UInt8], _ visit: (UnsafeBufferPointer<UInt8>, Value) throws -> Void) throws {
-        try input.withUnsafeBufferPointer { buffer in
-            var reader = FlatJSON(buffer)
-            reader.skipWhitespace()
-            try reader.expect(UInt8(ascii: "{"))
-            reader.skipWhitespace()
-            if reader.peek() == UInt8(ascii: "}") {
-                reader.index += 1
-            } else {
-                while true {
-                    reader.skipWhitespace()
-                    let key = try reader.readStringBytes()
-                    reader.skipWhitespace()
-                    try reader.expect(UInt8(ascii: ":"))
-                    reader.skipWhitespace()
-                    let value = try reader.readValue(depth: 1)
-                    if key.escaped {
-                        let unescaped = Array(try reader.unescape(key.raw).utf8)
-                        try unescaped.withUnsafeBufferPointer { try visit($0, value) }
-                    } else {
-                        try visit(key.raw, value)
-                    }
-                    reader.skipWhitespace()
-                    let separator = try reader.next()
-                    if separator == UInt8(ascii: "}") { break }
-                    guard separator == UInt8(ascii: ",") else { throw Error() }
+        try input.withUnsafeBufferPointer { try parseObject($0, visit) }
+    }
+
+    /// Parses the bytes of `buffer`, as the array form above does.
+    static func parseObject(_ buffer: UnsafeBufferPointer<UInt8>, _ visit: (UnsafeBufferPointer<UInt8>, Value) throws -> Void) throws {
+        var reader = FlatJSON(buffer)
+        reader.skipWhitespace()
+        try reader.expect(UInt8(ascii: "{"))
+        reader.skipWhitespace()
+        if reader.peek() == UInt8(ascii: "}") {
+            reader.index += 1
+        } else {
+            while true {
+                reader.skipWhitespace()
+                let key = try reader.readStringBytes()
+                reader.skipWhitespace()
+                try reader.expect(UInt8(ascii: ":"))
+                reader.skipWhitespace()
+                let value = try reader.readValue(depth: 1)
+                if key.escaped {
+                    let unescaped = Array(try reader.unescape(key.raw).utf8)
+                    try unescaped.withUnsafeBufferPointer { try visit($0, value) }
+                } else {
+                    try visit(key.raw, value)
                 }
+                reader.skipWhitespace()
+                let separator = try reader.next()
+                if separator == UInt8(ascii: "}") { break }
+                guard separator == UInt8(ascii: ",") else { throw Error() }
             }
-            reader.skipWhitespace()
-            guard reader.index == buffer.count else { throw Error() }
         }
+        reader.skipWhitespace()
+        guard reader.index == buffer.count else { throw Error() }
     }
 
     // MARK: Values

@@ -28,7 +28,15 @@ public struct MessageDecoder: Sendable {
         guard payload.count <= maxPayloadBytes else {
             throw .oversize(bytes: payload.count, limit: maxPayloadBytes)
         }
-        let wire = try WirePayload(parsing: Array(payload))
+        let wire: WirePayload
+        do {
+            wire = try payload.withContiguousStorageIfAvailable { try WirePayload(parsing: $0) }
+                ?? Array(payload).withUnsafeBufferPointer { try WirePayload(parsing: $0) }
+        } catch let reason as RejectionReason {
+            throw reason
+        } catch {
+            throw .malformedJSON
+        }
         guard let type = wire.type else { throw .missingType }
         let nowSeconds = Int(now.timeIntervalSince1970)
         switch type {

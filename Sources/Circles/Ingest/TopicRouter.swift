@@ -35,15 +35,35 @@ public struct TopicRouter: Sendable, Hashable {
     /// The member and sub-topic of `topic`, or `nil` when it is not of the form
     /// `<prefix>/<user>/<device>[/<kind>]`.
     public func route(_ topic: String) -> Route? {
-        guard topic.utf8.count > prefix.utf8.count, topic.hasPrefix(prefix),
-              topic.utf8[topic.utf8.index(topic.utf8.startIndex, offsetBy: prefix.utf8.count)] == UInt8(ascii: "/")
-        else { return nil }
-        let levels = topic.utf8.dropFirst(prefix.utf8.count + 1)
-            .split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
-        guard levels.count == 2 || levels.count == 3, !levels[0].isEmpty, !levels[1].isEmpty else { return nil }
-        return Route(
-            member: MemberID(user: String(decoding: levels[0], as: UTF8.self), device: String(decoding: levels[1], as: UTF8.self)),
-            subtopic: levels.count == 3 ? String(decoding: levels[2], as: UTF8.self) : nil
-        )
+        var topic = topic
+        return topic.withUTF8 { bytes -> Route? in
+            let prefixLength = prefix.utf8.count
+            guard bytes.count > prefixLength + 1, bytes[prefixLength] == UInt8(ascii: "/"),
+                  prefix.utf8.elementsEqual(UnsafeBufferPointer(rebasing: bytes[..<prefixLength]))
+            else { return nil }
+            // Two or three levels after the prefix (user, device, sub-topic); no allocation.
+            let slash = UInt8(ascii: "/")
+            var levels: (Range<Int>, Range<Int>, Range<Int>) = (0..<0, 0..<0, 0..<0)
+            var count = 0
+            var start = prefixLength + 1
+            for index in start...bytes.count where index == bytes.count || bytes[index] == slash {
+                switch count {
+                case 0: levels.0 = start..<index
+                case 1: levels.1 = start..<index
+                case 2: levels.2 = start..<index
+                default: return nil
+                }
+                count += 1
+                start = index + 1
+            }
+            guard count == 2 || count == 3, !levels.0.isEmpty, !levels.1.isEmpty else { return nil }
+            func level(_ range: Range<Int>) -> String {
+                String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+            }
+            return Route(
+                member: MemberID(user: level(levels.0), device: level(levels.1)),
+                subtopic: count == 3 ? level(levels.2) : nil
+            )
+        }
     }
 }

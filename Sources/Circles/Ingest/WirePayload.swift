@@ -28,7 +28,7 @@ struct WirePayload {
     var name: String?
 
     /// Parses `payload`, throwing ``RejectionReason/malformedJSON`` or ``RejectionReason/wrongType(_:)``.
-    init(parsing payload: [UInt8]) throws(RejectionReason) {
+    init(parsing payload: UnsafeBufferPointer<UInt8>) throws(RejectionReason) {
         var wrongType: String?
         do {
             try FlatJSON.parseObject(payload) { key, value in

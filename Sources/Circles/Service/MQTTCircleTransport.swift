@@ -57,7 +57,7 @@ public struct MQTTCircleTransport: CircleTransport {
             }
 
             private static func convert(_ message: MQTTMessage) -> TransportMessage {
-                TransportMessage(topic: message.topic, payload: Array(message.payload), retained: message.retained)
+                TransportMessage(topic: message.topic, payload: message.payload, retained: message.retained)
             }
         }
     }

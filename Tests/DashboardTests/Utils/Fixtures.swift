@@ -59,7 +59,7 @@ enum Fixtures {
         tst: Int = Int(Date().timeIntervalSince1970), ve: Double? = nil, vn: Double? = nil, ms: Int? = nil
     ) async throws -> CircleViewStore.ApplyOutcome? {
         let message = location(String(member.user.prefix(2)), tst: tst, lat: lat, lon: lon, ve: ve, vn: vn, ms: ms)
-        let payload = Array(try JSONEncoder().encode(message))
+        let payload = try JSONEncoder().encode(message)
         let ingestor = Ingestor(store: store, router: TopicRouter(), settings: await store.settings)
         let outcome = await ingestor.handle(
             TransportMessage(topic: "owntracks/\(member.user)/\(member.device)", payload: payload, retained: false)
