@@ -118,6 +118,10 @@ public final class MQTTClient: Sendable {
         }
     }
 
+    /// Whether the connection coalesces its acknowledgements right now, and how many bursts made
+    /// it start to (``MQTTConfiguration/coalescesAcknowledgementsDuringBursts``; for tests).
+    var acknowledgementCoalescing: (isOn: Bool, periods: Int) { hub.coalescing }
+
     /// How many operations wait for an acknowledgement right now (for tests).
     var pendingAcknowledgements: Int {
         guard let session = current.withLock({ $0 }) else { return 0 }

@@ -22,6 +22,10 @@ final class ClientHub: Sendable {
         var unwokenMessages = 0
         /// Every message delivered since the client started (wrapping), for the arrival rate.
         var deliveredMessages: UInt64 = 0
+        /// Whether the connection coalesces its acknowledgements right now, and how many times
+        /// it started to (`coalescesAcknowledgementsDuringBursts`; for tests and diagnostics).
+        var coalescing = false
+        var coalescingPeriods = 0
         /// The subscriptions in the order they were first made.
         var subscriptions: [Subscription] = []
         var nextListenerID: UInt64 = 0
@@ -57,6 +61,19 @@ final class ClientHub: Sendable {
             state.unwokenMessages += 1
             for listener in state.messageChannels { listener.channel.append(message) }
         }
+    }
+
+    /// Records that the connection turned acknowledgement coalescing on or off.
+    func noteCoalescing(_ on: Bool) {
+        state.withLock { state in
+            if on && !state.coalescing { state.coalescingPeriods += 1 }
+            state.coalescing = on
+        }
+    }
+
+    /// Whether acknowledgements are being coalesced now, and how many bursts started so far.
+    var coalescing: (isOn: Bool, periods: Int) {
+        state.withLock { ($0.coalescing, $0.coalescingPeriods) }
     }
 
     /// How many messages were delivered since the client started (wrapping).

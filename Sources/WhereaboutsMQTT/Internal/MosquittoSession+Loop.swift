@@ -73,7 +73,8 @@ extension MosquittoSession {
         let connackDeadline = ContinuousClock.now + configuration.connectTimeout
         var disconnectDeadline: ContinuousClock.Instant?
         var firstUnwokenMessage: ContinuousClock.Instant?
-        var coalescing = AcknowledgementCoalescing(start: .now, delivered: hub.deliveredCount())
+        var coalescing = AcknowledgementCoalescing(now: .now, delivered: hub.deliveredCount())
+        defer { if coalescing.isOn { hub.noteCoalescing(false) } }
         while true {
             if disconnectDeadline == nil, currentStopReason() != nil {
                 // Send DISCONNECT (so the broker does not publish the will) and write it at once,
@@ -154,28 +155,12 @@ extension MosquittoSession {
         hub.wakeMessageConsumers()
     }
 
-    /// The session thread's view of the arrival rate for
-    /// ``MQTTConfiguration/coalescesAcknowledgementsDuringBursts``: one window at a time.
-    struct AcknowledgementCoalescing {
-        var start: ContinuousClock.Instant
-        var delivered: UInt64
-        var on = false
-    }
-
-    /// At the end of each window of at least 1 ms, turns Nagle's algorithm on when at least
-    /// ``MQTTConfiguration/burstMessagesPerMillisecond`` messages arrived per millisecond in it,
-    /// and off (`TCP_NODELAY`, which also flushes) when fewer did.
+    /// Applies the next decision of `state` (``AcknowledgementCoalescing``) to the socket:
+    /// Nagle's algorithm on for a burst, `TCP_NODELAY` (which also flushes) after it.
     private func adaptCoalescing(_ state: inout AcknowledgementCoalescing) {
-        let now = ContinuousClock.now
-        let elapsed = now - state.start
-        guard elapsed >= .milliseconds(1) else { return }
-        let delivered = hub.deliveredCount()
-        let milliseconds = max(1, elapsed / .milliseconds(1))
-        let burst = Double(delivered &- state.delivered) / milliseconds >= Double(MQTTConfiguration.burstMessagesPerMillisecond)
-        state.start = now
-        state.delivered = delivered
-        guard burst != state.on else { return }
-        if whereabouts_set_tcp_nodelay(mosquitto_socket(handle), burst ? 0 : 1) == 0 { state.on = burst }
+        guard let coalesce = state.update(now: .now, delivered: hub.deliveredCount()) else { return }
+        _ = whereabouts_set_tcp_nodelay(mosquitto_socket(handle), coalesce ? 0 : 1)
+        hub.noteCoalescing(coalesce)
     }
 
     private var connectedSafely: Bool {
