@@ -133,7 +133,9 @@ struct SubscriberIntegrationTests {
             (2...4).map { LocationMessage(tid: "bo", tst: t + $0, lat: 52.2 + Double($0) / 100, lon: -8.2, acc: 5) },
             as: bob, with: publisher, retain: false)
         subscriber = try await RunningSubscriber.start(broker: broker, file: file, clientID: "sub-restart")
-        let rebuilt = try await probe.member("field-team", "bob", "phone") { $0.fix?.tst == t + 4 }
+        // The session's queue (t+2...t+4) is ingested as soon as the subscriber connects; the
+        // retained t+1 comes with the re-subscription, so a first view may lack it: wait for both.
+        let rebuilt = try await probe.member("field-team", "bob", "phone") { $0.fix?.tst == t + 4 && $0.trail.count == 4 }
         #expect(rebuilt.trail.map(\.tst) == [t + 1, t + 2, t + 3, t + 4])
         let view = try #require(await subscriber.store.view(id: "family"))
         #expect(view.member(user: "carol", device: "car")?.fix?.lat == 52.1)
