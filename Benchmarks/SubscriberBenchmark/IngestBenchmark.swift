@@ -62,19 +62,15 @@ enum IngestBenchmark {
                     Double(count) / (try runProgram("/usr/bin/mosquitto_sub", baselineSession + ["-C", "\(count)"])).seconds
                 }
             }
-            switch ProcessInfo.processInfo.environment["INGEST_ONLY"] {  // one drain per round, for profiling
-            case "subscriber":
-                FileHandle.standardError.write(Data("draining\n".utf8))
+            if let only = ProcessInfo.processInfo.environment["INGEST_ONLY"] {  // one drain per round, for profiling
+                FileHandle.standardError.write(Data("draining \(only)\n".utf8))
                 try await Task.sleep(for: .seconds(1))  // room to attach a profiler
-                result.subscriberRates.append(try await drainWithSubscriber(sessionConfiguration, workload: workload, count: count, logger: logger))
+                if only == "client" {
+                    result.clientRates.append(try await drainWithClient(rawConfiguration, count: count, logger: logger))
+                } else {
+                    result.subscriberRates.append(try await drainWithSubscriber(sessionConfiguration, workload: workload, count: count, logger: logger))
+                }
                 continue
-            case "client":
-                FileHandle.standardError.write(Data("draining\n".utf8))
-                try await Task.sleep(for: .seconds(1))  // room to attach a profiler
-                result.clientRates.append(try await drainWithClient(rawConfiguration, count: count, logger: logger))
-                continue
-            default:
-                break
             }
             if round % 2 == 0 { result.baselineRates.append(try await baseline()) }
             result.clientRates.append(try await measured("client alone") { try await drainWithClient(rawConfiguration, count: count, logger: logger) })

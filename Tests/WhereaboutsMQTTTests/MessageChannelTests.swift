@@ -222,15 +222,15 @@ struct MessageChannelTests {
     func coalescingRule() {
         let t0 = ContinuousClock.now
         var rule = AcknowledgementCoalescing(threshold: 16, now: t0, delivered: 0)
-        #expect(rule.update(now: t0 + .microseconds(500), delivered: 100) == nil, "a window lasts at least 1 ms")
-        #expect(rule.update(now: t0 + .milliseconds(2), delivered: 40) == true, "20 per ms is a burst")
+        #expect(rule.update(now: t0 + .microseconds(500), delivered: { 100 }) == nil, "a window lasts at least 1 ms")
+        #expect(rule.update(now: t0 + .milliseconds(2), delivered: { 40 }) == true, "20 per ms is a burst")
         #expect(rule.isOn)
-        #expect(rule.update(now: t0 + .milliseconds(3), delivered: 60) == nil, "still a burst: no change")
-        #expect(rule.update(now: t0 + .milliseconds(4), delivered: 70) == false, "10 per ms is not")
+        #expect(rule.update(now: t0 + .milliseconds(3), delivered: { 60 }) == nil, "still a burst: no change")
+        #expect(rule.update(now: t0 + .milliseconds(4), delivered: { 70 }) == false, "10 per ms is not")
         #expect(!rule.isOn)
-        #expect(rule.update(now: t0 + .milliseconds(104), delivered: 70) == nil, "idle stays off")
-        #expect(rule.update(now: t0 + .milliseconds(105), delivered: 86) == true)
-        #expect(rule.update(now: t0 + .milliseconds(205), delivered: 86) == false, "a long idle window ends the burst")
+        #expect(rule.update(now: t0 + .milliseconds(104), delivered: { 70 }) == nil, "idle stays off")
+        #expect(rule.update(now: t0 + .milliseconds(105), delivered: { 86 }) == true)
+        #expect(rule.update(now: t0 + .milliseconds(205), delivered: { 86 }) == false, "a long idle window ends the burst")
     }
 
     @Test("Through a broker: a waiting iteration ends after disconnect()")

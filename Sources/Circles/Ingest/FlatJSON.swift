@@ -54,6 +54,8 @@ struct FlatJSON {
                     let unescaped = Array(try reader.unescape(key.raw).utf8)
                     try unescaped.withUnsafeBufferPointer { try visit($0, value) }
                 } else {
+                    // Value strings are validated as they become `String`s; a key is checked here.
+                    if key.raw.contains(where: { $0 >= 0x80 }), String(validating: key.raw, as: UTF8.self) == nil { throw Error() }
                     try visit(key.raw, value)
                 }
                 reader.skipWhitespace()
@@ -192,9 +194,7 @@ struct FlatJSON {
                 _ = try next()
             }
         }
-        let raw = UnsafeBufferPointer(rebasing: bytes[start..<(index - 1)])
-        if !escaped, raw.contains(where: { $0 >= 0x80 }), String(validating: raw, as: UTF8.self) == nil { throw Error() }
-        return (raw, escaped)
+        return (UnsafeBufferPointer(rebasing: bytes[start..<(index - 1)]), escaped)
     }
 
     private func unescape(_ raw: UnsafeBufferPointer<UInt8>) throws -> String {

@@ -17,11 +17,13 @@ struct AcknowledgementCoalescing {
         deliveredAtStart = delivered
     }
 
-    /// Ends the current window if it has lasted 1 ms, given the running count of delivered
-    /// messages; returns the new setting when it changes (`true`: coalesce), `nil` otherwise.
-    mutating func update(now: ContinuousClock.Instant, delivered: UInt64) -> Bool? {
+    /// Ends the current window if it has lasted 1 ms, reading the running count of delivered
+    /// messages only then; returns the new setting when it changes (`true`: coalesce), `nil`
+    /// otherwise.
+    mutating func update(now: ContinuousClock.Instant, delivered readDelivered: () -> UInt64) -> Bool? {
         let elapsed = now - windowStart
         guard elapsed >= .milliseconds(1) else { return nil }
+        let delivered = readDelivered()
         let rate = Double(delivered &- deliveredAtStart) / (elapsed / .milliseconds(1))
         windowStart = now
         deliveredAtStart = delivered

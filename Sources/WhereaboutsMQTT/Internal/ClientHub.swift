@@ -18,10 +18,13 @@ final class ClientHub: Sendable {
         var stateListeners: [UInt64: AsyncStream<MQTTConnectionState>.Continuation] = [:]
         /// One channel per live `messages` sequence, an array because it is walked per message.
         var messageChannels: [(id: UInt64, channel: MessageChannel)] = []
-        /// Messages delivered since consumers were last woken (see `wakeMessageConsumers`).
-        var unwokenMessages = 0
-        /// Every message delivered since the client started (wrapping), for the arrival rate.
+        /// Every message delivered since the client started (wrapping): the arrival rate for
+        /// acknowledgement coalescing, and with `deliveredAtLastWake` the unwoken messages.
         var deliveredMessages: UInt64 = 0
+        /// `deliveredMessages` when consumers were last woken (see `wakeMessageConsumers`).
+        var deliveredAtLastWake: UInt64 = 0
+        /// Messages delivered since consumers were last woken.
+        var unwokenMessages: Int { Int(truncatingIfNeeded: deliveredMessages &- deliveredAtLastWake) }
         /// Whether the connection coalesces its acknowledgements right now, and how many times
         /// it started to (`coalescesAcknowledgementsDuringBursts`; for tests and diagnostics).
         var coalescing = false
@@ -58,7 +61,6 @@ final class ClientHub: Sendable {
     func deliver(_ message: MQTTMessage) {
         state.withLock { state in
             state.deliveredMessages &+= 1
-            state.unwokenMessages += 1
             for listener in state.messageChannels { listener.channel.append(message) }
         }
     }
@@ -88,7 +90,7 @@ final class ClientHub: Sendable {
         state.withLock { state in
             guard state.unwokenMessages > 0 else { return 0 }
             if state.messageChannels.contains(where: { $0.channel.hasWaiters }) { return state.unwokenMessages }
-            state.unwokenMessages = 0
+            state.deliveredAtLastWake = state.deliveredMessages
             return 0
         }
     }
@@ -97,7 +99,7 @@ final class ClientHub: Sendable {
     func wakeMessageConsumers() {
         state.withLock { state in
             guard state.unwokenMessages > 0 else { return }
-            state.unwokenMessages = 0
+            state.deliveredAtLastWake = state.deliveredMessages
             for listener in state.messageChannels { listener.channel.wake() }
         }
     }

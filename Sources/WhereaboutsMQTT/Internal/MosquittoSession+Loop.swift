@@ -90,11 +90,13 @@ extension MosquittoSession {
             let timeout = firstUnwokenMessage == nil ? Self.loopTimeoutMilliseconds : Self.lingerLoopTimeoutMilliseconds
             let rc = mosquitto_loop(handle, timeout, 1)
             let loopErrno = errno
-            wakeMessageConsumersWhenDue(connectionFailed: rc != MosquittoCode.success, since: &firstUnwokenMessage)
+            // One clock reading per pass serves the wake-up, the coalescing rule and the deadlines.
+            let now = ContinuousClock.now
+            wakeMessageConsumersWhenDue(connectionFailed: rc != MosquittoCode.success, now: now, since: &firstUnwokenMessage)
             if configuration.coalescesAcknowledgementsDuringBursts, rc == MosquittoCode.success {
-                adaptCoalescing(&coalescing)
+                adaptCoalescing(&coalescing, now: now)
             }
-            sweepDeadlines()
+            sweepDeadlines(now: now)
             if rc != MosquittoCode.success {
                 lock.lock()
                 let wasConnected = isConnected
@@ -114,7 +116,6 @@ extension MosquittoSession {
                 logger.info("MQTT connection lost", metadata: ["whereabouts.mqtt.error": "\(lost)"])
                 return (lost, true)
             }
-            let now = ContinuousClock.now
             if let disconnectDeadline, now >= disconnectDeadline { return (nil, everConnectedSafely) }
             if now >= connackDeadline, !connectedSafely {
                 return (.timedOut(.connect, after: configuration.connectTimeout, mayStillBeDelivered: false), false)
@@ -141,13 +142,14 @@ extension MosquittoSession {
     /// is handed over about 1 ms after it arrived. Does nothing while the consumers are busy
     /// rather than waiting (they find the messages themselves). `firstUnwoken` is the session
     /// thread's record of when the first unwoken message was delivered.
-    private func wakeMessageConsumersWhenDue(connectionFailed: Bool, since firstUnwoken: inout ContinuousClock.Instant?) {
+    private func wakeMessageConsumersWhenDue(
+        connectionFailed: Bool, now: ContinuousClock.Instant, since firstUnwoken: inout ContinuousClock.Instant?
+    ) {
         let unwoken = hub.messagesAwaitingWakeup()
         guard unwoken > 0 else {
             firstUnwoken = nil
             return
         }
-        let now = ContinuousClock.now
         let first = firstUnwoken ?? now
         firstUnwoken = first
         if unwoken < Self.wakeBatchLimit, !connectionFailed, now - first < Self.wakeLinger { return }
@@ -157,8 +159,8 @@ extension MosquittoSession {
 
     /// Applies the next decision of `state` (``AcknowledgementCoalescing``) to the socket:
     /// Nagle's algorithm on for a burst, `TCP_NODELAY` (which also flushes) after it.
-    private func adaptCoalescing(_ state: inout AcknowledgementCoalescing) {
-        guard let coalesce = state.update(now: .now, delivered: hub.deliveredCount()) else { return }
+    private func adaptCoalescing(_ state: inout AcknowledgementCoalescing, now: ContinuousClock.Instant) {
+        guard let coalesce = state.update(now: now, delivered: hub.deliveredCount) else { return }
         _ = whereabouts_set_tcp_nodelay(mosquitto_socket(handle), coalesce ? 0 : 1)
         hub.noteCoalescing(coalesce)
     }
@@ -200,8 +202,7 @@ extension MosquittoSession {
     }
 
     /// Fails the operations and connect waiters whose timeout has passed.
-    func sweepDeadlines() {
-        let now = ContinuousClock.now
+    func sweepDeadlines(now: ContinuousClock.Instant = .now) {
         lock.lock()
         let expired = acks.expire(now: now)
         var expiredConnects: [ConnectWaiter] = []
