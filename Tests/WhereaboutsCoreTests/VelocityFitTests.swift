@@ -12,10 +12,8 @@ struct VelocityFitTests {
     /// What `bounded` would send for the newest fix of `history`, with a 5 m tolerance.
     static func choose(from history: FixHistory, looseTolerance: Double) -> Velocity? {
         let newest = history[0]
-        return VelocityFit.choose(
-            history: history, origin: origin(of: newest), tst: newest.time.rounded(.down), tolerance: 5,
-            looseTolerance: looseTolerance, stationarySpeed: 0.2, measured: nil
-        )
+        let points = VelocityFit.recentPoints(history: history, origin: origin(of: newest), tst: newest.time.rounded(.down))
+        return VelocityFit.choose(points: points, tolerance: 5, looseTolerance: looseTolerance, stationarySpeed: 0.2, measured: nil)
     }
 
     @Test("A longer span within the tolerance beats a longer span within the loose band")

@@ -142,7 +142,7 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
            motion.residual <= Self.kinematicTolerance * parameters.epsilon, motion.speed >= 0.2 {
             // Turning: the longer fits lag behind the heading; the last two fixes do not.
             if measured == nil, motion.speed >= Self.turnSpeed, abs(motion.turnRate) >= Self.turnRate,
-               let freshest = VelocityFit.candidates(points: points).first, freshest.speed >= parameters.stationarySpeed {
+               let freshest = VelocityFit.lastTwo(points: points), freshest.speed >= parameters.stationarySpeed {
                 velocity = freshest
             }
             // Braking: move on for as long as the display follows the way to the stop, then hold.

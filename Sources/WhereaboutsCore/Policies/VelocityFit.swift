@@ -25,22 +25,12 @@ enum VelocityFit {
         var north: Double
     }
 
-    /// The chosen velocity, or `nil` for hold.
+    /// The chosen velocity, or `nil` for hold, for points projected by
+    /// ``recentPoints(history:origin:tst:)``.
     ///
     /// A candidate beats the leader by explaining the past for longer within `tolerance`; on a
     /// tie, by explaining it for longer within `looseTolerance` (computed only for ties, so the
     /// usual cost is one pass per candidate).
-    static func choose(
-        history: FixHistory, origin: Coordinate, tst: Double, tolerance: Double, looseTolerance: Double,
-        stationarySpeed: Double, measured: Velocity?
-    ) -> Velocity? {
-        choose(
-            points: recentPoints(history: history, origin: origin, tst: tst), tolerance: tolerance,
-            looseTolerance: looseTolerance, stationarySpeed: stationarySpeed, measured: measured
-        )
-    }
-
-    /// The chosen velocity for points already projected by ``recentPoints(history:origin:tst:)``.
     static func choose(
         points: [Point], tolerance: Double, looseTolerance: Double, stationarySpeed: Double, measured: Velocity?
     ) -> Velocity? {
@@ -86,13 +76,17 @@ enum VelocityFit {
         return points
     }
 
+    /// The velocity between the two newest points, when they are apart in time.
+    static func lastTwo(points: [Point]) -> Velocity? {
+        guard points.count >= 2, points[0].tau > points[1].tau else { return nil }
+        let dt = points[0].tau - points[1].tau
+        return Velocity(east: (points[0].east - points[1].east) / dt, north: (points[0].north - points[1].north) / dt)
+    }
+
     /// The candidate velocities in order of preference.
     static func candidates(points: [Point]) -> [Velocity] {
         var candidates: [Velocity] = []
-        if points.count >= 2, points[0].tau > points[1].tau {
-            let dt = points[0].tau - points[1].tau
-            candidates.append(Velocity(east: (points[0].east - points[1].east) / dt, north: (points[0].north - points[1].north) / dt))
-        }
+        if let lastTwo = lastTwo(points: points) { candidates.append(lastTwo) }
         // Least squares through the origin: v = Σ τ p / Σ τ², accumulated newest to oldest and
         // read off at each window boundary.
         var sumTE = 0.0, sumTN = 0.0, sumTT = 0.0
