@@ -65,6 +65,8 @@ public final class Broker: Sendable {
     public struct StartError: Error, CustomStringConvertible {
         /// What went wrong, with the tail of mosquitto's log.
         public var description: String
+        /// Whether mosquitto exited at start (as when its port was taken meanwhile).
+        public var exited = false
     }
 
     /// The address clients connect to.
@@ -93,13 +95,22 @@ public final class Broker: Sendable {
 
     /// Starts a broker and returns once it accepts connections (at most 10 s).
     public static func start(_ options: Options = Options()) async throws -> Broker {
-        let directory = try TestPaths.makeTemporaryDirectory(prefix: "whereabouts-broker")
-        let broker = Broker(
-            port: try FreePort.find(), tlsPort: options.tls == nil ? nil : try FreePort.find(),
-            directory: directory, options: options)
-        try broker.writeConfiguration()
-        try await broker.launch()
-        return broker
+        // A free port can be taken by another suite's broker between finding and binding it;
+        // then this mosquitto exits at start, and another pair of ports is tried.
+        var attempt = 1
+        while true {
+            let directory = try TestPaths.makeTemporaryDirectory(prefix: "whereabouts-broker")
+            let broker = Broker(
+                port: try FreePort.find(), tlsPort: options.tls == nil ? nil : try FreePort.find(),
+                directory: directory, options: options)
+            try broker.writeConfiguration()
+            do {
+                try await broker.launch()
+                return broker
+            } catch let error as StartError where error.exited && attempt < 3 {
+                attempt += 1
+            }
+        }
     }
 
     deinit {
@@ -168,19 +179,28 @@ public final class Broker: Sendable {
     }
 
     private func launch() async throws {
+        let runsBefore = loggedRuns
         let running = try ChildProcess.spawn("/usr/sbin/mosquitto", ["-c", configurationFile.path], logFile: directory.appendingPathComponent("mosquitto.stderr"))
         process.withLock { $0 = running }
         let ports = [port] + (tlsPort.map { [$0] } ?? [])
         let deadline = ContinuousClock.now + .seconds(10)
-        while !ports.allSatisfy(FreePort.isAccepting) {
+        // Ready once *this* mosquitto says it runs (it logs that after opening its listeners)
+        // and the ports accept: a port that accepts may belong to another suite's broker.
+        while !(loggedRuns > runsBefore && ports.allSatisfy(FreePort.isAccepting)) {
             if !running.isRunning {
                 let stderr = (try? String(contentsOf: directory.appendingPathComponent("mosquitto.stderr"), encoding: .utf8)) ?? ""
-                throw StartError(description: "mosquitto exited at start: \(stderr)\n\(logTail())")
+                throw StartError(description: "mosquitto exited at start: \(stderr)\n\(logTail())", exited: true)
             }
             guard ContinuousClock.now < deadline else {
                 throw StartError(description: "mosquitto did not accept connections within 10 s:\n\(logTail())")
             }
             try await Task.sleep(for: .milliseconds(10))
         }
+    }
+
+    /// How many times mosquitto's log says it is running (its listeners are open): once per
+    /// start, since a restart appends to the same log.
+    private var loggedRuns: Int {
+        ((try? String(contentsOf: logFile, encoding: .utf8)) ?? "").components(separatedBy: " running\n").count - 1
     }
 }
