@@ -8,7 +8,7 @@ import Foundation
 ///   (1 significant, 2 active; other configuration keys are ignored)
 /// - `{"_type":"cmd","action":"setProfile","profile":"active"|"significant"}`
 public enum CommandMessage: Sendable, Hashable {
-    /// Publish the current fix now, with trigger `m`.
+    /// Publish the current fix now, with trigger `r` (as the OwnTracks apps answer it).
     case reportLocation
     /// Switch to the given reporting profile.
     case setProfile(MonitoringMode)
