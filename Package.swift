@@ -59,10 +59,19 @@ let package = Package(
             ]
         ),
 
+        // MARK: OwnTracks payload encryption: libsodium's secretbox through a system-library target.
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]
+        ),
+        .target(name: "OwnTracksCrypto", dependencies: ["CSodium"]),
+
         // MARK: Subscriber: circles file, ingest, circle views (issue 5).
         .target(
             name: "Circles",
             dependencies: [
+                "OwnTracksCrypto",
                 "WhereaboutsCore",
                 "WhereaboutsMQTT",
                 .product(name: "Logging", package: "swift-log"),
@@ -116,6 +125,7 @@ let package = Package(
         .target(
             name: "Publisher",
             dependencies: [
+                "OwnTracksCrypto",
                 "WhereaboutsCore",
                 "PositionSources",
                 "WhereaboutsMQTT",
@@ -140,6 +150,7 @@ let package = Package(
             name: "whereabouts-pub",
             dependencies: [
                 "CommandLineSupport",
+                "OwnTracksCrypto",
                 "WhereaboutsCore",
                 "WhereaboutsMQTT",
                 "Publisher",
@@ -232,6 +243,7 @@ let package = Package(
             name: "CirclesTests",
             dependencies: [
                 "Circles",
+                "OwnTracksCrypto",
                 "WhereaboutsCore",
                 "WhereaboutsMQTT",
                 "WhereaboutsTestSupport",
@@ -296,6 +308,10 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "OwnTracksCryptoTests",
+            dependencies: ["OwnTracksCrypto", "WhereaboutsTestSupport"]
+        ),
+        .testTarget(
             name: "OutboxTests",
             dependencies: [
                 "Outbox", "WhereaboutsCore",
@@ -306,7 +322,7 @@ let package = Package(
         .testTarget(
             name: "PublisherTests",
             dependencies: [
-                "Publisher", "Outbox", "WhereaboutsCore", "WhereaboutsMQTT", "WhereaboutsTestSupport",
+                "Publisher", "Outbox", "OwnTracksCrypto", "WhereaboutsCore", "WhereaboutsMQTT", "WhereaboutsTestSupport",
                 "whereabouts-pub", "whereabouts-eval",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -60,7 +60,8 @@ public struct PublisherApp: Sendable {
                 completion: completion, logger: logger), successTerminationBehavior: .gracefullyShutdownGroup),
             .init(service: CommandListener(
                 messages: connection.client.messages, topic: settings.commandTopic,
-                handler: CommandHandler(reporter: reporter, metrics: metrics, logger: logger), logger: logger)),
+                handler: CommandHandler(reporter: reporter, metrics: metrics, secret: settings.encryptionKey, logger: logger),
+                logger: logger)),
             .init(service: SourceReader(source: source, reporter: reporter, doorbell: doorbell, completion: completion, logger: logger),
                   successTerminationBehavior: .ignore),
             .init(service: BatteryMonitor(

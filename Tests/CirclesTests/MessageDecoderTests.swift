@@ -25,6 +25,11 @@ struct MessageDecoderTests {
         #expect(try decode(#"{"_type":"lwt","tst":1700000000}"#) == .lastWill(tst: 1_700_000_000))
         #expect(try decode(#"{"_type":"presence","state":"offline","since":1699990000,"tst":1700000000}"#)
                 == .presence(online: false, since: 1_699_990_000, tst: 1_700_000_000))
+        // The presence shape since issue 10: `lwt` with a `state`, which Home Assistant accepts quietly.
+        #expect(try decode(#"{"_type":"lwt","since":1699990000,"state":"online","tst":1700000000}"#)
+                == .presence(online: true, since: 1_699_990_000, tst: 1_700_000_000))
+        #expect(try decode(#"{"_type":"lwt","since":1699990000,"state":"offline","tst":1700000000}"#)
+                == .presence(online: false, since: 1_699_990_000, tst: 1_700_000_000))
         #expect(try decode(#"{"_type":"transition","event":"enter","desc":"Home","tst":1700000000,"lat":1,"lon":2}"#)
                 == .transition(event: "enter", tst: 1_700_000_000))
         #expect(try decode(#"{"_type":"card","name":"Alice","face":"aGk="}"#) == .card(name: "Alice"))
@@ -55,6 +60,7 @@ struct MessageDecoderTests {
         (#"{"_type":"location","lat":1,"lon":1,"tst":1700000000,"ve":1e9}"#, "out_of_range.ve"),
         (#"{"_type":"location","lat":1,"lon":1,"tst":1700000000,"tid":"abcdefghijk"}"#, "out_of_range.tid"),
         (#"{"_type":"presence","state":"maybe","tst":1700000000}"#, "out_of_range.state"),
+        (#"{"_type":"lwt","state":"maybe","tst":1700000000}"#, "out_of_range.state"),
         (#"{"_type":"location","lat":null,"lon":1,"tst":1700000000}"#, "missing_field.lat"),
     ])
     func rejected(payload: String, code: String) {

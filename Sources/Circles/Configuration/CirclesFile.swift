@@ -1,4 +1,5 @@
 import Foundation
+import OwnTracksCrypto
 import Yams
 
 /// The parsed, validated contents of a circles file.
@@ -19,6 +20,8 @@ import Yams
 public struct CirclesFile: Sendable, Hashable {
     /// The circles in file order.
     public var circles: [Circle]
+    /// The decryption key of each member with a `secretFile`, read by ``load(path:)``.
+    public var secrets: [MemberID: OwnTracksKey] = [:]
 
     /// Creates a circles file from already-validated circles.
     public init(circles: [Circle]) {
@@ -38,7 +41,9 @@ public struct CirclesFile: Sendable, Hashable {
         } catch {
             throw CirclesFileError("The circles file \(path) cannot be read: \(error.localizedDescription)")
         }
-        return try parse(yaml: text)
+        var file = try parse(yaml: text)
+        file.secrets = try file.readSecrets(relativeTo: URL(fileURLWithPath: path).deletingLastPathComponent())
+        return file
     }
 
     /// Parses and validates circles-file YAML.

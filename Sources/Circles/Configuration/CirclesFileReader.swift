@@ -52,7 +52,7 @@ struct CirclesFileReader {
     }
 
     private func readMember(_ node: Node, key: String) throws(CirclesFileError) -> Member {
-        let fields = try mapping(node, key: key, allowed: ["user", "device", "name", "color"])
+        let fields = try mapping(node, key: key, allowed: ["user", "device", "name", "color", "secretFile"])
         let user = try string(fields, "user", in: key, parent: node, required: true)!
         let device = try string(fields, "device", in: key, parent: node, required: true)!
         for (field, value) in [("user", user), ("device", device)] {
@@ -65,7 +65,8 @@ struct CirclesFileReader {
             try check(color, matches: Self.isColor, key: "\(key).color", line: line(fields["color"]),
                       rule: "a colour is written `#rrggbb` (quote it: `color: \"#e6194b\"`)")
         }
-        return Member(user: user, device: device, name: name, color: color)
+        let secretFile = try string(fields, "secretFile", in: key, parent: node, required: false)
+        return Member(user: user, device: device, name: name, color: color, secretFile: secretFile)
     }
 
     // MARK: Helpers

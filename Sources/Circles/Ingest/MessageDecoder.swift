@@ -42,9 +42,9 @@ public struct MessageDecoder: Sendable {
         switch type {
         case "location":
             return .location(try location(wire, now: nowSeconds))
-        case "lwt":
+        case "lwt" where wire.state == nil:
             return .lastWill(tst: try optionalTimestamp(wire.tst, "tst", now: nowSeconds) ?? nowSeconds)
-        case "presence":
+        case "lwt", "presence":  // presence: `lwt` with a `state` (issue 10), or the older `presence`
             guard let state = wire.state else { throw .missingField("state") }
             guard state == "online" || state == "offline" else { throw .outOfRange("state") }
             let tst = try optionalTimestamp(wire.tst, "tst", now: nowSeconds) ?? nowSeconds

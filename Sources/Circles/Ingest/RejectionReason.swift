@@ -16,6 +16,9 @@ public enum RejectionReason: Error, Sendable, Hashable, CustomStringConvertible 
     case futureTimestamp(tst: Int)
     /// The topic is not one of a tracked member's topics.
     case unknownTopic
+    /// An encrypted message that does not decrypt with the member's secret (wrong secret, altered
+    /// data, garbage).
+    case undecryptable
 
     /// A short stable code for counters and logs, such as `out_of_range.lat`.
     public var code: String {
@@ -28,6 +31,7 @@ public enum RejectionReason: Error, Sendable, Hashable, CustomStringConvertible 
         case .outOfRange(let key): "out_of_range.\(key)"
         case .futureTimestamp: "future_timestamp"
         case .unknownTopic: "unknown_topic"
+        case .undecryptable: "undecryptable"
         }
     }
 
@@ -42,6 +46,7 @@ public enum RejectionReason: Error, Sendable, Hashable, CustomStringConvertible 
         case .outOfRange(let key): "The value of `\(key)` is out of range."
         case .futureTimestamp(let tst): "The timestamp \(tst) lies in the future."
         case .unknownTopic: "The topic belongs to no member of this subscriber's circles."
+        case .undecryptable: "The encrypted message does not decrypt with the member's secret."
         }
     }
 }

@@ -36,9 +36,16 @@ extension CircleViewStore {
             return nil
         }
         if route.subtopic == "cmd" { return nil }  // commands to the device, not news from it
-        let inbound: InboundMessage
+        var inbound: InboundMessage
         do {
             inbound = try decoder.decode(message.payload, now: now)
+            if case .ignored("encrypted") = inbound {  // OwnTracks encryption: decode the plaintext
+                switch decrypt(message.payload, from: route.member) {
+                case .plaintext(let plaintext): inbound = try decoder.decode(plaintext, now: now)
+                case .failed: return nil
+                case .noSecret: break  // stays the ignored type `encrypted`
+                }
+            }
         } catch {
             // An empty retained payload clears a retained message; it carries no news.
             if message.payload.isEmpty { return nil }

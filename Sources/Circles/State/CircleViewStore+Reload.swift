@@ -15,6 +15,7 @@ extension CircleViewStore {
     public func replaceCircles(_ file: CirclesFile, at now: Date = Date()) -> MembershipChange {
         let nowSeconds = now.timeIntervalSince1970
         let owned = file.circles.filter { shard.owns(circleID: $0.id) }
+        secrets = file.secrets
         let newByID = Dictionary(owned.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         var newMemberCircles: [MemberID: [String]] = [:]
         for circle in owned {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import OwnTracksCrypto
 import WhereaboutsCore
 
 /// The one owner of the subscriber's state: the circles this instance owns, every tracked
@@ -22,6 +23,10 @@ public actor CircleViewStore {
     var memberCircles: [MemberID: [String]] = [:]
     var states: [MemberID: MemberState] = [:]
     var stats = IngestStatistics()
+    /// Decryption keys by member, from the circles file's `secretFile`s.
+    var secrets: [MemberID: OwnTracksKey] = [:]
+    /// Members whose unreadable encrypted messages were already logged.
+    var decryptionWarned: Set<MemberID> = []
 
     var dirty: Set<String> = []
     var lastCollected: [String: Double] = [:]
@@ -49,6 +54,7 @@ public actor CircleViewStore {
         self.viewInterval = viewInterval
         self.logger = logger
         let owned = file.circles.filter { shard.owns(circleID: $0.id) }
+        secrets = file.secrets
         circleList = owned
         for circle in owned {
             circlesByID[circle.id] = circle

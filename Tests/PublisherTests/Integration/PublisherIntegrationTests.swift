@@ -50,6 +50,7 @@ struct PublisherIntegrationTests {
         let presence = try await retainedMessage(on: Self.topic + "/presence", broker: broker)
         let state = try JSONDecoder().decode(PresenceMessage.self, from: presence.payload)
         #expect(state.state == .offline)
+        #expect(state.type == "lwt", "a type Home Assistant accepts without a warning")
         await recorder.stop()
         await broker.stop()
     }
