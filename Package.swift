@@ -330,6 +330,27 @@ let package = Package(
             ]
         ),
 
+        // MARK: Fuzzing: libFuzzer harnesses for every decoder of outside input (docs/fuzzing.md).
+        // scripts/fuzz builds whereabouts-fuzz with -sanitize=fuzzer,address -DFUZZING in .build-fuzz;
+        // a normal build makes it a command that replays Fuzz/Corpus, which FuzzCorpusTests runs.
+        .target(
+            name: "FuzzHarnesses",
+            dependencies: [
+                "Circles", "PositionSources", "Publisher", "WhereaboutsCore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Fuzz/FuzzHarnesses"
+        ),
+        .executableTarget(
+            name: "whereabouts-fuzz",
+            dependencies: ["FuzzHarnesses"],
+            path: "Fuzz/whereabouts-fuzz"
+        ),
+        .testTarget(
+            name: "FuzzCorpusTests",
+            dependencies: ["FuzzHarnesses"]
+        ),
+
         // MARK: Benchmarks (programs, not timed tests).
         .executableTarget(
             name: "PublisherBenchmark",
