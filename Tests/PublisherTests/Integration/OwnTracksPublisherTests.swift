@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import OwnTracksCrypto
 import Testing
 import WhereaboutsCore
@@ -24,9 +25,10 @@ struct OwnTracksPublisherTests {
             + extra
     }
 
-    /// Runs the publisher until it sent presence, card and a location, asks for a `reportLocation`
-    /// (sealed with `commandSecret` when given), then kills it with SIGKILL so the broker sends
-    /// both wills. Returns every message seen on `owntracks/#`.
+    /// Runs the publisher until it sent presence, card and a location, sends `rejected` (if any) and
+    /// waits for its rejection, asks for a `reportLocation` (the payload `command` makes of it) and
+    /// waits for the reply `isReply` recognises, then kills it with SIGKILL so the broker sends
+    /// both wills. Returns every message the publisher sent, as seen on `owntracks/#`.
     func run(
         extra: [String], rejected: Data? = nil, command: (Data) throws -> Data,
         isReply: @escaping @Sendable (MQTTMessage) -> Bool
@@ -58,7 +60,8 @@ struct OwnTracksPublisherTests {
             messages.contains { $0.topic == Self.topic && ($0.payloadString ?? "").hasPrefix(#"{"_type":"lwt""#) }
                 && messages.contains { $0.topic == Self.topic + "/presence" && ($0.payloadString ?? "").contains(#""state":"offline""#) }
         }
-        let messages = recorder.messages
+        // What the publisher sent: the commands the test sent on <base>/cmd are left out.
+        let messages = recorder.messages.filter { !$0.topic.hasSuffix("/cmd") }
         await recorder.stop()
         await broker.stop()
         try? FileManager.default.removeItem(at: dir)
