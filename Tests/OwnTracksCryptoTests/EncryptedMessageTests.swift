@@ -54,7 +54,8 @@ struct EncryptedMessageTests {
     func hostile() throws {
         let sealed = try EncryptedMessage.seal(plaintext, with: key)
         let object = try #require(try JSONSerialization.jsonObject(with: sealed) as? [String: String])
-        var box = try #require(Data(base64Encoded: try #require(object["data"])))
+        let data = try #require(object["data"])
+        var box = try #require(Data(base64Encoded: data))
         box[box.count - 1] ^= 0x01
         let tampered = Data(#"{"_type":"encrypted","data":"\#(box.base64EncodedString())"}"#.utf8)
         let cases: [(String, OwnTracksCryptoError)] = [

@@ -11,7 +11,7 @@ struct HomeAssistantRulesTests {
 
     @Test("The rules catch what Home Assistant warns about or drops")
     func rulesBite() {
-        func verdict(_ json: String, topic: String = base) -> HomeAssistantOwnTracks.Verdict {
+        func verdict(_ json: String, topic: String = HomeAssistantRulesTests.base) -> HomeAssistantOwnTracks.Verdict {
             HomeAssistantOwnTracks.verdict(topic: topic, payload: Data(json.utf8))
         }
         #expect(verdict(#"{"_type":"presence","state":"online","since":1,"tst":2}"#, topic: Self.base + "/presence")

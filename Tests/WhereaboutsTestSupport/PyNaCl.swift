@@ -23,7 +23,7 @@ public enum PyNaCl {
 
     /// The base64 `data` PyNaCl makes of `plaintext` under `secret`.
     public static func encrypt(_ plaintext: Data, secret: String) throws -> String {
-        let script = prelude + """
+        let script = prelude + "\n" + """
             sys.stdout.write(box.encrypt(sys.stdin.buffer.read(), encoder=Base64Encoder).decode())
             """
         return String(decoding: try run(script, secret: secret, input: plaintext), as: UTF8.self)
@@ -31,7 +31,7 @@ public enum PyNaCl {
 
     /// The plaintext PyNaCl reads from base64 `data` under `secret`.
     public static func decrypt(_ data: String, secret: String) throws -> Data {
-        let script = prelude + """
+        let script = prelude + "\n" + """
             sys.stdout.buffer.write(box.decrypt(sys.stdin.buffer.read(), encoder=Base64Encoder))
             """
         return try run(script, secret: secret, input: Data(data.utf8))
@@ -52,7 +52,9 @@ public enum PyNaCl {
         let errors = stderr.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw Failure(description: "PyNaCl exited \(process.terminationStatus): \(String(decoding: errors, as: UTF8.self)) (install python3-nacl: scripts/install-deps)")
+            let text = String(decoding: errors, as: UTF8.self)
+            let hint = text.contains("No module named 'nacl'") ? " (install python3-nacl: scripts/install-deps)" : ""
+            throw Failure(description: "PyNaCl exited \(process.terminationStatus): \(text)\(hint)")
         }
         return output
     }

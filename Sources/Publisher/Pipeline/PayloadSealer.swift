@@ -7,21 +7,21 @@ import OwnTracksCrypto
 ///
 /// The wills (`lwt` on the base topic, `offline` presence) are not sealed: they are fixed when a
 /// connection is made and go out long after; see docs/owntracks.md, "Encryption".
-public struct PayloadSealer: Sendable {
+struct PayloadSealer: Sendable {
     private let key: OwnTracksKey?
 
     /// A sealer with `key`, or one that passes payloads through when `key` is `nil`.
-    public init(key: OwnTracksKey?) {
+    init(key: OwnTracksKey?) {
         self.key = key
     }
 
     /// Whether payloads are encrypted.
-    public var encrypts: Bool { key != nil }
+    var encrypts: Bool { key != nil }
 
     /// The payload to put on the wire for `plaintext`.
     ///
     /// - Throws: ``OwnTracksCryptoError/sodiumUnavailable`` when libsodium cannot run.
-    public func seal(_ plaintext: Data) throws(OwnTracksCryptoError) -> Data {
+    func seal(_ plaintext: Data) throws(OwnTracksCryptoError) -> Data {
         guard let key else { return plaintext }
         return try EncryptedMessage.seal(plaintext, with: key)
     }

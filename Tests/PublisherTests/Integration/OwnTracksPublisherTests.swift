@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import OwnTracksCrypto
 import Testing
 import WhereaboutsCore
@@ -24,13 +25,14 @@ struct OwnTracksPublisherTests {
             + extra
     }
 
-    /// Runs the publisher until it sent presence, card and a location, asks for a `reportLocation`
-    /// (sealed with `commandSecret` when given), then kills it with SIGKILL so the broker sends
-    /// both wills. Returns every message seen on `owntracks/#`.
+    /// Runs the publisher until it sent presence, card and a location, sends `rejected` (if any) and
+    /// waits for its rejection, asks for a `reportLocation` (the payload `command` makes of it) and
+    /// waits for the reply `isReply` recognises, then kills it with SIGKILL so the broker sends
+    /// both wills. Returns every message the publisher sent, as seen on `owntracks/#`.
     func run(
         extra: [String], rejected: Data? = nil, command: (Data) throws -> Data,
         isReply: @escaping @Sendable (MQTTMessage) -> Bool
-    ) async throws -> [MQTTMessage] {
+    ) async throws -> (sent: [MQTTMessage], retainedCard: MQTTMessage) {
         let broker = try await Broker.start()
         let dir = try TestPaths.makeTemporaryDirectory(prefix: "pub-owntracks")
         try Self.face.write(to: dir.appendingPathComponent("face.png"))
@@ -58,16 +60,18 @@ struct OwnTracksPublisherTests {
             messages.contains { $0.topic == Self.topic && ($0.payloadString ?? "").hasPrefix(#"{"_type":"lwt""#) }
                 && messages.contains { $0.topic == Self.topic + "/presence" && ($0.payloadString ?? "").contains(#""state":"offline""#) }
         }
-        let messages = recorder.messages
+        // What the publisher sent: the commands the test sent on <base>/cmd are left out.
+        let messages = recorder.messages.filter { !$0.topic.hasSuffix("/cmd") }
+        let card = try await retainedMessage(on: Self.topic + "/info", broker: broker)
         await recorder.stop()
         await broker.stop()
         try? FileManager.default.removeItem(at: dir)
-        return messages
+        return (messages, card)
     }
 
     @Test("Plain: Home Assistant uses every location and logs nothing above debug for anything else")
     func plain() async throws {
-        let messages = try await run(extra: [], command: { $0 }) { ($0.payloadString ?? "").contains(#""t":"r""#) }
+        let (messages, retainedCard) = try await run(extra: [], command: { $0 }) { ($0.payloadString ?? "").contains(#""t":"r""#) }
         var kinds: Set<String> = []
         for message in messages {
             let verdict = HomeAssistantOwnTracks.verdict(topic: message.topic, payload: message.payload)
@@ -78,9 +82,8 @@ struct OwnTracksPublisherTests {
             if type == "location" { #expect(verdict == .locationUsed) }
         }
         #expect(kinds.isSuperset(of: [" location", " lwt", "/presence lwt online", "/presence lwt offline", "/info card"]), "\(kinds)")
-        let card = try #require(messages.first { $0.topic == Self.topic + "/info" })
-        #expect(card.retained)
-        let decoded = try JSONDecoder().decode(CardMessage.self, from: card.payload)
+        #expect(retainedCard.retained)
+        let decoded = try JSONDecoder().decode(CardMessage.self, from: retainedCard.payload)
         #expect(decoded == CardMessage(name: "Alice", face: Self.face.base64EncodedString(), tid: "al"))
     }
 
@@ -88,7 +91,7 @@ struct OwnTracksPublisherTests {
     func encrypted() async throws {
         let command = Data(#"{"_type":"cmd","action":"reportLocation"}"#.utf8)
         let sealedWrongly = try PyNaCl.encrypt(command, secret: "not the secret")
-        let messages = try await run(
+        let (messages, retainedCard) = try await run(
             extra: ["--secret-file", "SECRET"],
             rejected: Data(#"{"_type":"encrypted","data":"\#(sealedWrongly)"}"#.utf8),
             command: { Data(#"{"_type":"encrypted","data":"\#(try PyNaCl.encrypt($0, secret: Self.secret))"}"#.utf8) }
@@ -113,6 +116,7 @@ struct OwnTracksPublisherTests {
             #expect(!HomeAssistantOwnTracks.verdict(topic: message.topic, payload: message.payload, secret: "other").isQuiet,
                     "a wrong secret is noticed")
         }
+        #expect(retainedCard.retained && EncryptedMessage.isEncrypted(retainedCard.payload))
         #expect(decrypted["location", default: 0] >= 2 && decrypted["card"] == 1 && decrypted["lwt", default: 0] >= 1, "\(decrypted)")
         // Plain: exactly the two wills (the main connection's lwt and the presence connection's offline).
         #expect(plainTypes.count == 2, "\(plainTypes)")
