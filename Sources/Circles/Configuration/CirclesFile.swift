@@ -1,4 +1,5 @@
 import Foundation
+import WhereaboutsCore
 import Yams
 
 /// The parsed, validated contents of a circles file.
@@ -43,6 +44,12 @@ public struct CirclesFile: Sendable, Hashable {
 
     /// Parses and validates circles-file YAML.
     public static func parse(yaml: String) throws(CirclesFileError) -> CirclesFile {
+        if let line = YAMLNesting.lineDeeperThanLimit(in: yaml) {
+            throw CirclesFileError(
+                "The circles file nests more than \(YAMLNesting.limit) levels deep; it needs 5 (circles, circle, members, member).",
+                line: line
+            )
+        }
         let root: Node?
         do {
             root = try Yams.compose(yaml: yaml)
