@@ -16,4 +16,13 @@ import Testing
         // A harness without a corpus would pass vacuously.
         #expect(count >= 5, "Fuzz/Corpus/\(harness.rawValue) holds only \(count) inputs")
     }
+
+    /// The inputs that once crashed a decoder (each also has a regression test in the decoder's
+    /// own test target); kept out of the seed corpora because they are large.
+    @Test(arguments: Harness.allCases)
+    func regressionsReplayCleanly(_ harness: Harness) throws {
+        let folder = Self.corpusRoot.deletingLastPathComponent().appendingPathComponent("Regressions/\(harness.rawValue)")
+        guard FileManager.default.fileExists(atPath: folder.path) else { return }
+        _ = try CorpusReplay.run(harness, directory: folder)
+    }
 }

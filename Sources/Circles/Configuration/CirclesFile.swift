@@ -1,5 +1,6 @@
 import Foundation
 import OwnTracksCrypto
+import WhereaboutsCore
 import Yams
 
 /// The parsed, validated contents of a circles file.
@@ -48,6 +49,12 @@ public struct CirclesFile: Sendable, Hashable {
 
     /// Parses and validates circles-file YAML.
     public static func parse(yaml: String) throws(CirclesFileError) -> CirclesFile {
+        if let line = YAMLNesting.lineDeeperThanLimit(in: yaml) {
+            throw CirclesFileError(
+                "The circles file nests more than \(YAMLNesting.limit) levels deep; it needs 5 (circles, circle, members, member).",
+                line: line
+            )
+        }
         let root: Node?
         do {
             root = try Yams.compose(yaml: yaml)
