@@ -57,7 +57,7 @@ struct CirclesFileReader {
         let device = try string(fields, "device", in: key, parent: node, required: true)!
         for (field, value) in [("user", user), ("device", device)] {
             try check(value, matches: Self.isTopicLevel, key: "\(key).\(field)", line: line(fields[field]),
-                      rule: "a \(field) name is one lower-case MQTT topic level: no `/`, `+`, `#`, spaces or upper case")
+                      rule: "a \(field) name is one MQTT topic level (matched exactly, upper case included): no `/`, `+`, `#`, spaces or control characters")
         }
         let name = try string(fields, "name", in: key, parent: node, required: false)
         let color = try string(fields, "color", in: key, parent: node, required: false)
@@ -127,7 +127,6 @@ struct CirclesFileReader {
     static func isTopicLevel(_ s: String) -> Bool {
         s.utf8.count <= 64 && s.unicodeScalars.allSatisfy { c in
             !c.properties.isWhitespace && !"/+#".unicodeScalars.contains(c) && c.value >= 0x21
-                && !c.properties.isUppercase
         }
     }
 

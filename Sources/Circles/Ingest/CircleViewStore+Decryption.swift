@@ -27,6 +27,7 @@ extension CircleViewStore {
             return .plaintext(try EncryptedMessage.open(Data(payload), with: key))
         } catch {
             stats.rejected[RejectionReason.undecryptable.code, default: 0] += 1
+            metrics.ingest(outcome: "rejected", reason: RejectionReason.undecryptable.code)
             warnOnce(member, "Rejected an encrypted message that does not decrypt with this device's secret.",
                      reason: "\(RejectionReason.undecryptable.code): \(error.description)")
             return .failed

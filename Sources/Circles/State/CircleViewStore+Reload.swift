@@ -40,7 +40,11 @@ extension CircleViewStore {
         var change = MembershipChange()
         change.added = newMemberCircles.keys.filter { memberCircles[$0] == nil }.sorted()
         change.removed = memberCircles.keys.filter { newMemberCircles[$0] == nil }.sorted()
-        for member in change.removed { states[member] = nil }
+        for member in change.removed {
+            states[member] = nil
+            cards[member] = nil
+            regions[member] = nil
+        }
         circleList = owned
         circlesByID = newByID
         memberCircles = newMemberCircles

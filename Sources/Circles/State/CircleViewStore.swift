@@ -27,6 +27,13 @@ public actor CircleViewStore {
     var secrets: [MemberID: OwnTracksKey] = [:]
     /// Members whose unreadable encrypted messages were already logged.
     var decryptionWarned: Set<MemberID> = []
+    let metrics = SubscriberMetrics()
+    var cards: [MemberID: MemberCard] = [:]
+    var regions: [MemberID: ReportedRegions] = [:]
+    /// Member and key pairs already logged once (ignored types, dropped fields).
+    var loggedOnce: Set<String> = []
+    /// Whether a member's status changed since the status file was last written.
+    var statusDirty = false
 
     var dirty: Set<String> = []
     var lastCollected: [String: Double] = [:]
@@ -133,6 +140,11 @@ public actor CircleViewStore {
         view.status = state.status(at: now, staleTimeout: settings.staleTimeout)
         view.statusSince = state.statusSince(at: now, staleTimeout: settings.staleTimeout)
         view.trail = state.trail.trailPoints
+        view.inregions = regions[member.id]?.names
+        if let card = cards[member.id] {
+            view.cardName = card.name
+            view.face = card.face?.tag
+        }
         guard let fix = state.fix else { return view }
         view.tid = fix.tid.isEmpty ? nil : fix.tid
         view.fix = FixView(fix)

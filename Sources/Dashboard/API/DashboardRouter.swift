@@ -58,6 +58,7 @@ public enum DashboardRouter {
             }
             return try JSONBody.response(MemberTrail(circle: id, user: user, device: device, trail: trail))
         }
+        addSubscriberRoutes(to: router, source: source)  // /metrics and card faces (SubscriberRoutes.swift)
 
         return router
     }
