@@ -26,9 +26,15 @@ public final class MQTTPublishConnection: PublishConnection, Service {
     private let logger: Logger
     private let since = Mutex<Date?>(nil)
     private let sealer: PayloadSealer
+    private let freshSession = Mutex(false)
+    private let doorbell: Doorbell?
 
     /// Creates both clients from `base` (host, port, credentials, TLS), not yet connected.
-    public init(base: MQTTConfiguration, settings: PublisherSettings, startedAt: Date = Date(), logger: Logger) {
+    ///
+    /// - Parameter doorbell: Rung when a connection starts a new broker session, so that an idle
+    ///   drainer wakes up to publish the newest report again.
+    public init(base: MQTTConfiguration, settings: PublisherSettings, startedAt: Date = Date(), doorbell: Doorbell? = nil, logger: Logger) {
+        self.doorbell = doorbell
         let start = Int(startedAt.timeIntervalSince1970)
         self.startedAt = start
         self.settings = settings
@@ -59,6 +65,14 @@ public final class MQTTPublishConnection: PublishConnection, Service {
     /// When the main connection came up, or `nil` while it is down.
     public func connectedSince() async -> Date? {
         since.withLock { $0 }
+    }
+
+    /// Whether the current connection started a new broker session not yet answered; clears it.
+    public func takeFreshSession() async -> Bool {
+        freshSession.withLock { value in
+            defer { value = false }
+            return value
+        }
     }
 
     /// Waits for the main connection, polling its state every 20 ms, at most `timeout`.
@@ -107,9 +121,12 @@ public final class MQTTPublishConnection: PublishConnection, Service {
     private func followMainState(_ states: MQTTConnectionStates) async {
         for await state in states {
             switch state {
-            case .connected:
+            case .connected(let sessionPresent):
+                // The flag first: a drainer that sees the connection up sees the flag as well.
+                if !sessionPresent { freshSession.withLock { $0 = true } }
                 since.withLock { $0 = Date() }
                 logger.info("Connected.", metadata: ["whereabouts.mqtt.state": "\(state)"])
+                if !sessionPresent { doorbell?.ring() }
                 do {
                     try await client.subscribe(to: settings.commandTopic, qos: .atLeastOnce, timeout: .seconds(10))
                 } catch {
