@@ -171,6 +171,17 @@ struct IngestRulesTests {
         }
     }
 
+    @Test("An unwritable status file is a clear error naming the file")
+    func unwritableStatusFile() {
+        let path = "/nonexistent-\(UUID().uuidString)/sub.status.json"
+        #expect {
+            try StatusFile(path: path).save([])
+        } throws: { error in
+            guard case .unwritable(let named, _) = error as? StatusFileError else { return false }
+            return named == path && "\(error)".contains("--state-file")
+        }
+    }
+
     @Test("Upper-case user and device names are allowed in the circles file and matched exactly")
     func upperCase() async throws {
         let store = try Self.store()

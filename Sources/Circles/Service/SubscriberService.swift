@@ -81,18 +81,28 @@ public struct SubscriberService<Transport: CircleTransport>: Service {
     }
 
     /// Writes changed statuses every ``SubscriberConfiguration/statusWriteInterval`` until cancelled.
+    /// A failing write is logged once (not every interval) and retried every interval;
+    /// the first success after failures is logged too.
     private func keepStatus(in file: StatusFile) async {
+        var failing = false
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(configuration.statusWriteInterval))
-            if let records = await store.takeStatusSnapshot() { save(records, to: file) }
+            guard let records = await store.takeStatusSnapshot() else { continue }
+            let saved = save(records, to: file, quietly: failing)
+            if saved, failing { logger.info("The status file is written again.", metadata: ["whereabouts.file": "\(file.path)"]) }
+            if !saved { await store.markStatusUnsaved() }  // retried at the next interval
+            failing = !saved
         }
     }
 
-    private func save(_ records: [StatusRecord], to file: StatusFile) {
+    @discardableResult
+    private func save(_ records: [StatusRecord], to file: StatusFile, quietly: Bool = false) -> Bool {
         do {
             try file.save(records)
+            return true
         } catch {
-            logger.warning("\(error)", metadata: ["whereabouts.file": "\(file.path)"])
+            if !quietly { logger.warning("\(error)", metadata: ["whereabouts.file": "\(file.path)"]) }
+            return false
         }
     }
 

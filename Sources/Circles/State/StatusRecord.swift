@@ -34,6 +34,11 @@ extension CircleViewStore {
         return statusSnapshot()
     }
 
+    /// Marks the statuses as not yet saved (a write failed), so the next snapshot is taken again.
+    func markStatusUnsaved() {
+        statusDirty = true
+    }
+
     /// Every tracked member's status that a message set, sorted by member.
     public func statusSnapshot() -> [StatusRecord] {
         states.compactMap { entry -> StatusRecord? in
