@@ -5,7 +5,7 @@ import WhereaboutsCore
 public enum EvaluationTable {
     /// The column headings, in order.
     public static let headings = [
-        "policy", "reports", "reports/h", "hold max m", "hold p95 m", "predict max m", "predict p95 m",
+        "policy", "reports", "vs optimum", "reports/h", "hold max m", "hold p95 m", "predict max m", "predict p95 m",
         "track max m", "bytes", "wake-ups", "energy J",
     ]
 
@@ -31,13 +31,16 @@ public enum EvaluationTable {
 
     static func row(_ e: PolicyEvaluation) -> [String] {
         [
-            e.policy, String(e.reports), String(format: "%.1f", e.reportsPerHour),
+            e.policy, String(e.reports), ratio(e.ratioToOptimum), String(format: "%.1f", e.reportsPerHour),
             metres(e.holdError.max), metres(e.holdError.p95), metres(e.predictError.max), metres(e.predictError.p95),
             metres(e.maxTrackError), String(e.bytes), String(e.wakeUps), String(format: "%.0f", e.energy),
         ]
     }
 
     static func metres(_ value: Double) -> String { String(format: "%.1f", value) }
+
+    /// A ratio to the optimum with two decimals, or `-` when there is none.
+    static func ratio(_ value: Double?) -> String { value.map { String(format: "%.2f", $0) } ?? "-" }
 
     /// Pads each column to its widest cell: the first column left-aligned, the rest right-aligned.
     static func align(_ rows: [[String]]) -> [String] {

@@ -4,13 +4,15 @@ import WhereaboutsCore
 /// Every report of every policy as CSV (`--reports`), so anyone can check the numbers with their
 /// own tools.
 ///
-/// Columns: `policy,index,time,lat,lon,trigger,ve,vn`. `index` is the reported fix's position in
+/// Columns: `policy,index,time,lat,lon,trigger,ve,vn,ms`. `index` is the reported fix's position in
 /// the accepted track (from 0), `time` its time in epoch seconds, `lat`/`lon` the position as
 /// sent (6 decimals), `ve`/`vn` the east and north velocity in m/s a dashboard extrapolates with
-/// (0 when the message says hold).
+/// (0 when the message says hold), `ms` the horizon in seconds the message carried (empty when
+/// it carried none: a held position, or a policy without prediction). With `tst` = `time` rounded
+/// down, these reproduce ``LocationMessage/displayedPosition(at:)`` exactly.
 public enum ReportsCSV {
     /// The header line's columns.
-    public static let columns = ["policy", "index", "time", "lat", "lon", "trigger", "ve", "vn"]
+    public static let columns = ["policy", "index", "time", "lat", "lon", "trigger", "ve", "vn", "ms"]
 
     /// The CSV text for every run of `evaluation`, with a header line.
     public static func render(_ evaluation: TrackEvaluation) -> String {
@@ -23,6 +25,7 @@ public enum ReportsCSV {
                     policy, String(report.index), decimal(report.report.fix.time.timeIntervalSince1970, places: 3),
                     decimal(message.lat, places: 6), decimal(message.lon, places: 6), message.t ?? "",
                     decimal(message.ve ?? 0, places: 2), decimal(message.vn ?? 0, places: 2),
+                    message.ms.map(String.init) ?? "",
                 ].joined(separator: ",") + "\n"
             }
         }

@@ -12,7 +12,7 @@ public struct PolicyOptions: ParsableArguments, Sendable {
 
     /// The value of `--policy` (its help text says what it does).
     @Option(name: .long, help: ArgumentHelp(
-        "The reporting policies to use, separated by commas: seed, interval, distance, significant, dead-reckoning, bounded (default: all six in whereabouts-eval, bounded in whereabouts-pub).",
+        "The reporting policies to use, separated by commas: seed, interval, distance, significant, dead-reckoning, bounded (default: all six and optimum in whereabouts-eval, bounded in whereabouts-pub). whereabouts-eval also takes optimum: the fewest dead-reckoning reports that keep the bound, chosen with hindsight.",
         valueName: "names"))
     public var policy: String?
 
@@ -77,7 +77,7 @@ public struct PolicyOptions: ParsableArguments, Sendable {
     public var maxAccuracy: Double = FixFilter.Settings.defaultMaxAccuracy
 
     /// The value of `--max-speed` (its help text says what it does).
-    @Option(name: .long, help: ArgumentHelp("Reject fixes that imply a speed above this many m/s from the last accepted fix; 0 switches the check off.", valueName: "m/s"))
+    @Option(name: .long, help: ArgumentHelp("Reject fixes that imply a speed above this many m/s from the last accepted fix, and send no velocity faster than this (bounded, dead-reckoning); 0 switches both off.", valueName: "m/s"))
     public var maxSpeed: Double = FixFilter.Settings.defaultMaxSpeed
 
     /// The value of `--future-tolerance` (its help text says what it does).
@@ -88,6 +88,23 @@ public struct PolicyOptions: ParsableArguments, Sendable {
     public func kinds(default defaultKinds: [PolicyKind] = PolicyKind.allCases) throws -> [PolicyKind] {
         guard let policy else { return defaultKinds }
         return try wrap { () throws(PolicySettingsError) in try PolicyKind.parseList(policy) }
+    }
+
+    /// The name `--policy` gives the offline optimum, which only `whereabouts-eval` computes.
+    public static let optimumName = "optimum"
+
+    /// What `whereabouts-eval` runs: the policies named by `--policy` (default all) and whether
+    /// the flag names the offline optimum (`optimum`; default yes).
+    public func evaluationKinds() throws -> (kinds: [PolicyKind], optimum: Bool) {
+        guard let policy else { return (PolicyKind.allCases, true) }
+        let names = policy.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        let optimum = names.contains(Self.optimumName)
+        let rest = names.filter { $0 != Self.optimumName }
+        if rest.isEmpty {
+            guard optimum else { throw ValidationError(PolicySettingsError.malformedList(parameter: "policy", text: policy).description) }
+            return ([], true)
+        }
+        return (try wrap { () throws(PolicySettingsError) in try PolicyKind.parseList(rest.joined(separator: ",")) }, optimum)
     }
 
     /// The one policy a publisher runs: `--policy` naming a single policy (default `bounded`) with
@@ -109,13 +126,17 @@ public struct PolicyOptions: ParsableArguments, Sendable {
     /// `--epsilon`. Throws a `ValidationError` naming the flag when a value is out of range.
     public func settings() throws -> PolicySettings {
         let epsilon = try epsilons().first ?? 50
+        let cap: Double? = maxSpeed == 0 ? nil : maxSpeed
         let settings = PolicySettings(
             seed: .init(minSpeed: minSpeed, minFilter: minFilter, minInterval: minInterval),
             interval: .init(interval: interval),
             distance: .init(distance: distance),
             significant: .init(significantDistance: significantDistance, significantInterval: significantInterval),
-            deadReckoning: .init(epsilon: epsilon, maxSilence: maxSilence),
-            bounded: .init(epsilon: epsilon, maxSilence: maxSilence, stationarySpeed: stationarySpeed, fitTolerance: fitTolerance)
+            deadReckoning: .init(epsilon: epsilon, maxSilence: maxSilence, maxSpeed: cap),
+            bounded: .init(
+                epsilon: epsilon, maxSilence: maxSilence, stationarySpeed: stationarySpeed, fitTolerance: fitTolerance,
+                maxSpeed: cap
+            )
         )
         try wrap { () throws(PolicySettingsError) in try settings.validate() }
         return settings
@@ -136,7 +157,7 @@ public struct PolicyOptions: ParsableArguments, Sendable {
 
     /// Checks every value; call from the command's `validate()`.
     public func validate() throws {
-        _ = try kinds()
+        _ = try evaluationKinds()
         _ = try settings()
         _ = try filterSettings()
     }

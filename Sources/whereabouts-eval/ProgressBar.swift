@@ -10,12 +10,12 @@ import Darwin
 struct ProgressBar {
     let enabled = isatty(STDERR_FILENO) != 0
 
-    func update(label: String, done: Int, total: Int) {
+    func update(label: String, done: Int, total: Int, unit: String) {
         guard enabled, total > 0 else { return }
         let width = 30
         let filled = width * done / total
         let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
-        FileHandle.standardError.write(Data("\r[\(bar)] \(done)/\(total) policies  \(label)".utf8))
+        FileHandle.standardError.write(Data("\r[\(bar)] \(done)/\(total) \(unit)  \(label)\u{1B}[K".utf8))
     }
 
     func finish() {

@@ -20,7 +20,10 @@ struct WhereaboutsEval: ParsableCommand {
         rejection filters and then every chosen policy. For each track it prints one table: the \
         fixes read and rejected by reason, and per policy the reports, reports per hour, the largest \
         and 95th-percentile live error under the hold and predict display models, the largest track \
-        error, the bytes on the wire, the radio wake-ups and their estimated energy. See docs/eval.md.
+        error, the bytes on the wire, the radio wake-ups and their estimated energy, and its ratio \
+        to the offline optimum (the fewest dead-reckoning reports that keep the bound, chosen with \
+        hindsight). With --summary (corpus mode), one line per track and totals, median and worst \
+        ratios over all tracks, each half of the split and each mode. See docs/eval.md.
         """,
         version: "0.1.0"
     )
@@ -36,7 +39,7 @@ struct WhereaboutsEval: ParsableCommand {
     var format: Format = .table
 
     @Option(name: .long, help: ArgumentHelp(
-        "Write every report of every policy to this CSV file (columns policy,index,time,lat,lon,trigger,ve,vn); with several tracks, one file per track named after it.",
+        "Write every report of every policy to this CSV file (columns policy,index,time,lat,lon,trigger,ve,vn,ms); with several tracks, one file per track named after it.",
         valueName: "file.csv"))
     var reports: String?
 
@@ -50,15 +53,24 @@ struct WhereaboutsEval: ParsableCommand {
         valueName: "name"))
     var plotPolicy: String?
 
+    @Flag(name: .long, help: ArgumentHelp(
+        "Corpus mode: one line per track (each policy's reports and ratio to the optimum), then totals, median and worst ratios over all tracks, each half of the split and each mode (default policies: dead-reckoning, bounded, optimum)."))
+    var summary = false
+
     @Flag(name: .long, help: "Log every skipped input line or point on standard error.")
     var verbose = false
 
-    @Argument(help: ArgumentHelp("The recorded tracks to replay: GPX or NMEA files.", valueName: "track"))
+    @Argument(help: ArgumentHelp(
+        "The recorded tracks to replay: GPX or NMEA files, folders (their .gpx, .nmea, .nma, .log and .txt files) or quoted glob patterns.",
+        valueName: "track"))
     var tracks: [String]
 
     func validate() throws {
         try policies.validate()
         guard !tracks.isEmpty else { throw ValidationError("Name at least one track file to replay.") }
+        if summary, plot != nil || reports != nil {
+            throw ValidationError("--summary prints totals only; run without it for --reports or --plot.")
+        }
     }
 
     func run() throws {
@@ -67,38 +79,65 @@ struct WhereaboutsEval: ParsableCommand {
         logger.logLevel = verbose ? .debug : .error
         let settings = try policies.settings()
         let filter = try policies.filterSettings()
-        let kinds = try policies.kinds()
+        var (kinds, listOptimum) = try policies.evaluationKinds()
+        if summary, policies.policy == nil { kinds = [.deadReckoning, .bounded] }
         let epsilons = try policies.epsilons()
+        let optimum = epsilons.map { epsilon in
+            var parameters = settings.deadReckoning
+            parameters.epsilon = epsilon
+            return parameters
+        }
+        let paths = try TrackPaths.expand(tracks)
         let progress = ProgressBar()
 
         var evaluations: [TrackEvaluation] = []
-        for path in tracks {
+        var rows: [CorpusSummary.Row] = []
+        for (number, path) in paths.enumerated() {
             let loaded = try TrackLoader.load(path: path, logger: logger)
+            let name = URL(fileURLWithPath: path).lastPathComponent
             let evaluation = TrackEvaluation.evaluate(
-                name: URL(fileURLWithPath: path).lastPathComponent,
+                name: name,
                 fixes: loaded.fixes,
                 sourceRejections: loaded.rejections,
                 filter: filter,
-                policies: settings.makePolicies(kinds, epsilons: epsilons)
-            ) { done, total in progress.update(label: path, done: done, total: total) }
+                policies: settings.makePolicies(kinds, epsilons: epsilons),
+                optimum: optimum,
+                listOptimum: listOptimum
+            ) { done, total in
+                if summary {
+                    progress.update(label: name, done: number, total: paths.count, unit: "tracks")
+                } else {
+                    progress.update(label: path, done: done, total: total, unit: "runs")
+                }
+            }
+            if summary {
+                rows.append(CorpusSummary.row(evaluation))
+                continue
+            }
             progress.finish()
             evaluations.append(evaluation)
             if format == .table { print(EvaluationTable.render(evaluation)) }
         }
+        progress.finish()
+        if summary {
+            let corpus = CorpusSummary(rows: rows)
+            print(format == .json ? try corpus.encoded() : CorpusSummaryTable.render(corpus), terminator: "")
+            return
+        }
         if format == .json { print(try EvaluationJSON(evaluations).encoded(), terminator: "") }
         for evaluation in evaluations {
             if let reports {
-                try write(ReportsCSV.render(evaluation), to: outputPath(reports, for: evaluation))
+                try write(ReportsCSV.render(evaluation), to: outputPath(reports, for: evaluation, count: paths.count))
             }
             if let plot {
-                try writePlot(of: evaluation, to: outputPath(plot, for: evaluation))
+                try writePlot(of: evaluation, to: outputPath(plot, for: evaluation, count: paths.count))
             }
         }
     }
 
     /// `path` itself for a single track, else `path` with the track's base name before the extension.
-    func outputPath(_ path: String, for evaluation: TrackEvaluation) -> String {
-        guard tracks.count > 1 else { return path }
+    func outputPath(_ path: String, for evaluation: TrackEvaluation, count: Int) -> String {
+        guard count > 1 else { return path }
         let url = URL(fileURLWithPath: path)
         let base = URL(fileURLWithPath: evaluation.name).deletingPathExtension().lastPathComponent
         return url.deletingPathExtension().path + "-" + base + (url.pathExtension.isEmpty ? "" : "." + url.pathExtension)

@@ -46,18 +46,49 @@ struct FixFilterTests {
         #expect(lenient.accepted == 2)
     }
 
-    @Test("After an accepted outlier, fixes that agree with each other win after a few")
+    @Test("After an accepted outlier, fixes that agree with each other for 30 s win")
     func reanchors() {
         var filter = FixFilter()
         let outlierAccepted = filter.accept(SyntheticTracks.fix(0, east: 5_000), now: SyntheticTracks.start)
         #expect(outlierAccepted)
         var results: [FixFilter.Reason?] = []
-        for second in 1...5 {
+        for second in 1...35 {
             let fix = SyntheticTracks.fix(Double(second), east: Double(second) * 10)
             results.append(filter.check(fix, now: fix.time))
         }
-        #expect(results == [.tooFast, .tooFast, .tooFast, nil, nil])
-        #expect(filter.rejections[.tooFast] == 3)
+        // The run of agreeing fixes starts at second 1; at second 31 it has lasted 30 s.
+        #expect(results == Array(repeating: .tooFast, count: 30) + Array(repeating: nil, count: 5))
+        #expect(filter.rejections[.tooFast] == 30)
+        #expect(filter.reanchored == 1)
+    }
+
+    @Test("A spike of 4 fixes that agree with each other is rejected whole; the road goes on")
+    func spikeBurst() {
+        var filter = FixFilter()
+        var accepted: [Int] = []
+        for second in 0..<60 {
+            // 10 m/s east; seconds 20-23 are thrown 1.5 km north (multipath), and agree.
+            let spike = (20...23).contains(second)
+            let fix = SyntheticTracks.fix(Double(second), east: Double(second) * 10, north: spike ? 1_500 + Double(second) : 0)
+            if filter.accept(fix, now: fix.time) { accepted.append(second) }
+        }
+        #expect(accepted == Array(0..<20) + Array(24..<60))
+        #expect(filter.rejections[.tooFast] == 4)
+        #expect(filter.reanchored == 0)
+    }
+
+    @Test("A true jump (it stays) is taken after 30 s; out and back within that is a spike")
+    func jumpStays() {
+        var filter = FixFilter()
+        var firstAfterJump: Int?
+        for second in 0..<120 {
+            // A tunnel: 3 km on at second 40, and the car keeps going from there.
+            let east = second < 40 ? Double(second) * 10 : 3_000 + Double(second) * 10
+            let fix = SyntheticTracks.fix(Double(second), east: east)
+            if filter.accept(fix, now: fix.time), second >= 40, firstAfterJump == nil { firstAfterJump = second }
+        }
+        #expect(firstAfterJump == 70)
+        #expect(filter.reanchored == 1)
     }
 
     @Test("With a replay clock nothing is too old; with the wall clock an old recording is")

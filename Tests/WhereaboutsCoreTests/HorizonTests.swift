@@ -90,3 +90,64 @@ struct HorizonTests {
         #expect(bounded.reports < plain.reports)
     }
 }
+
+/// The braking horizon's search, whose cost no longer grows with `maxSilence`, chooses exactly
+/// what walking every second up to `maxSilence` chose.
+struct BrakingHorizonCostTests {
+    /// The original search: the braking path at every second up to `maxSilence`.
+    static func reference(_ motion: Kinematics, velocity: Velocity, tolerance: Double, maxSilence: Int) -> Int? {
+        let s0 = motion.speed, a = motion.deceleration
+        guard s0 > 0, a > 0, maxSilence > 1 else { return nil }
+        let ue = motion.velocity.east / s0, un = motion.velocity.north / s0
+        let stop = s0 / a
+        let limit = tolerance * tolerance
+        var path: [(east: Double, north: Double)] = []
+        for second in 1...maxSilence {
+            let t = min(Double(second), stop)
+            let distance = s0 * t - 0.5 * a * t * t
+            path.append((ue * distance, un * distance))
+        }
+        func missTime(_ horizon: Int) -> Int {
+            for second in 1...maxSilence {
+                let t = Double(min(second, horizon))
+                let de = velocity.east * t - path[second - 1].east
+                let dn = velocity.north * t - path[second - 1].north
+                if de * de + dn * dn > limit { return second }
+            }
+            return maxSilence + 1
+        }
+        var best = missTime(maxSilence)
+        var chosen: Int? = nil
+        for horizon in Kinematics.horizons.reversed() where horizon < maxSilence {
+            let time = missTime(horizon)
+            if time > best { best = time; chosen = horizon }
+        }
+        return chosen
+    }
+
+    @Test("Same horizon as the exhaustive walk on 3,000 random braking motions and silences")
+    func sameAsReference() {
+        var state: UInt64 = 42
+        func random() -> Double {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Double(state >> 11) / Double(1 << 53)
+        }
+        var differences = 0
+        var shortened = 0
+        for _ in 0..<3_000 {
+            let speed = 1 + 30 * random(), heading = 2 * .pi * random()
+            let u = Velocity(east: speed * sin(heading), north: speed * cos(heading))
+            let deceleration = 0.05 + 2 * random()
+            let a = Velocity(east: -u.east / speed * deceleration, north: -u.north / speed * deceleration + (random() - 0.5))
+            let motion = Kinematics(velocity: u, acceleration: a, residual: 0)
+            let skew = Velocity(east: u.east * (0.7 + 0.6 * random()), north: u.north * (0.7 + 0.6 * random()))
+            let tolerance = 5 + 50 * random()
+            let maxSilence = [2, 30, 120, 600, 5_000][Int(random() * 5)]
+            let fast = motion.brakingHorizon(for: skew, tolerance: tolerance, maxSilence: maxSilence)
+            if fast != Self.reference(motion, velocity: skew, tolerance: tolerance, maxSilence: maxSilence) { differences += 1 }
+            if fast != nil { shortened += 1 }
+        }
+        #expect(differences == 0)
+        #expect(shortened > 300)  // the comparison covered many shortened horizons
+    }
+}

@@ -43,7 +43,7 @@ struct WhereaboutsEvalCLITests {
         #expect(tracks.first?["accepted"] as? Int == 300)
     }
 
-    @Test("--reports writes policy,index,time,lat,lon,trigger,ve,vn for every report")
+    @Test("--reports writes policy,index,time,lat,lon,trigger,ve,vn,ms for every report")
     func reportsCSV() throws {
         let directory = try EvalBinary.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -51,9 +51,12 @@ struct WhereaboutsEvalCLITests {
         let output = try EvalBinary.run([Self.track, "--policy", "seed,bounded", "--reports", csv.path, "--format", "json"])
         #expect(output.status == 0)
         let rows = try String(contentsOf: csv, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
-        #expect(rows.first == ["policy", "index", "time", "lat", "lon", "trigger", "ve", "vn"])
+        #expect(rows.first == ["policy", "index", "time", "lat", "lon", "trigger", "ve", "vn", "ms"])
         let body = rows.dropFirst()
-        #expect(body.allSatisfy { $0.count == 8 })
+        #expect(body.allSatisfy { $0.count == 9 })
+        // A message with a velocity carries its horizon; a held one carries none.
+        #expect(body.allSatisfy { ($0[6] == "0.00" && $0[7] == "0.00") == $0[8].isEmpty })
+        #expect(body.filter { !$0[8].isEmpty }.allSatisfy { Int($0[8]).map { (1...120).contains($0) } ?? false })
         #expect(body.allSatisfy { Int($0[1]).map { (0..<300).contains($0) } ?? false })
         #expect(body.allSatisfy { ["f", "t", "T", "k", "v", "r"].contains($0[5]) })
         #expect(body.filter { $0[5] == "f" }.map { $0[0] } == ["seed", "bounded(50m)"])
@@ -64,6 +67,54 @@ struct WhereaboutsEvalCLITests {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any])
         let policies = try #require((object["tracks"] as? [[String: Any]])?.first?["policies"] as? [[String: Any]])
         #expect(policies.compactMap { $0["reports"] as? Int }.reduce(0, +) == body.count)
+    }
+
+    @Test("--policy optimum prints the optimum's row; every row has its ratio to it")
+    func optimum() throws {
+        let output = try EvalBinary.run([Self.track, "--policy", "dead-reckoning,optimum", "--format", "json"])
+        #expect(output.status == 0)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any])
+        let policies = try #require((object["tracks"] as? [[String: Any]])?.first?["policies"] as? [[String: Any]])
+        #expect(policies.map { $0["policy"] as? String } == ["dead-reckoning(50m)", "optimum(50m)"])
+        let plain = try #require(policies[0]["reports"] as? Int), best = try #require(policies[1]["reports"] as? Int)
+        #expect(best <= plain)
+        #expect(policies[1]["ratioToOptimum"] as? Double == 1)
+        #expect(try #require(policies[0]["ratioToOptimum"] as? Double) == Double(plain) / Double(best))
+        let predict = try #require(policies[1]["predictError"] as? [String: Any])
+        #expect(try #require(predict["max"] as? Double) <= 50)
+    }
+
+    @Test("--summary over a folder and a quoted glob: a row per track, groups by half and mode")
+    func summary() throws {
+        let directory = try EvalBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for name in ["x-car-one.gpx", "y-walk-two.gpx"] {
+            try FileManager.default.copyItem(at: EvalBinary.fixture("short-drive.gpx"), to: directory.appendingPathComponent(name))
+        }
+        try "not a track".write(to: directory.appendingPathComponent("MANIFEST.md"), atomically: true, encoding: .utf8)
+        for argument in [directory.path, directory.path + "/*.gpx"] {
+            let output = try EvalBinary.run(["--summary", "--format", "json", argument])
+            #expect(output.status == 0, "\(output.stderr)")
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any])
+            let rows = try #require(object["rows"] as? [[String: Any]])
+            #expect(rows.map { $0["name"] as? String } == ["x-car-one.gpx", "y-walk-two.gpx"])
+            #expect(rows.map { $0["mode"] as? String } == ["car", "walk"])
+            let groups = try #require(object["groups"] as? [[String: Any]])
+            #expect(groups.map { $0["name"] as? String } == ["all", "half A", "half B", "mode car", "mode walk"])
+            let all = try #require(groups.first?["policies"] as? [[String: Any]])
+            #expect(all.map { $0["policy"] as? String } == ["dead-reckoning(50m)", "bounded(50m)", "optimum(50m)"])
+            for policy in all {
+                #expect(try #require(policy["worstRatio"] as? Double) >= 1)
+                #expect(policy["boundBroken"] as? Int == 0)
+            }
+            #expect(all[2]["totalRatio"] as? Double == 1)
+        }
+        // The table form names the groups too.
+        let table = try EvalBinary.run(["--summary", directory.path])
+        #expect(table.stdout.contains("all: 2 tracks"))
+        #expect(table.stdout.contains("mode walk: 1 tracks"))
+        // --summary with --reports is a usage error.
+        #expect(try EvalBinary.run(["--summary", "--reports", "x.csv", directory.path]).status == 2)
     }
 
     @Test("--plot draws an SVG of the chosen policy")

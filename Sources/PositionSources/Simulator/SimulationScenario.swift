@@ -10,6 +10,11 @@ public enum SimulationScenario: String, Sendable, Hashable, Codable, CaseIterabl
     case still
     /// Walking, standing, driving and walking again, in turns.
     case mixed
+    /// Driving as `drive`, through faults a noisy receiver makes: kilometre-long spikes (bursts of
+    /// 1 to 4 fixes that agree with each other, 500-2,000 m off, then back on the road) every 1 to
+    /// 3 minutes, and a tunnel every 8 to 15 minutes where the receiver repeats its last position
+    /// for 30 to 90 s and then jumps to where the car really is (a true jump: it stays).
+    case spikes
 }
 
 /// How one kind of movement behaves; the numbers are typical, not measured from one device.
@@ -38,7 +43,7 @@ struct MovementProfile {
         case .cycle:
             MovementProfile(speed: 5.5, speedSpread: 1.0, acceleration: 1.0, turnRate: 30, turnEvery: 60...200,
                             largestTurn: 90, stopEvery: 120...360, stopFor: 10...45, noise: 3)
-        case .drive:
+        case .drive, .spikes:
             MovementProfile(speed: 14, speedSpread: 4, acceleration: 2.0, turnRate: 15, turnEvery: 30...120,
                             largestTurn: 90, stopEvery: 60...240, stopFor: 20...90, noise: 3)
         case .still:

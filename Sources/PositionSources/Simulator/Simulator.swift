@@ -10,6 +10,9 @@ import WhereaboutsCore
 ///   time) as real GPS error does; speed noise of 0.2 m/s; course only when moving faster than
 ///   0.5 m/s; rare multipath outliers 80-400 m off with a plausible accuracy.
 /// - `mixed` cycles through walk (5 min), still (10 min), drive (15 min), walk (5 min).
+/// - `spikes` adds seeded receiver faults to `drive` (see ``SimulationScenario/spikes``);
+///   ``lastFixIsSpike`` tells which fixes are spikes, so evaluations can check that none got
+///   through.
 public struct Simulator: Sequence, IteratorProtocol, Sendable {
     /// The options the simulation runs with.
     public let options: SimulatorOptions
@@ -29,6 +32,11 @@ public struct Simulator: Sequence, IteratorProtocol, Sendable {
     private var activity: SimulationScenario
     private var noiseEast = 0.0
     private var noiseNorth = 0.0
+    private var faults = ReceiverFaults()
+
+    /// Whether the fix last returned by ``next()`` is a spike (scenario `spikes` only): ground
+    /// truth for evaluations of the rejection filters.
+    public private(set) var lastFixIsSpike = false
 
     /// The correlation time of the position noise, seconds.
     private static let noiseCorrelationTime = 20.0
@@ -47,6 +55,7 @@ public struct Simulator: Sequence, IteratorProtocol, Sendable {
         noiseEast = random.normal(deviation: profile.noise)
         noiseNorth = random.normal(deviation: profile.noise)
         startStretch(profile)
+        if options.scenario == .spikes { faults.schedule(after: 0, random: &random) }
     }
 
     /// The next fix, or `nil` after ``SimulatorOptions/count`` fixes.
@@ -122,7 +131,11 @@ public struct Simulator: Sequence, IteratorProtocol, Sendable {
         var e = east + noiseEast
         var n = north + noiseNorth
         var accuracy = profile.noise * random.uniform(1.0...1.6)
-        if random.chance(options.outlierProbability) {
+        lastFixIsSpike = false
+        if options.scenario == .spikes {
+            (e, n, lastFixIsSpike) = faults.apply(east: e, north: n, at: elapsed, random: &random)
+        }
+        if !lastFixIsSpike, random.chance(options.outlierProbability) {
             let distance = random.uniform(80...400)
             let direction = random.uniform(0...(2 * .pi))
             e += distance * sin(direction)

@@ -31,7 +31,7 @@ public struct PositionSourceSpec: Sendable, Hashable, CustomStringConvertible {
     public static let syntaxSummary = """
         Where fixes come from: gpsd://HOST:PORT (default gpsd://localhost:2947), \
         nmea:PATH for a file or serial device (nmea:- reads stdin; ?baud=4800 by default), \
-        gpx:PATH to replay a GPX track, or sim:SCENARIO for the simulator (walk, cycle, drive, still, mixed; \
+        gpx:PATH to replay a GPX track, or sim:SCENARIO for the simulator (walk, cycle, drive, still, mixed, spikes; \
         ?seed=N&lat=D&lon=D). Recorded and simulated sources take ?replay=realtime, fast or a factor such as 10x.
         """
 

@@ -47,6 +47,14 @@ public struct PolicyEvaluation: Sendable, Hashable, Codable {
     public var energy: Double
     /// How many reports carried each trigger letter.
     public var triggers: [String: Int]
+    /// Reports divided by the offline optimum's reports at the same epsilon (``OfflineOptimum``),
+    /// when the evaluation computed the optimum; `nil` otherwise or when the optimum made none.
+    public var ratioToOptimum: Double?
+
+    /// Sets ``ratioToOptimum`` from the optimum's report count.
+    public mutating func compare(toOptimum optimumReports: Int) {
+        ratioToOptimum = optimumReports > 0 ? Double(reports) / Double(optimumReports) : nil
+    }
 }
 
 /// One report of an evaluation run: which accepted fix it reported and what went on the wire.

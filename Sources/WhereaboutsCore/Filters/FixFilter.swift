@@ -15,9 +15,13 @@ public struct FixFilter: Sendable, Hashable {
     public private(set) var accepted = 0
     /// The last accepted fix.
     public private(set) var lastAccepted: Fix?
-    /// The last fix rejected as too fast, and how many such rejections in a row agreed with it.
+    /// The last fix rejected as too fast, how many such rejections in a row agreed with it, and
+    /// the first of that agreeing run.
     private var lastTooFast: Fix?
     private var consistentTooFast = 0
+    private var firstAgreeing: Fix?
+    /// How many times the filter took a new anchor (``reanchorAfter``, ``reanchorSeconds``).
+    public private(set) var reanchored = 0
 
     /// Creates a filter with the given thresholds (the documented defaults when omitted).
     public init(settings: Settings = Settings()) {
@@ -32,12 +36,19 @@ public struct FixFilter: Sendable, Hashable {
     public mutating func check(_ fix: Fix, now: Date) -> FixFilter.Reason? {
         var rejection = reason(toReject: fix, now: now)
         if rejection == .tooFast {
-            // When the last accepted fix was itself the outlier, every later fix looks too fast
-            // from it. Fixes that keep agreeing with each other win after a few in a row.
+            // When the last accepted fix was itself the outlier, or the device really jumped
+            // (tunnel exit, ferry, a receiver that froze), every later fix looks too fast from it.
+            // Fixes that keep agreeing with each other, for long enough, win: a spike goes out
+            // and comes back within seconds, a jump stays.
             let agrees = lastTooFast.map { fix.time > $0.time && !isTooFast(fix, from: $0) } ?? false
             consistentTooFast = agrees ? consistentTooFast + 1 : 0
+            if !agrees { firstAgreeing = fix }
             lastTooFast = fix
-            if consistentTooFast >= Self.reanchorAfter { rejection = nil }
+            let lasted = firstAgreeing.map { fix.time.timeIntervalSince($0.time) } ?? 0
+            if consistentTooFast >= Self.reanchorAfter, lasted >= Self.reanchorSeconds {
+                rejection = nil
+                reanchored += 1
+            }
         }
         if let rejection {
             rejections.record(rejection)
@@ -47,13 +58,21 @@ public struct FixFilter: Sendable, Hashable {
         lastAccepted = fix
         lastTooFast = nil
         consistentTooFast = 0
+        firstAgreeing = nil
         return nil
     }
 
     /// After this many consecutive too-fast fixes that agree with each other (each plausible from
-    /// the one before), the filter accepts the next agreeing one: the last accepted fix was the
-    /// outlier, not the new ones.
+    /// the one before), lasting at least ``reanchorSeconds``, the filter accepts the next
+    /// agreeing one: the last accepted fix was the outlier, or the device jumped, not the new
+    /// fixes.
     public static let reanchorAfter = 3
+
+    /// How long (s) too-fast fixes must keep agreeing with each other before the filter takes them
+    /// as the new position: 30 s. A multipath spike (out and back, even as a burst of fixes that
+    /// agree with each other) is over within seconds; a true jump stays. Counting fixes alone
+    /// let 4-fix bursts through at 1 Hz (issue 9).
+    public static let reanchorSeconds = 30.0
 
     /// Whether reaching `fix` from the earlier `previous` needs more than `maxSpeed`.
     private func isTooFast(_ fix: Fix, from previous: Fix) -> Bool {

@@ -34,18 +34,23 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
         /// How far (as a fraction of `epsilon`) a past fix may lie from a candidate velocity's line
         /// and still count as explained by it. Default 0.1 (measured best on the shared traces).
         public var fitTolerance: Double
+        /// The fastest velocity (m/s) a report may carry; `nil` for no cap. Default 100 m/s, the
+        /// rejection filters' `maxSpeed` (`--max-speed` sets both).
+        public var maxSpeed: Double?
 
         /// Creates parameters; every argument defaults to the documented value.
         public init(
             epsilon: Double = 50,
             maxSilence: Int = Self.defaultMaxSilence,
             stationarySpeed: Double = 0.2,
-            fitTolerance: Double = 0.1
+            fitTolerance: Double = 0.1,
+            maxSpeed: Double? = FixFilter.Settings.defaultMaxSpeed
         ) {
             self.epsilon = epsilon
             self.maxSilence = maxSilence
             self.stationarySpeed = stationarySpeed
             self.fitTolerance = fitTolerance
+            self.maxSpeed = maxSpeed
         }
 
         /// The default `maxSilence`: 120 seconds. Only a message that carries a velocity puts a
@@ -55,7 +60,7 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
 
         /// Checks that every parameter is in range.
         public func validate() throws(PolicySettingsError) {
-            try validatePrediction(epsilon: epsilon, maxSilence: maxSilence)
+            try validatePrediction(epsilon: epsilon, maxSilence: maxSilence, maxSpeed: maxSpeed)
             guard stationarySpeed >= 0, stationarySpeed.isFinite else {
                 throw .negative(parameter: "stationary-speed", value: stationarySpeed)
             }
@@ -99,7 +104,7 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
     /// Creates the policy.
     public init(parameters: Parameters = Parameters()) {
         self.parameters = parameters
-        guardian = PredictionGuard(epsilon: parameters.epsilon, maxSilence: parameters.maxSilence)
+        guardian = PredictionGuard(epsilon: parameters.epsilon, maxSilence: parameters.maxSilence, maxSpeed: parameters.maxSpeed)
     }
 
     /// The policy's `epsilon`.

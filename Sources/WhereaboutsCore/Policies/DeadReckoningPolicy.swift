@@ -3,7 +3,8 @@ import Foundation
 /// Plain dead reckoning, the baseline `bounded` must beat: each report carries the velocity
 /// between the reported fix and the fix before it, and the next report goes out when the position
 /// dashboards extrapolate from the last message (after wire rounding) misses a fix by more than
-/// `epsilon`, or after `maxSilence` seconds of extrapolation.
+/// `epsilon`, or after `maxSilence` seconds of extrapolation. A velocity faster than `maxSpeed`
+/// (a jump, a spike) is not sent: that report holds.
 public struct DeadReckoningPolicy: ErrorBoundedPolicy {
     /// The policy's parameters.
     public struct Parameters: Sendable, Hashable, Codable {
@@ -11,16 +12,24 @@ public struct DeadReckoningPolicy: ErrorBoundedPolicy {
         public var epsilon: Double
         /// The longest silence (s) while dashboards extrapolate; sent as `ms`. Default 120 s.
         public var maxSilence: Int
+        /// The fastest velocity (m/s) a report may carry; `nil` for no cap. Default 100 m/s, the
+        /// rejection filters' `maxSpeed` (`--max-speed` sets both).
+        public var maxSpeed: Double?
 
-        /// Creates parameters; the defaults are 50 m and 120 s.
-        public init(epsilon: Double = 50, maxSilence: Int = BoundedPolicy.Parameters.defaultMaxSilence) {
+        /// Creates parameters; the defaults are 50 m, 120 s and 100 m/s.
+        public init(
+            epsilon: Double = 50,
+            maxSilence: Int = BoundedPolicy.Parameters.defaultMaxSilence,
+            maxSpeed: Double? = FixFilter.Settings.defaultMaxSpeed
+        ) {
             self.epsilon = epsilon
             self.maxSilence = maxSilence
+            self.maxSpeed = maxSpeed
         }
 
-        /// Checks that both parameters are positive.
+        /// Checks that every parameter is positive.
         public func validate() throws(PolicySettingsError) {
-            try validatePrediction(epsilon: epsilon, maxSilence: maxSilence)
+            try validatePrediction(epsilon: epsilon, maxSilence: maxSilence, maxSpeed: maxSpeed)
         }
     }
 
@@ -32,7 +41,7 @@ public struct DeadReckoningPolicy: ErrorBoundedPolicy {
     /// Creates the policy.
     public init(parameters: Parameters = Parameters()) {
         self.parameters = parameters
-        guardian = PredictionGuard(epsilon: parameters.epsilon, maxSilence: parameters.maxSilence)
+        guardian = PredictionGuard(epsilon: parameters.epsilon, maxSilence: parameters.maxSilence, maxSpeed: parameters.maxSpeed)
     }
 
     /// The policy's `epsilon`.

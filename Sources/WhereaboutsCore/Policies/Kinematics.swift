@@ -75,28 +75,33 @@ struct Kinematics: Sendable, Equatable {
     /// holds (``LocationMessage/displayedPosition(afterSeconds:)``). Each horizon is scored by the
     /// first whole second, up to `maxSilence`, at which the display strays more than `tolerance`
     /// from the path; ties go to the longer horizon.
+    ///
+    /// The cost does not depend on `maxSilence`: after the stop (at most ``brakingTime``-ish
+    /// seconds away) the path stands still, and after its horizon a display stands still too, so
+    /// the search only walks the seconds before both; for the full horizon, whose display keeps
+    /// moving, the first miss after the stop is where a quadratic in time crosses `tolerance`.
     func brakingHorizon(for velocity: Velocity, tolerance: Double, maxSilence: Int) -> Int? {
         let s0 = speed, a = deceleration
         guard s0 > 0, a > 0, maxSilence > 1 else { return nil }
         let ue = self.velocity.east / s0, un = self.velocity.north / s0
         let stop = s0 / a
         let limit = tolerance * tolerance
-        // The braking path at t = 1...maxSilence.
-        var path: [(east: Double, north: Double)] = []
-        path.reserveCapacity(maxSilence)
-        for second in 1...maxSilence {
+        // The whole second from which the braking path stands still.
+        let still = stop < Double(maxSilence) ? Int(stop.rounded(.up)) : maxSilence
+        // Whether a display of `velocity` for `horizon` seconds strays from the path at `second`.
+        func misses(_ second: Int, _ horizon: Int) -> Bool {
             let t = min(Double(second), stop)
             let distance = s0 * t - 0.5 * a * t * t
-            path.append((ue * distance, un * distance))
+            let shown = Double(min(second, horizon))
+            let de = velocity.east * shown - ue * distance
+            let dn = velocity.north * shown - un * distance
+            return de * de + dn * dn > limit
         }
         func missTime(_ horizon: Int) -> Int {
-            for second in 1...maxSilence {
-                let t = Double(min(second, horizon))
-                let de = velocity.east * t - path[second - 1].east
-                let dn = velocity.north * t - path[second - 1].north
-                if de * de + dn * dn > limit { return second }
-            }
-            return maxSilence + 1
+            let walked = min(maxSilence, horizon >= maxSilence ? still : max(still, horizon))
+            for second in 1...walked where misses(second, horizon) { return second }
+            guard horizon >= maxSilence, walked < maxSilence else { return maxSilence + 1 }
+            return firstMissAfterStop(from: walked + 1, maxSilence: maxSilence, miss: { misses($0, horizon) }, velocity: velocity, still: still, stop: stop, limit: limit, ue: ue, un: un)
         }
         var best = missTime(maxSilence)
         var chosen: Int? = nil
@@ -105,5 +110,29 @@ struct Kinematics: Sendable, Equatable {
             if time > best { best = time; chosen = horizon }
         }
         return chosen
+    }
+
+    /// The first whole second from `first` (after the stop) up to `maxSilence` at which a display
+    /// that keeps moving at `velocity` strays more than `limit` (squared) from the stopped path,
+    /// or `maxSilence + 1`. The squared distance is convex in time, so the answer is `first` or
+    /// just past the larger root; `miss` (the per-second test) settles rounding at the edge.
+    private func firstMissAfterStop(
+        from first: Int, maxSilence: Int, miss: (Int) -> Bool, velocity: Velocity, still: Int, stop: Double,
+        limit: Double, ue: Double, un: Double
+    ) -> Int {
+        if miss(first) { return first }
+        let s0 = speed, a = deceleration
+        let end = s0 * stop - 0.5 * a * stop * stop
+        let pe = ue * end, pn = un * end
+        let vv = velocity.east * velocity.east + velocity.north * velocity.north
+        guard vv > 0 else { return maxSilence + 1 }
+        let vp = velocity.east * pe + velocity.north * pn
+        let pp = pe * pe + pn * pn
+        let discriminant = max(vp * vp - vv * (pp - limit), 0)
+        let root = min((vp + discriminant.squareRoot()) / vv, Double(maxSilence))
+        var second = min(max(first + 1, Int(root.rounded(.down)) + 1), maxSilence)
+        while second > first + 1, miss(second - 1) { second -= 1 }
+        while second <= maxSilence, !miss(second) { second += 1 }
+        return min(second, maxSilence + 1)
     }
 }

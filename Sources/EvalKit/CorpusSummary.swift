@@ -1,0 +1,148 @@
+import Foundation
+import WhereaboutsCore
+
+/// Corpus mode (`--summary`): one row per track and, per group of tracks (all, each half of the
+/// split, each mode), each policy's totals, its median and worst ratio to the offline optimum,
+/// and how often it beat the dead-reckoning baseline at the same epsilon.
+public struct CorpusSummary: Sendable, Codable {
+    /// One track's numbers.
+    public struct Row: Sendable, Codable {
+        /// The track's file name.
+        public var name: String
+        /// Its mode of travel (``CorpusSplit/mode(of:)``).
+        public var mode: String
+        /// Its half of the split (``CorpusSplit/half(of:)``).
+        public var half: String
+        /// Accepted fixes.
+        public var fixes: Int
+        /// One entry per policy, in order.
+        public var policies: [Cell]
+    }
+
+    /// One policy on one track.
+    public struct Cell: Sendable, Codable {
+        /// The policy's name, such as `bounded(50m)`.
+        public var policy: String
+        /// Reports it made.
+        public var reports: Int
+        /// Reports divided by the optimum's at the same epsilon.
+        public var ratioToOptimum: Double?
+        /// Whether the live error under `predict` stayed within the policy's bound at every fix
+        /// (`nil` for policies without a bound).
+        public var boundHeld: Bool?
+    }
+
+    /// One policy's numbers over a group of tracks.
+    public struct Totals: Sendable, Codable {
+        /// The policy's name.
+        public var policy: String
+        /// Reports over the group.
+        public var reports: Int
+        /// Total reports divided by the optimum's total at the same epsilon.
+        public var totalRatio: Double?
+        /// The median of the per-track ratios to the optimum (the mean of the middle two for an
+        /// even count).
+        public var medianRatio: Double?
+        /// The largest per-track ratio to the optimum.
+        public var worstRatio: Double?
+        /// The track with the largest ratio.
+        public var worstTrack: String?
+        /// Tracks with fewer / more reports than dead reckoning at the same epsilon (`nil` for
+        /// dead reckoning itself or when it did not run).
+        public var betterThanDeadReckoning: Int?
+        /// See ``betterThanDeadReckoning``.
+        public var worseThanDeadReckoning: Int?
+        /// Tracks where the bound was not held (`nil` for policies without a bound).
+        public var boundBroken: Int?
+    }
+
+    /// A group of tracks and its policies' totals.
+    public struct Group: Sendable, Codable {
+        /// `all`, `half A`, `half B`, or `mode <name>`.
+        public var name: String
+        /// Tracks in the group.
+        public var tracks: Int
+        /// Accepted fixes in the group.
+        public var fixes: Int
+        /// One entry per policy, in order.
+        public var policies: [Totals]
+    }
+
+    /// Every track, in the order evaluated.
+    public var rows: [Row]
+    /// All tracks, then each half, then each mode (alphabetical).
+    public var groups: [Group]
+
+    /// Summarises rows already collected.
+    public init(rows: [Row]) {
+        self.rows = rows
+        var groups = [Self.group("all", rows)]
+        for half in ["A", "B"] { groups.append(Self.group("half \(half)", rows.filter { $0.half == half })) }
+        for mode in Set(rows.map(\.mode)).sorted() { groups.append(Self.group("mode \(mode)", rows.filter { $0.mode == mode })) }
+        self.groups = groups
+    }
+
+    /// The summary row of one evaluated track.
+    public static func row(_ evaluation: TrackEvaluation) -> Row {
+        Row(
+            name: evaluation.name, mode: CorpusSplit.mode(of: evaluation.name), half: CorpusSplit.half(of: evaluation.name),
+            fixes: evaluation.track.count,
+            policies: evaluation.runs.map { run in
+                let e = run.evaluation
+                return Cell(
+                    policy: e.policy, reports: e.reports, ratioToOptimum: e.ratioToOptimum,
+                    boundHeld: e.errorBound.map { e.predictError.max <= $0 + 1e-9 }
+                )
+            }
+        )
+    }
+
+    static func group(_ name: String, _ rows: [Row]) -> Group {
+        let names = rows.first?.policies.map(\.policy) ?? []
+        var totals: [Totals] = []
+        for (column, policy) in names.enumerated() {
+            let cells = rows.map { $0.policies[column] }
+            let reports = cells.reduce(0) { $0 + $1.reports }
+            // Optimum total: reports / ratio per track, exact since ratio = reports / optimum.
+            let optimum = cells.reduce(0.0) { sum, cell in
+                sum + (cell.ratioToOptimum.map { $0 > 0 ? Double(cell.reports) / $0 : 0 } ?? 0)
+            }
+            let ratios = zip(rows, cells).compactMap { row, cell in cell.ratioToOptimum.map { (row.name, $0) } }
+            let worst = ratios.max { $0.1 < $1.1 }
+            var better: Int? = nil, worse: Int? = nil
+            if let baseline = baselineColumn(for: policy, in: names) {
+                better = rows.filter { $0.policies[column].reports < $0.policies[baseline].reports }.count
+                worse = rows.filter { $0.policies[column].reports > $0.policies[baseline].reports }.count
+            }
+            let held = cells.compactMap(\.boundHeld)
+            totals.append(Totals(
+                policy: policy, reports: reports,
+                totalRatio: optimum > 0 ? Double(reports) / optimum.rounded() : nil,
+                medianRatio: median(ratios.map(\.1)), worstRatio: worst?.1, worstTrack: worst?.0,
+                betterThanDeadReckoning: better, worseThanDeadReckoning: worse,
+                boundBroken: held.isEmpty ? nil : held.filter { !$0 }.count
+            ))
+        }
+        return Group(name: name, tracks: rows.count, fixes: rows.reduce(0) { $0 + $1.fixes }, policies: totals)
+    }
+
+    /// The column of dead reckoning at the same epsilon as `policy` (by its `(…m)` suffix).
+    static func baselineColumn(for policy: String, in names: [String]) -> Int? {
+        guard !policy.hasPrefix("dead-reckoning"), let open = policy.firstIndex(of: "(") else { return nil }
+        return names.firstIndex(of: "dead-reckoning" + policy[open...])
+    }
+
+    static func median(_ values: [Double]) -> Double? {
+        guard !values.isEmpty else { return nil }
+        let sorted = values.sorted()
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+
+    /// The pretty-printed JSON text, keys sorted.
+    public func encoded() throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"
+    }
+}
