@@ -15,7 +15,7 @@ enum SubscriberHarnesses {
         let second: InboundMessage?
         do { second = try decoder.decode(input.lazy.map { $0 }, now: now) } catch { second = nil }
         require(first == second, "the two payload paths decode differently")
-        guard case let .location(location) = first else { return }
+        guard case let .location(location, _) = first else { return }
         require(location.lat.isFinite && abs(location.lat) <= 90, "latitude out of range")
         require(location.lon.isFinite && abs(location.lon) <= 180, "longitude out of range")
         require(location.tst >= MessageDecoder.earliestTimestamp, "tst before the earliest accepted")
