@@ -236,6 +236,12 @@ let package = Package(
             path: "Benchmarks/SourcesBenchmark"
         ),
 
+        .executableTarget(
+            name: "EncryptionBenchmark",
+            dependencies: ["Circles", "OwnTracksCrypto"],
+            path: "Benchmarks/EncryptionBenchmark"
+        ),
+
         // MARK: Tests.
         .testTarget(
             name: "WhereaboutsCoreTests",
