@@ -29,6 +29,8 @@ public final class Outbox: Sendable {
     /// Entries in the table. Changed only inside the queue's serialised write closures; the mutex
     /// lets readers outside the queue see it.
     private let depthCache: DepthCache
+    /// `<path>-reserve`: space held back for a checkpoint on a full file system.
+    private let reservePath: String
     /// Set when an append failed for lack of space, cleared by the next append that succeeds.
     private let spaceShort = Mutex(false)
     /// Rows removed since the log was last truncated.
@@ -42,6 +44,8 @@ public final class Outbox: Sendable {
     public static let schemaVersion = 2
     /// The size, in bytes, the write-ahead log is cut back to after a checkpoint.
     public static let walSizeLimit = 256 * 1024
+    /// After how many pages of log SQLite checkpoints on its own.
+    public static let autoCheckpointPages = 8
     /// The default cap, in entries.
     public static let defaultMaxEntries = 100_000
 
@@ -62,6 +66,7 @@ public final class Outbox: Sendable {
                 throw .cannotCreateDirectory(path: folder, reason: error.localizedDescription)
             }
         }
+        reservePath = path + "-reserve"
         // SQLite opens an emptied file or a damaged or deleted log silently, as an empty or
         // shorter outbox: look first, and say what may be lost.
         damage = OutboxFileCheck.inspect(path: path)
@@ -83,6 +88,10 @@ public final class Outbox: Sendable {
             // After a checkpoint the log is cut back to this size instead of keeping its largest
             // size for ever: the space a backlog took is given back once it has drained.
             try db.execute(sql: "PRAGMA journal_size_limit = \(Self.walSizeLimit)")
+            // Checkpoint every 8 pages (32 KiB of log) instead of SQLite's 1000 (4 MiB): the
+            // database file then grows a little at a time, and on a full file system the log
+            // never holds more new pages than the reserve file can make room for.
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.autoCheckpointPages)")
         }
         do {
             let queue = try DatabaseQueue(path: path, configuration: configuration)
@@ -96,6 +105,7 @@ public final class Outbox: Sendable {
         } catch {
             throw Self.translate(error, path: path)
         }
+        Self.createReserve(at: reservePath)
         logger.info("Outbox opened.", metadata: [
             "whereabouts.outbox.path": "\(path)", "whereabouts.outbox.depth": "\(depth)",
         ])
@@ -112,6 +122,16 @@ public final class Outbox: Sendable {
     ///   write-ahead log was checkpointed and cut back (which often makes room: the log holds many
     ///   copies of the same few pages). Nothing stored before is affected.
     public func append(topic: String, payload: Data, tst: Int, createdAt: Date = Date()) async throws(OutboxError) -> OutboxAppendResult {
+        // New reports are stored only while the reserve exists (or can be made again): the room
+        // it holds is what lets deletes and checkpoints run on a full file system, so reports
+        // must not take it.
+        if !FileManager.default.fileExists(atPath: reservePath) {
+            Self.createReserve(at: reservePath)
+            guard FileManager.default.fileExists(atPath: reservePath) else {
+                spaceShort.withLock { $0 = true }
+                throw .storageFull(path: path)
+            }
+        }
         do {
             return try await insert(topic: topic, payload: payload, tst: tst, createdAt: createdAt)
         } catch .storageFull {
@@ -187,8 +207,28 @@ public final class Outbox: Sendable {
     /// While the file system is short of space (an append failed for it), or when the outbox
     /// becomes empty after a large drain, the write-ahead log is then checkpointed and cut back,
     /// so that the space the deleted reports took is free for new ones.
+    ///
+    /// On a full file system (a delete needs room in the log too) the deletes are retried a few
+    /// rows per transaction, the log cut back between them, so that even a full disk drains.
     @discardableResult
     public func remove(ids: [Int64], retained: OutboxEntry? = nil) async throws(OutboxError) -> Int {
+        do {
+            return try await delete(ids: ids, retained: retained)
+        } catch .storageFull {
+            spaceShort.withLock { $0 = true }
+            await truncateLog()
+            var removed = 0
+            var start = 0
+            while start < ids.count {
+                let end = min(ids.count, start + 4)
+                removed += try await delete(ids: Array(ids[start..<end]), retained: end == ids.count ? retained : nil)
+                start = end
+            }
+            return removed
+        }
+    }
+
+    private func delete(ids: [Int64], retained: OutboxEntry?) async throws(OutboxError) -> Int {
         guard !ids.isEmpty else { return 0 }
         let cache = depthCache
         let removed = try await perform { db in
@@ -227,12 +267,43 @@ public final class Outbox: Sendable {
     /// Checkpoints the write-ahead log into the database file and truncates it to zero bytes,
     /// giving its space back to the file system. Failures are logged and otherwise ignored (a
     /// reader or a full disk may prevent it; the next call tries again).
+    ///
+    /// A checkpoint copies the log's pages into the database file, which may have to grow: on a
+    /// file system that is completely full it cannot, and then no write at all could free space.
+    /// For that case the outbox keeps a reserve file (`<path>-reserve`, ``reserveSize`` bytes): it
+    /// is deleted to make room for the checkpoint and for deletes, and appends wait (reports are
+    /// lost) until it can be created again, that is until deletes gave the space back.
     public func truncateLog() async {
         removedSinceTruncation.withLock { $0 = 0 }
+        if await checkpoint() { return }
+        guard FileManager.default.fileExists(atPath: reservePath) else { return }
+        try? FileManager.default.removeItem(atPath: reservePath)
+        logger.notice("Outbox file system full: released the reserve to cut the log back.", metadata: [
+            "whereabouts.outbox.path": "\(path)",
+        ])
+        _ = await checkpoint()
+    }
+
+    private func checkpoint() async -> Bool {
         do {
             try await queue.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+            return true
         } catch {
             logger.debug("Outbox log checkpoint failed.", metadata: ["whereabouts.error": "\(error)"])
+            return false
+        }
+    }
+
+    /// The size of the reserve file kept next to the outbox for a full file system.
+    public static let reserveSize = 64 * 1024
+
+    /// Writes the reserve file if it is missing; leaves nothing behind when there is no room.
+    private static func createReserve(at path: String) {
+        guard !FileManager.default.fileExists(atPath: path) else { return }
+        do {
+            try Data(count: reserveSize).write(to: URL(fileURLWithPath: path))
+        } catch {
+            try? FileManager.default.removeItem(atPath: path)
         }
     }
 
