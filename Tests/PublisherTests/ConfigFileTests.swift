@@ -94,6 +94,17 @@ struct ConfigFileTests {
         }
     }
 
+    @Test("A key that is itself a list or mapping is an unknown key, not a crash")
+    func complexKey() {
+        // Found by the config fuzz harness: `? ? - -` crashed inside Yams while the key was named.
+        #expect(throws: ConfigFileError.unknownKey(path: "p", key: "a mapping", line: 1)) {
+            try ConfigFile(text: "? ? - -", path: "p", keys: keys)
+        }
+        #expect(throws: ConfigFileError.unknownKey(path: "p", key: "a list", line: 1)) {
+            try ConfigFile(text: "? [a, b]\n: 1\n", path: "p", keys: keys)
+        }
+    }
+
     @Test("A missing file is an error naming it")
     func missingFile() throws {
         let dir = try TemporaryDirectory()

@@ -42,7 +42,7 @@ public struct ConfigFile: Sendable, Hashable {
         for (keyNode, valueNode) in mapping {
             let line = keyNode.mark?.line
             guard let key = keyNode.string, !key.isEmpty else {
-                throw .unknownKey(path: path, key: "\(keyNode.any)", line: line)
+                throw .unknownKey(path: path, key: Self.text(of: keyNode), line: line)  // not `.any`: Yams crashes on a mapping key
             }
             guard let kind = known[key] else {
                 throw .unknownKey(path: path, key: key, line: line)
