@@ -35,12 +35,12 @@ func measure(_ name: String, _ body: () throws -> Void) rethrows -> Double {
 
 var sink = 0
 let baseline = try measure("decode plain (baseline)") {
-    for _ in 0..<count { if case .location(let m) = try decoder.decode(plain, now: now) { sink &+= m.tst } }
+    for _ in 0..<count { if case .location(let m, _) = try decoder.decode(plain, now: now) { sink &+= m.tst } }
 }
 let encrypted = try measure("open + decode encrypted") {
     for _ in 0..<count {
         let opened = try EncryptedMessage.open(sealed, with: key)
-        if case .location(let m) = try decoder.decode(opened, now: now) { sink &+= m.tst }
+        if case .location(let m, _) = try decoder.decode(opened, now: now) { sink &+= m.tst }
     }
 }
 let seal = try measure("seal (publisher, per message)") {
