@@ -126,7 +126,9 @@ enum Tools {
                          "-q", "1", "-t", topic, "-W", "\(wait)"]
         if !clean { arguments.append("-c") }
         if count > 0 { arguments += ["-C", "\(count)"] }
-        return try run("/usr/bin/mosquitto_sub", arguments)
+        // The test runner's threads block signals and children inherit the mask, so mosquitto_sub's
+        // own -W alarm never fires: timeout(1) ends it with SIGKILL, which cannot be blocked.
+        return try run("/usr/bin/timeout", ["-s", "KILL", "\(wait + 1)", "/usr/bin/mosquitto_sub"] + arguments)
     }
 
     /// `mosquitto_pub` of one QoS 1 message; throws when it fails.

@@ -99,7 +99,14 @@ public struct DynamicSecuritySync: Sendable {
                 logger.error("The broker's dynamic security was not updated.", metadata: ["whereabouts.error": "\(error)"])
             }
         }
+        // A change made while the first apply runs would be in the watcher's starting stamp and
+        // never seen: apply again until the file holds still across an apply.
+        var stamp = CirclesFileWatcher.stamp(of: path)
         await watcher.load(reason: "start", reload: apply)
+        while !Task.isCancelled, CirclesFileWatcher.stamp(of: path) != stamp {
+            stamp = CirclesFileWatcher.stamp(of: path)
+            await watcher.load(reason: "changed", reload: apply)
+        }
         await watcher.watch(reload: apply)
     }
 
