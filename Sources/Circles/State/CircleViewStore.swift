@@ -110,7 +110,10 @@ public actor CircleViewStore {
 
     /// Views as they are published, from now on. Each call returns an independent sequence.
     public func updates() -> CircleViewUpdates {
-        let (stream, continuation) = AsyncStream.makeStream(of: CircleView.self, bufferingPolicy: .bufferingNewest(64))
+        // Unbounded: one collection yields every due view at once, and a bound would drop the
+        // oldest ones, which can be some circle's only, newest view. The dashboard reads with
+        // one consumer that only encodes (ViewBroadcaster), so nothing accumulates.
+        let (stream, continuation) = AsyncStream.makeStream(of: CircleView.self, bufferingPolicy: .unbounded)
         let id = nextSubscriberID
         nextSubscriberID += 1
         subscribers[id] = continuation
