@@ -61,7 +61,9 @@ struct BrowserSecurityTests {
             #expect(own.opened && own.messages >= 1 && own.firstCircle == "family")
 
             try await Self.withOtherSite { otherPort in
-                try await page.navigate(to: "http://127.0.0.1:\(otherPort)/")
+                // Loaded once its own title is there (its readyState was seen to stay short of
+                // `complete` under the test server).
+                try await page.navigate(to: "http://127.0.0.1:\(otherPort)/", until: "document.title === 'Another site'")
                 let foreign = try await page.value(Probe.self, Self.webSocketProbe(url))
                 #expect(!foreign.opened, "the upgrade from http://127.0.0.1:\(otherPort) must be refused")
                 #expect(foreign.messages == 0)

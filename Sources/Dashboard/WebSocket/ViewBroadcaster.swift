@@ -1,3 +1,4 @@
+import Foundation
 import Circles
 import Logging
 import ServiceLifecycle
@@ -96,7 +97,13 @@ final class ViewBroadcaster<Source: CircleViewSource>: Service, Sendable {
     /// circles already in its mailbox; `nil` once the broadcaster has closed.
     func register(circle: String?) async -> ClientID? {
         let circleIDs = if let circle { [circle] } else { await source.circleIDs() }
-        let missing = state.withLock { state in circleIDs.filter { state.latest[$0] == nil } }
+        // A page extrapolates from a view's `generatedAt` as if it arrived when generated, so a
+        // latest view older than a second is generated anew for the new client (one generation
+        // per circle and second, however many clients connect at once).
+        let now = Date().timeIntervalSince1970
+        let missing = state.withLock { state in
+            circleIDs.filter { id in state.latest[id].map { now - $0.generatedAt > 1 } ?? true }
+        }
         for id in missing {
             if let view = await source.currentView(id: id) { offer(view) }
         }
