@@ -119,7 +119,7 @@ struct IngestRulesTests {
         #expect(try await Self.dave(store, at: Self.t0).face == nil)
         await Self.ingest(store, "owntracks/Dave/handheld/info", OwnTracksPayloads.card(name: "Text", face: Array("hello".utf8)), at: Self.t0)
         #expect(await store.statistics().droppedFields == ["face": 2])
-        let huge = String(repeating: "A", count: MessageDecoder.maxCardPayloadBytes + 1)
+        let huge = String(repeating: "A", count: MessageDecoder.maxEncryptedCardPayloadBytes + 1)
         await Self.ingest(store, "owntracks/Dave/handheld/info", #"{"_type":"card","face":"\#(huge)"}"#, at: Self.t0)
         #expect(await store.statistics().rejected == ["oversize": 1])
     }

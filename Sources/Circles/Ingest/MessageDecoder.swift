@@ -24,6 +24,9 @@ public struct MessageDecoder: Sendable {
     /// The payload limit on `<base>/info`, where cards carry their face in base64: room for a
     /// 256 KiB face (4/3 of it) and the rest of the card.
     public static let maxCardPayloadBytes = (maxFaceBytes + 2) / 3 * 4 + 8 * 1024
+    /// The payload limit on `<base>/info` when the card comes encrypted: the largest card sealed
+    /// (24-byte nonce and 16-byte tag), in base64 again, inside `{"_type":"encrypted","data":…}`.
+    public static let maxEncryptedCardPayloadBytes = (maxCardPayloadBytes + 40 + 2) / 3 * 4 + 64
 
     /// A decoded message and the informational fields dropped from it.
     public struct Decoded: Sendable, Hashable {

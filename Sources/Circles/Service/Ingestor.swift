@@ -49,7 +49,7 @@ extension CircleViewStore {
         if route.subtopic == "cmd" {  // commands to the device, not news from it
             return apply(.ignored(type: "cmd"), from: route.member, retained: message.retained, at: now)
         }
-        let limit = route.subtopic == "info" ? max(decoder.maxPayloadBytes, MessageDecoder.maxCardPayloadBytes) : nil
+        let limit = route.subtopic == "info" ? max(decoder.maxPayloadBytes, MessageDecoder.maxEncryptedCardPayloadBytes) : nil
         var decoded: MessageDecoder.Decoded
         do {
             decoded = try decoder.decodeReporting(message.payload, now: now, limit: limit)
