@@ -6,6 +6,13 @@ import Glibc
 /// `GET /metrics` from a publisher's metrics server on loopback, over a real TCP connection; the
 /// body of the response (Prometheus text).
 func scrapeMetrics(port: Int) async throws -> String {
+    let text = try await rawHTTPExchange(port: port, request: "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    return text.range(of: "\r\n\r\n").map { String(text[$0.upperBound...]) } ?? text
+}
+
+/// Sends `request` as written over a real TCP connection to 127.0.0.1:`port` and returns the whole
+/// response, read until the server closes (reads time out after 5 s). Runs on a detached task.
+func rawHTTPExchange(port: Int, request: String) async throws -> String {
     try await Task.detached {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
@@ -20,8 +27,8 @@ func scrapeMetrics(port: Int) async throws -> String {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
-        let request = Array("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
-        _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+        let bytes = Array(request.utf8)
+        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
         var response: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
@@ -29,8 +36,7 @@ func scrapeMetrics(port: Int) async throws -> String {
             if n <= 0 { break }
             response += buffer[0..<n]
         }
-        let text = String(decoding: response, as: UTF8.self)
-        return text.range(of: "\r\n\r\n").map { String(text[$0.upperBound...]) } ?? text
+        return String(decoding: response, as: UTF8.self)
     }.value
 }
 
