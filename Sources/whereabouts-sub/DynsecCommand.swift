@@ -72,13 +72,7 @@ struct DynsecCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let level = Logger.Level(rawValue: logLevel) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
-        let logger = Logger(label: "whereabouts-sub")
+        let logger = bootstrapLogging(level: logLevel)
         let admin = brokerOptions.username ?? ""
         let file: CirclesFile
         do { file = try CirclesFile.load(path: circles) } catch {

@@ -96,13 +96,7 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let level = Logger.Level(rawValue: logLevel) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
-        let logger = Logger(label: "whereabouts-sub")
+        let logger = bootstrapLogging(level: logLevel)
         let shard = try Shard(parsing: shard)
         let file = try CirclesFile.load(path: circles)
         let settings = ViewSettings(
