@@ -127,3 +127,31 @@ extension PageMapTests {
         }
     }
 }
+
+extension PageMapTests {
+    @Test("The + and − buttons zoom by one level and hand the camera to the user; fit frames every member again")
+    func zoomButtons() async throws {
+        let store = await Fixtures.store()
+        try await PageTests.withDashboard(store, path: "/#family") { page, _ in
+            try await page.waitFor(PageTests.markerAt("alice", lat: 52.6638, lon: -8.6267))
+            let fitted = try await page.value(Camera.self, Self.cameraScript)
+            try await page.evaluate("(window.zoomEnded = new Promise((r) => window.whereabouts.map.once('zoomend', () => r(true))), true)")
+            try await page.evaluate("document.getElementById('zoomin').click()")
+            try await page.evaluate("window.zoomEnded", timeout: .seconds(10))
+            let zoomedIn = try await page.value(Camera.self, Self.cameraScript)
+            #expect(!zoomedIn.fit)
+            #expect(abs(zoomedIn.zoom - fitted.zoom - 1) < 1e-6, "\(fitted.zoom) -> \(zoomedIn.zoom)")
+
+            // Fit: the camera frames every member again, each marker inside the map.
+            try await page.evaluate("document.getElementById('fit').click()")
+            try await page.waitFor("Math.abs(window.whereabouts.map.getZoom() - \(fitted.zoom)) < 0.01")
+            #expect(try await page.value(Camera.self, Self.cameraScript).fit)
+            let inside = try await page.value(Bool.self, """
+                (() => { const map = document.getElementById('map').getBoundingClientRect();
+                  return [...document.querySelectorAll('#map .member .body')].every((e) => { const r = e.getBoundingClientRect();
+                    return r.left >= map.left && r.right <= map.right && r.top >= map.top && r.bottom <= map.bottom; }); })()
+                """)
+            #expect(inside)
+        }
+    }
+}
