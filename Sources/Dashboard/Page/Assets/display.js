@@ -1,6 +1,6 @@
 // What the page shows of a circle view, now: the display model (Core's
 // LocationMessage.displayedPosition), distances for the scale bar and grid, and text formatting.
-// Pure functions and the current view on window.whereabouts; no drawing.
+// Pure functions, the current view and a text helper on window.whereabouts; no drawing.
 "use strict";
 (function () {
   const W = window.whereabouts = {};
