@@ -58,7 +58,7 @@ public struct DashboardOptions: ParsableArguments {
     /// `{x}` and `{y}` placeholders.
     public func validate() throws {
         if leafletDirectory.allSatisfy(\.isWhitespace) {
-            throw ValidationError("--leaflet-dir must not be empty; the default is /usr/share/javascript/leaflet (Debian's libjs-leaflet).")
+            throw ValidationError("--leaflet-dir must not be empty; the default is \(DashboardConfiguration().leafletDirectory) (Debian's libjs-leaflet).")
         }
         if httpHost.allSatisfy(\.isWhitespace) {
             throw ValidationError("--http-host must not be empty; use 127.0.0.1 or 0.0.0.0.")
