@@ -24,7 +24,7 @@ public final class MQTTPublishConnection: PublishConnection, Service {
     private let settings: PublisherSettings
     private let startedAt: Int
     private let logger: Logger
-    private let since = Mutex<Date?>(nil)
+    private let uptime = ConnectionUptime()
     private let sealer: PayloadSealer
     private let freshSession = Mutex(false)
     private let doorbell: Doorbell?
@@ -64,7 +64,7 @@ public final class MQTTPublishConnection: PublishConnection, Service {
 
     /// When the main connection came up, or `nil` while it is down.
     public func connectedSince() async -> Date? {
-        since.withLock { $0 }
+        uptime.since
     }
 
     /// Whether the current connection started a new broker session not yet answered; clears it.
@@ -75,14 +75,9 @@ public final class MQTTPublishConnection: PublishConnection, Service {
         }
     }
 
-    /// Waits for the main connection, polling its state every 20 ms, at most `timeout`.
+    /// Waits until the main connection is up (woken by its state updates), at most `timeout`.
     public func waitUntilConnected(timeout: Duration) async -> Bool {
-        let end = ContinuousClock.now.advanced(by: timeout)
-        while ContinuousClock.now < end {
-            if since.withLock({ $0 }) != nil { return true }
-            do { try await Task.sleep(for: .milliseconds(20)) } catch { return false }
-        }
-        return since.withLock { $0 } != nil
+        await uptime.waitUntilConnected(timeout: timeout)
     }
 
     // MARK: Service
@@ -102,7 +97,7 @@ public final class MQTTPublishConnection: PublishConnection, Service {
             try? await gracefulShutdown()
             group.cancelAll()
         }
-        since.withLock { $0 = nil }
+        _ = uptime.markDisconnected()
         let now = Int(Date().timeIntervalSince1970)
         let offline = ReportEncoder.encode(PresenceMessage(state: .offline, since: startedAt, tst: now))
         do {
@@ -124,7 +119,7 @@ public final class MQTTPublishConnection: PublishConnection, Service {
             case .connected(let sessionPresent):
                 // The flag first: a drainer that sees the connection up sees the flag as well.
                 if !sessionPresent { freshSession.withLock { $0 = true } }
-                since.withLock { $0 = Date() }
+                uptime.markConnected(at: Date())
                 logger.info("Connected.", metadata: ["whereabouts.mqtt.state": "\(state)"])
                 if !sessionPresent { doorbell?.ring() }
                 do {
@@ -134,11 +129,7 @@ public final class MQTTPublishConnection: PublishConnection, Service {
                 }
                 await publishCard()
             case .disconnected, .reconnecting:
-                let wasConnected = since.withLock { value in
-                    defer { value = nil }
-                    return value != nil
-                }
-                if wasConnected { logger.warning("Disconnected.", metadata: ["whereabouts.mqtt.state": "\(state)"]) }
+                if uptime.markDisconnected() { logger.warning("Disconnected.", metadata: ["whereabouts.mqtt.state": "\(state)"]) }
             case .connecting:
                 break
             }

@@ -1,27 +1,57 @@
 import Foundation
 
-/// A value guarded by a lock, for state that libmosquitto's thread and Swift tasks share.
+/// A value guarded by a lock, for state that libmosquitto's thread and Swift tasks share; a thread
+/// may also block until the value satisfies a condition (``wait(until:deadline:)``).
 ///
-/// It plays the role of `Synchronization.Mutex`, but over a pthread mutex (`NSLock`): the thread
+/// The project's lock rule (docs/architecture.md, "Locks"): code in `WhereaboutsMQTT`, which
+/// libmosquitto's thread enters and which the thread-sanitizer pass of `scripts/test` covers, guards
+/// shared state with this type; every other module uses `Synchronization.Mutex`. This type plays
+/// the role of `Mutex`, but over a pthread mutex and condition variable (`NSCondition`): the thread
 /// sanitizer follows pthread locking, while on Linux it cannot see the futex-based ordering of
-/// `Mutex` and reports races between two `withLock` bodies that cannot overlap. The MQTT tests run
-/// under the thread sanitizer, so everything on their path uses this type.
+/// `Mutex` and reports races between two `withLock` bodies that cannot overlap.
 package final class LockedState<State>: @unchecked Sendable {
-    // @unchecked Sendable: `state` is read and written only inside `withLock`, with `lock` held.
-    private let lock = NSLock()
+    // @unchecked Sendable: `state` and `waiting` are read and written only with `condition` locked.
+    private let condition = NSCondition()
     private var state: State
+    /// How many threads block in `wait(until:deadline:)`; `withLock` wakes them only when nonzero.
+    private var waiting = 0
 
     /// Creates the guarded value.
     package init(_ state: State) {
         self.state = state
     }
 
-    /// Runs `body` with exclusive access to the value and returns what it returns.
+    /// Runs `body` with exclusive access to the value and returns what it returns. Threads blocked
+    /// in ``wait(until:deadline:)`` then check their condition again.
     package func withLock<Result, Failure: Error>(
         _ body: (inout State) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        lock.lock()
-        defer { lock.unlock() }
+        condition.lock()
+        defer {
+            if waiting > 0 { condition.broadcast() }
+            condition.unlock()
+        }
         return try body(&state)
+    }
+
+    /// Blocks the calling thread until `isSatisfied` holds for the value or `deadline` passes;
+    /// returns whether it holds. Every ``withLock(_:)`` call wakes the waiter to check again.
+    /// Never call it from a Swift task: it blocks a thread of the cooperative pool.
+    @discardableResult
+    package func wait(until isSatisfied: (State) -> Bool, deadline: ContinuousClock.Instant? = nil) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while !isSatisfied(state) {
+            waiting += 1
+            defer { waiting -= 1 }
+            if let deadline {
+                let remaining = deadline - ContinuousClock.now
+                guard remaining > .zero else { return false }
+                _ = condition.wait(until: Date(timeIntervalSinceNow: remaining.seconds))
+            } else {
+                condition.wait()
+            }
+        }
+        return true
     }
 }
