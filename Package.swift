@@ -56,6 +56,7 @@ let package = Package(
             name: "WhereaboutsMQTT",
             dependencies: [
                 "CMosquitto",
+                "WhereaboutsCore",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -294,6 +295,7 @@ let package = Package(
             name: "WhereaboutsTestSupport",
             dependencies: [
                 "WhereaboutsMQTT",
+                "WhereaboutsCore",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/WhereaboutsTestSupport"

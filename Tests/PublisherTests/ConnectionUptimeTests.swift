@@ -7,17 +7,15 @@ import WhereaboutsTestSupport
 /// The drainer's wait for the MQTT connection: woken by the state update, bounded, cancellable.
 @Suite("Connection uptime")
 struct ConnectionUptimeTests {
-    @Test("A waiter wakes when the connection comes up, well before its timeout")
+    @Test("A waiter wakes when the connection comes up (true; a timeout would answer false)")
     func wakesOnConnect() async throws {
         let uptime = ConnectionUptime()
-        let clock = ContinuousClock()
-        let start = clock.now
-        let waiter = Task { await uptime.waitUntilConnected(timeout: .seconds(30)) }
-        try await waitUntil("the waiter to register", timeout: .seconds(10)) { uptime.waiting == 1 }
+        let waiter = Task { await uptime.waitUntilConnected(timeout: .seconds(600)) }
+        // Generous bounds: the whole suite shares two cooperative threads with CPU-heavy tests.
+        try await waitUntil("the waiter to register", timeout: .seconds(60)) { uptime.waiting == 1 }
         uptime.markConnected(at: Date())
-        let result = try await withTimeout(.seconds(10), "the waiter") { await waiter.value }
+        let result = try await withTimeout(.seconds(60), "the waiter") { await waiter.value }
         #expect(result)
-        #expect(clock.now - start < .seconds(10))
         #expect(uptime.since != nil)
         #expect(uptime.waiting == 0)
     }
@@ -38,7 +36,7 @@ struct ConnectionUptimeTests {
         let uptime = ConnectionUptime()
         let waiter = Task { await uptime.waitUntilConnected(timeout: .seconds(60)) }
         waiter.cancel()
-        let result = try await withTimeout(.seconds(10), "the cancelled waiter") { await waiter.value }
+        let result = try await withTimeout(.seconds(60), "the cancelled waiter") { await waiter.value }
         #expect(result == false)
     }
 }

@@ -1,5 +1,6 @@
 import CMosquitto
 import Foundation
+internal import WhereaboutsCore
 
 /// Links a waiting operation to its message id so that task cancellation can find it, whichever
 /// of "id registered" and "task cancelled" happens first.

@@ -1,4 +1,5 @@
 import Foundation
+internal import WhereaboutsCore
 
 /// Everything a ``MosquittoSession`` knows that more than one thread reads or writes, guarded by
 /// the session's ``LockedState``.

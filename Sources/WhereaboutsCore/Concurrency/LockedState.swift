@@ -1,11 +1,13 @@
 import Foundation
 
-/// A value guarded by a lock, for state that libmosquitto's thread and Swift tasks share; a thread
-/// may also block until the value satisfies a condition (``wait(until:deadline:)``).
+/// A value guarded by a lock, for state that a thread of our own (libmosquitto's loop, a position
+/// source's reader) shares with Swift tasks; that thread may block until the value satisfies a
+/// condition (``wait(until:deadline:)``).
 ///
-/// The project's lock rule (docs/architecture.md, "Locks"): code in `WhereaboutsMQTT`, which
-/// libmosquitto's thread enters and which the thread-sanitizer pass of `scripts/test` covers, guards
-/// shared state with this type; every other module uses `Synchronization.Mutex`. This type plays
+/// The project's lock rule (docs/architecture.md, "Locks"): state that a dedicated thread blocks
+/// on, and all shared state in `WhereaboutsMQTT` (which libmosquitto's thread enters and the
+/// thread-sanitizer pass of `scripts/test` covers), is a `LockedState`; state shared only by Swift
+/// tasks is a `Synchronization.Mutex`. No hand-paired lock/unlock calls anywhere. This type plays
 /// the role of `Mutex`, but over a pthread mutex and condition variable (`NSCondition`): the thread
 /// sanitizer follows pthread locking, while on Linux it cannot see the futex-based ordering of
 /// `Mutex` and reports races between two `withLock` bodies that cannot overlap.
@@ -47,7 +49,8 @@ package final class LockedState<State>: @unchecked Sendable {
             if let deadline {
                 let remaining = deadline - ContinuousClock.now
                 guard remaining > .zero else { return false }
-                _ = condition.wait(until: Date(timeIntervalSinceNow: remaining.seconds))
+                let (seconds, attoseconds) = remaining.components
+                _ = condition.wait(until: Date(timeIntervalSinceNow: Double(seconds) + Double(attoseconds) * 1e-18))
             } else {
                 condition.wait()
             }
