@@ -23,7 +23,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
@@ -274,6 +274,7 @@ let package = Package(
                 "WhereaboutsTestSupport",
                 "PositionSources",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
             ]
         ),
         .testTarget(
@@ -287,6 +288,7 @@ let package = Package(
                 "WhereaboutsCore",
                 "WhereaboutsTestSupport",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
             ]
         ),
 
@@ -297,6 +299,7 @@ let package = Package(
                 "WhereaboutsMQTT",
                 "WhereaboutsCore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             path: "Tests/WhereaboutsTestSupport"
         ),
@@ -340,7 +343,7 @@ let package = Package(
         .testTarget(
             name: "OutboxTests",
             dependencies: [
-                "Outbox", "WhereaboutsCore",
+                "Outbox", "WhereaboutsCore", "WhereaboutsTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -52,7 +52,7 @@ public struct PublisherApp: Sendable {
             logger: logger, resumeAfter: resumeAfter.map { Date(timeIntervalSince1970: Double($0) + 1) })
         let sourceRejections = SourceRejectionExport(counter: source.rejections, metrics: metrics)
         let reporter = Reporter(
-            settings: settings, screen: launch.makeScreen(), policies: launch.policies,
+            settings: settings, filter: launch.makeFilter(), policies: launch.policies,
             initialProfile: launch.initialProfile, outbox: outbox, metrics: metrics, doorbell: doorbell,
             clock: clock, resumeAfter: resumeAfter, logger: logger)
         let connection = MQTTPublishConnection(base: mqttConfiguration(), settings: settings, doorbell: doorbell, logger: logger)

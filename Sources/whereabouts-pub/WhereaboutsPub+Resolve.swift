@@ -39,7 +39,7 @@ extension WhereaboutsPub {
         }
         let address: BrokerAddress
         do { address = try BrokerAddress(parsing: broker.broker) } catch { throw ValidationError(error.description) }
-        guard (0...2).contains(broker.qos) else { throw ValidationError("--qos must be 0, 1 or 2, not \(broker.qos).") }
+        guard let qos = QoS(rawValue: broker.qos) else { throw ValidationError("--qos must be 0, 1 or 2, not \(broker.qos).") }
         guard (5...65_535).contains(broker.keepAlive) else {
             throw ValidationError("--keep-alive must be between 5 and 65535 seconds, not \(broker.keepAlive).")
         }
@@ -82,7 +82,7 @@ extension WhereaboutsPub {
         }
         let policies = try makePolicies()
         var settings = PublisherSettings(
-            tid: tid, topicBase: topicBase, qos: broker.qos, retain: broker.retain,
+            tid: tid, topicBase: topicBase, qos: qos, retain: broker.retain,
             drainTimeout: .milliseconds(Int64(daemon.drainTimeout * 1000)), maxInFlight: daemon.maxInFlight)
         settings.encryptionKey = try owntracks.encryptionKey()
         settings.card = try owntracks.card(tid: tid)
@@ -97,6 +97,6 @@ extension WhereaboutsPub {
             lowBattery: LowBatteryRule(threshold: daemon.batteryLow, hysteresis: daemon.batteryHysteresis),
             batteryInterval: .milliseconds(Int64(daemon.batteryInterval * 1000)), powerSupplyPath: daemon.powerSupplyPath,
             metricsPort: daemon.metricsPort, metricsAddress: daemon.metricsAddress, logLevel: level,
-            policies: policies.profiles, makeScreen: policies.makeScreen)
+            policies: policies.profiles, makeFilter: policies.makeFilter)
     }
 }

@@ -58,8 +58,8 @@ public final class MQTTPublishConnection: PublishConnection, Service {
     // MARK: PublishConnection
 
     /// Publishes on the main connection.
-    public func publish(to topic: String, payload: Data, qos: Int, retain: Bool, timeout: Duration) async throws {
-        try await client.publish(to: topic, payload: sealer.seal(payload), qos: QoS(rawValue: qos) ?? .atLeastOnce, retain: retain, timeout: timeout)
+    public func publish(to topic: String, payload: Data, qos: QoS, retain: Bool, timeout: Duration) async throws {
+        try await client.publish(to: topic, payload: sealer.seal(payload), qos: qos, retain: retain, timeout: timeout)
     }
 
     /// When the main connection came up, or `nil` while it is down.
@@ -103,7 +103,7 @@ public final class MQTTPublishConnection: PublishConnection, Service {
         do {
             let offline = try sealer.seal(offline)
             try await presenceClient.publish(
-                to: settings.presenceTopic, payload: offline, qos: QoS(rawValue: max(1, settings.qos)) ?? .atLeastOnce,
+                to: settings.presenceTopic, payload: offline, qos: max(.atLeastOnce, settings.qos),
                 retain: true, timeout: .seconds(2))
         } catch {
             logger.warning("Could not publish offline presence; the broker sends it as the will.", metadata: ["whereabouts.error": "\(error)"])
@@ -142,7 +142,7 @@ public final class MQTTPublishConnection: PublishConnection, Service {
         guard let card = settings.card else { return }
         do {
             try await publish(
-                to: settings.infoTopic, payload: ReportEncoder.encode(card), qos: max(1, settings.qos),
+                to: settings.infoTopic, payload: ReportEncoder.encode(card), qos: max(.atLeastOnce, settings.qos),
                 retain: true, timeout: settings.publishTimeout)
             logger.debug("Card published.", metadata: ["whereabouts.topic": "\(settings.infoTopic)"])
         } catch {
@@ -157,7 +157,7 @@ public final class MQTTPublishConnection: PublishConnection, Service {
             do {
                 let online = try sealer.seal(online)
                 try await presenceClient.publish(
-                    to: settings.presenceTopic, payload: online, qos: QoS(rawValue: max(1, settings.qos)) ?? .atLeastOnce,
+                    to: settings.presenceTopic, payload: online, qos: max(.atLeastOnce, settings.qos),
                     retain: true, timeout: .seconds(10))
             } catch {
                 logger.warning("Could not publish online presence.", metadata: ["whereabouts.error": "\(error)"])

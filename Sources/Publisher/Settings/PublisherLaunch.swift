@@ -49,7 +49,7 @@ public struct PublisherLaunch: Sendable {
     /// Makes the policies of both profiles.
     public var policies: ProfilePolicies
     /// Makes the rejection filters.
-    public var makeScreen: @Sendable () -> any FixScreen
+    public var makeFilter: @Sendable () -> FixFilter
 
     /// Creates a launch description; the executable fills every field.
     public init(
@@ -58,7 +58,7 @@ public struct PublisherLaunch: Sendable {
         tlsCAFile: String?, tlsCertificateFile: String?, tlsKeyFile: String?, tlsInsecure: Bool,
         outboxPath: String, outboxMax: Int, initialProfile: MonitoringMode, lowBattery: LowBatteryRule,
         batteryInterval: Duration, powerSupplyPath: String, metricsPort: Int?, metricsAddress: String,
-        logLevel: Logger.Level, policies: ProfilePolicies, makeScreen: @escaping @Sendable () -> any FixScreen
+        logLevel: Logger.Level, policies: ProfilePolicies, makeFilter: @escaping @Sendable () -> FixFilter
     ) {
         self.settings = settings
         self.source = source
@@ -81,6 +81,6 @@ public struct PublisherLaunch: Sendable {
         self.metricsAddress = metricsAddress
         self.logLevel = logLevel
         self.policies = policies
-        self.makeScreen = makeScreen
+        self.makeFilter = makeFilter
     }
 }
