@@ -68,7 +68,7 @@ struct NMEATests {
 
     @Test("Checksums: verified, case-insensitive hex; missing or cut-off checksums are truncation")
     func checksums() {
-        func reason(_ line: String) -> RejectionReason? {
+        func reason(_ line: String) -> SourceRejectionReason? {
             if case let .rejected(reason) = NMEASentence.parse(line[...]) { return reason }
             return nil
         }

@@ -17,7 +17,7 @@ struct RejectionTests {
         #expect(records.filter { $0.level == .debug }.count == track.rejections.total - track.rejections.counts.count)
         for record in records {
             #expect(record.metadata["whereabouts.source"] == "gpx")
-            #expect(record.metadata["whereabouts.reject.reason"].flatMap { RejectionReason(rawValue: "\($0)") } != nil)
+            #expect(record.metadata["whereabouts.reject.reason"].flatMap { SourceRejectionReason(rawValue: "\($0)") } != nil)
             #expect(record.metadata["whereabouts.reject.at"].map { "\($0)" }?.hasPrefix("malformed-points.gpx:") == true)
             #expect(!"\(record.message)".contains("46.0") && !"\(record.message)".contains("15.0"), "no coordinates in logs")
         }

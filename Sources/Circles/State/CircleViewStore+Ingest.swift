@@ -112,7 +112,7 @@ extension CircleViewStore {
 
     /// Counts and logs a rejected message: the first of each reason at info, the rest at debug
     /// (the rule for all rejected input), so one misbehaving client cannot flood the log.
-    public func reject(_ reason: RejectionReason, topic: String) {
+    public func reject(_ reason: MessageRejectionReason, topic: String) {
         stats.rejected[reason.code, default: 0] += 1
         metrics.ingest(outcome: "rejected", reason: reason.code)
         let isFirst = stats.rejected[reason.code] == 1

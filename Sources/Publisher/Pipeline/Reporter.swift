@@ -74,8 +74,7 @@ public actor Reporter {
         }
         if let reason = filter.check(fix, now: clock.now()) {
             metrics.rejected(reason: reason.rawValue)
-            rejections.record(reason)
-            let isFirst = rejections[reason] == 1
+            let isFirst = rejections.record(reason)
             logger.log(
                 level: isFirst ? .info : .debug,
                 "Fix dropped\(isFirst ? "; further fixes dropped for this reason are logged at debug level" : "").",
