@@ -92,19 +92,26 @@ public final class Outbox: Sendable {
             // database file then grows a little at a time, and on a full file system the log
             // never holds more new pages than the reserve file can make room for.
             try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.autoCheckpointPages)")
+            // Pages freed by deletes can be given back to the file system (`giveSpaceBack()`);
+            // this takes effect in a new file, before its first table (older files: see below).
+            try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
         }
+        let opened: (DatabaseQueue, Int)
         do {
-            let queue = try DatabaseQueue(path: path, configuration: configuration)
-            try queue.write { db in try Self.checkOwnership(db, path: path) }
-            try Self.migrator.migrate(queue)
-            let depth = try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM report") ?? 0 }
-            self.queue = queue
-            self.depthCache = DepthCache(depth)
-        } catch let error as OutboxError {
-            throw error
-        } catch {
-            throw Self.translate(error, path: path)
+            opened = try Self.open(path: path, configuration: configuration)
+        } catch .storageFull where FileManager.default.fileExists(atPath: reservePath) {
+            // Opening needs a little room too (the log's index, recovery): on a file system
+            // filled to the last page that is what the reserve is for.
+            try? FileManager.default.removeItem(atPath: reservePath)
+            logger.notice("Outbox file system full: released the reserve to open the outbox.", metadata: [
+                "whereabouts.outbox.path": "\(path)",
+            ])
+            opened = try Self.open(path: path, configuration: configuration)
         }
+        let (queue, depth) = opened
+        Self.enableIncrementalVacuum(queue, path: path, logger: logger)
+        self.queue = queue
+        self.depthCache = DepthCache(depth)
         Self.createReserve(at: reservePath)
         logger.info("Outbox opened.", metadata: [
             "whereabouts.outbox.path": "\(path)", "whereabouts.outbox.depth": "\(depth)",
@@ -124,7 +131,7 @@ public final class Outbox: Sendable {
     public func append(topic: String, payload: Data, tst: Int, createdAt: Date = Date()) async throws(OutboxError) -> OutboxAppendResult {
         // New reports are stored only while the reserve exists (or can be made again): the room
         // it holds is what lets deletes and checkpoints run on a full file system, so reports
-        // must not take it.
+        // must never take it.
         if !FileManager.default.fileExists(atPath: reservePath) {
             Self.createReserve(at: reservePath)
             guard FileManager.default.fileExists(atPath: reservePath) else {
@@ -136,7 +143,9 @@ public final class Outbox: Sendable {
             return try await insert(topic: topic, payload: payload, tst: tst, createdAt: createdAt)
         } catch .storageFull {
             spaceShort.withLock { $0 = true }
-            await truncateLog()
+            // A checkpoint often makes room (the log holds many copies of the same few pages);
+            // the reserve stays: it is for deletes, which free space, not for new reports.
+            _ = await checkpoint()
             return try await insert(topic: topic, payload: payload, tst: tst, createdAt: createdAt)
         }
     }
@@ -219,10 +228,17 @@ public final class Outbox: Sendable {
             await truncateLog()
             var removed = 0
             var start = 0
+            var releasedReserve = false
             while start < ids.count {
                 let end = min(ids.count, start + 4)
-                removed += try await delete(ids: Array(ids[start..<end]), retained: end == ids.count ? retained : nil)
-                start = end
+                do {
+                    removed += try await delete(ids: Array(ids[start..<end]), retained: end == ids.count ? retained : nil)
+                    start = end
+                } catch .storageFull where !releasedReserve {
+                    // Not even a few rows fit in the log: the reserve is what it is kept for.
+                    releasedReserve = true
+                    await releaseReserve()
+                }
             }
             return removed
         }
@@ -248,8 +264,10 @@ public final class Outbox: Sendable {
             count += removed
             return count
         }
-        if spaceShort.withLock({ $0 }) || (depth == 0 && shouldTruncate >= Self.truncateAfterRemovals) {
-            await truncateLog()
+        if spaceShort.withLock({ $0 }) {
+            await giveSpaceBack(stepwise: true)
+        } else if depth == 0 && shouldTruncate >= Self.truncateAfterRemovals {
+            await giveSpaceBack(stepwise: false)
         }
         return removed
     }
@@ -276,6 +294,11 @@ public final class Outbox: Sendable {
     public func truncateLog() async {
         removedSinceTruncation.withLock { $0 = 0 }
         if await checkpoint() { return }
+        await releaseReserve()
+    }
+
+    /// Deletes the reserve file (if it is there) and checkpoints into the room it held.
+    private func releaseReserve() async {
         guard FileManager.default.fileExists(atPath: reservePath) else { return }
         try? FileManager.default.removeItem(atPath: reservePath)
         logger.notice("Outbox file system full: released the reserve to cut the log back.", metadata: [
@@ -284,6 +307,33 @@ public final class Outbox: Sendable {
         _ = await checkpoint()
     }
 
+    /// After deletes: returns the database file's free pages to the file system
+    /// (`PRAGMA incremental_vacuum`), cuts the log back, and makes the reserve again if it was
+    /// released, so that new reports can be stored. `stepwise` (a file system short of space)
+    /// frees a few pages per step, so that each step's log fits in what little room there is.
+    private func giveSpaceBack(stepwise: Bool) async {
+        removedSinceTruncation.withLock { $0 = 0 }
+        let pagesPerStep = stepwise ? Self.vacuumStepPages : 0  // 0: every free page at once
+        for _ in 0..<Self.maxVacuumSteps {
+            let freePages = try? await queue.writeWithoutTransaction { db -> Int in
+                try db.execute(sql: "PRAGMA incremental_vacuum(\(pagesPerStep))")
+                return try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0
+            }
+            guard await checkpoint(), let freePages, freePages > 0 else { break }
+        }
+        let hadReserve = FileManager.default.fileExists(atPath: reservePath)
+        Self.createReserve(at: reservePath)
+        if !hadReserve, FileManager.default.fileExists(atPath: reservePath) {
+            logger.notice("Outbox file system has room again: new reports are stored again.", metadata: [
+                "whereabouts.outbox.path": "\(path)", "whereabouts.outbox.depth": "\(depth)",
+            ])
+        }
+    }
+
+    /// Pages returned to the file system per vacuum step, and the most steps after one delete.
+    static let vacuumStepPages = 8
+    static let maxVacuumSteps = 64
+
     private func checkpoint() async -> Bool {
         do {
             try await queue.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
@@ -291,6 +341,39 @@ public final class Outbox: Sendable {
         } catch {
             logger.debug("Outbox log checkpoint failed.", metadata: ["whereabouts.error": "\(error)"])
             return false
+        }
+    }
+
+    /// Opens the database, checks it is ours, migrates it, and counts its entries.
+    private static func open(path: String, configuration: Configuration) throws(OutboxError) -> (DatabaseQueue, Int) {
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            try queue.write { db in try Self.checkOwnership(db, path: path) }
+            try Self.migrator.migrate(queue)
+            let depth = try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM report") ?? 0 }
+            return (queue, depth)
+        } catch {
+            throw Self.translate(error, path: path)
+        }
+    }
+
+    /// Rewrites an outbox made before `auto_vacuum = INCREMENTAL` (a `VACUUM`, once), so that
+    /// space freed by deletes can go back to the file system. Without room for the copy the file
+    /// keeps working as it is, and the next start tries again.
+    private static func enableIncrementalVacuum(_ queue: DatabaseQueue, path: String, logger: Logger) {
+        do {
+            try queue.writeWithoutTransaction { db in
+                guard try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") != 2 else { return }
+                try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
+                try db.execute(sql: "VACUUM")
+                logger.info("Outbox rewritten once so that deleted reports give their space back.", metadata: [
+                    "whereabouts.outbox.path": "\(path)",
+                ])
+            }
+        } catch {
+            logger.warning("Could not rewrite the outbox for incremental vacuum; space freed by deletes stays in the file.", metadata: [
+                "whereabouts.outbox.path": "\(path)", "whereabouts.error": "\(error)",
+            ])
         }
     }
 

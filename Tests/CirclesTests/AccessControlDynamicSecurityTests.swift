@@ -51,6 +51,35 @@ struct AccessControlDynamicSecurityTests {
         }
     }
 
+    @Test("The real publisher logs in with its device account: its presence connection uses the -presence account and shows online", .enabled(if: TestPaths.builtExecutable(named: "whereabouts-pub") != nil))
+    func publisherWithDeviceAccount() async throws {
+        try await DynamicSecurityBroker.with(circles: Self.circles) { broker, passwords in
+            let account = "whereabouts-alice-phone"
+            _ = try passwords(account)
+            let publisher = try #require(TestPaths.builtExecutable(named: "whereabouts-pub"))
+            let directory = try TestPaths.makeTemporaryDirectory(prefix: "dynsec-pub")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let log = directory.appendingPathComponent("pub.log")
+            let process = try ChildProcess.spawn(publisher.path, [
+                "--source", "sim:walk?seed=1&count=100000", "--user", "alice", "--device", "phone",
+                "--broker", "mqtt://\(broker.host):\(broker.port)", "--username", account,
+                "--password-file", passwords.directory.appendingPathComponent(account).path,
+                "--outbox", directory.appendingPathComponent("outbox.sqlite").path,
+                "--power-supply-path", directory.appendingPathComponent("no-sysfs").path,
+            ], logFile: log)
+            defer { process.signal(SIGKILL) }
+            // The retained presence, read with the subscriber's account: online, from the
+            // presence connection (before the fix it was refused: its id is not the main account's).
+            let sub = ("whereabouts-sub", try passwords("whereabouts-sub"))
+            try await DynamicSecurityBroker.eventually("alice's presence online", timeout: .seconds(30)) {
+                try Tools.sub(broker, account: sub, clientID: "whereabouts-sub", clean: true,
+                              topic: "owntracks/alice/phone/presence", count: 1, wait: 2).output.contains("\"state\":\"online\"")
+            }
+            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            #expect(!text.contains("not authorised") && !text.contains("refused"), "no refused connection: \(text.suffix(1500))")
+        }
+    }
+
     @Test("Without bound client ids (the plain ACL file) the same attack discards the queued fix")
     func plainACLLosesTheFix() async throws {
         let file = try CirclesFile.parse(yaml: Self.circles)

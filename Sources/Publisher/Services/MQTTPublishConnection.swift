@@ -46,6 +46,7 @@ public final class MQTTPublishConnection: PublishConnection, Service {
             qos: .atLeastOnce, retain: false)
         var presence = base
         presence.clientID = base.clientID.isEmpty ? "" : base.clientID + "-presence"
+        presence.credentials = Self.presenceCredentials(base)
         presence.cleanSession = true
         presence.will = MQTTConfiguration.Will(
             topic: settings.presenceTopic,
@@ -53,6 +54,17 @@ public final class MQTTPublishConnection: PublishConnection, Service {
             qos: .atLeastOnce, retain: true)
         client = MQTTClient(configuration: main, logger: logger)
         presenceClient = MQTTClient(configuration: presence, logger: logger)
+    }
+
+    /// The presence connection's login. With one broker account per connection (mosquitto's
+    /// dynamic security, `whereabouts-sub dynsec`: the user name is the client id, and the account
+    /// only accepts that id), the presence connection logs in as `<user name>-presence` with the
+    /// same password; otherwise it uses the main connection's account.
+    static func presenceCredentials(_ base: MQTTConfiguration) -> MQTTConfiguration.Credentials? {
+        guard let credentials = base.credentials, !base.clientID.isEmpty, credentials.username == base.clientID else {
+            return base.credentials
+        }
+        return .init(username: credentials.username + "-presence", password: credentials.password)
     }
 
     // MARK: PublishConnection

@@ -30,21 +30,22 @@ struct PublisherFaultTests {
         })
     }
 
-    @Test("A full outbox file system: reports that cannot be stored are logged as lost, the publisher keeps running, a kill -9 and restart deliver what was stored", .enabled(if: SmallDisk.isAvailable))
+    @Test("A full outbox file system: reports that cannot be stored are logged as lost, the publisher keeps running; after a kill -9 and restart everything stored is delivered, the drain gives the space back and storing resumes", .enabled(if: SmallDisk.isAvailable))
     func fullDisk() async throws {
         let disk = try SmallDisk(size: "200k")
         let dir = try TestPaths.makeTemporaryDirectory(prefix: "pub-fulldisk")
         let outbox = disk.path.appendingPathComponent("outbox.sqlite")
-        let log = dir.appendingPathComponent("pub.log")
         let broker = try await Broker.start(Broker.Options(persistence: true))
         let recorder = try await Recorder(broker: broker)
         await broker.stop()
         // 3,000 simulated fixes, one report each: about 750 KB of reports, far more than the disk.
-        let arguments = ["--source", "sim:drive?seed=3&count=3000&replay=max", "--user", "alice", "--device", "phone",
-                         "--broker", "mqtt://127.0.0.1:\(broker.port)", "--outbox", outbox.path, "--log-level", "debug",
-                         "--power-supply-path", dir.appendingPathComponent("no-sysfs").path, "--policy", "interval", "--interval", "1"]
+        func arguments(replay: String) -> [String] {
+            ["--source", "sim:drive?seed=3&count=3000&replay=\(replay)", "--user", "alice", "--device", "phone",
+             "--broker", "mqtt://127.0.0.1:\(broker.port)", "--outbox", outbox.path, "--log-level", "debug",
+             "--power-supply-path", dir.appendingPathComponent("no-sysfs").path, "--policy", "interval", "--interval", "1"]
+        }
         // Broker down: every report stays in the outbox until the 200 KB file system is full.
-        let first = try PublisherProcess(arguments: arguments, logFile: log)
+        let first = try PublisherProcess(arguments: arguments(replay: "max"), logFile: dir.appendingPathComponent("first.log"))
         try await first.waitForLog("Report lost: the outbox could not store it.", timeout: .seconds(60))
         #expect(first.process.isRunning, "a full disk does not end the publisher\n\(first.log.suffix(2000))")
         try await first.waitForLogCount("Report lost", atLeast: 3, timeout: .seconds(30))
@@ -52,25 +53,49 @@ struct PublisherFaultTests {
         _ = try await first.waitForExit(timeout: .seconds(10))
         let stored = Self.tsts(in: first.log, of: "Report committed.")
         try #require(stored.count >= 5, "the disk held some reports before it was full")
-        // A restart on the still-full disk, with the broker back: the stored reports go out (the
-        // old code ended at the first failed append, before the backlog drained, on every restart).
-        try await broker.restart()
-        let second = try PublisherProcess(arguments: arguments + ["--drain-timeout", "2"], logFile: log)
-        // Known gap: on a file system this full the deletes of acknowledged reports fail too, so
-        // the drainer stops after its first read of the backlog (160 reports) instead of draining
-        // all of it; the test holds the part that works.
-        let oldest = Set(stored.sorted().prefix(100))
-        try await recorder.waitUntil("the oldest reports stored before the kill", timeout: .seconds(60)) { messages in
-            let arrived = Set(messages.compactMap { try? JSONDecoder().decode(LocationMessage.self, from: $0.payload).tst })
-            return oldest.isSubset(of: arrived)
+        func outboxBytes() -> Int {
+            ["", "-wal"].reduce(0) { $0 + ((try? FileManager.default.attributesOfItem(atPath: outbox.path + $1))?[.size] as? Int ?? 0) }
         }
-        try await second.waitForLog("The position source ended", timeout: .seconds(60))
-        #expect(second.process.isRunning, "still running on a full disk")
-        #expect(second.log.contains("Report lost"), "what could not be stored is logged as lost")
+        let bytesWhenFull = outboxBytes()
+
+        // A restart on the still-full disk, with the broker back and the rest of the recording
+        // coming at 20x: the old code ended at the first failed append, on every restart; then
+        // deletes failed too and the backlog never drained.
+        try await broker.restart()
+        let second = try PublisherProcess(arguments: arguments(replay: "20x") + ["--drain-timeout", "2"],
+                                          logFile: dir.appendingPathComponent("second.log"))
+        try await recorder.waitUntil("every report stored before the kill", timeout: .seconds(90)) { messages in
+            let arrived = Set(messages.compactMap { try? JSONDecoder().decode(LocationMessage.self, from: $0.payload).tst })
+            return stored.isSubset(of: arrived)
+        }
+        // The drain gave the space back, so new reports are stored (and sent) again.
+        try await second.waitForLog("Outbox file system has room again", timeout: .seconds(60))
+        let resumed = try await Self.firstReportCommitted(after: "Outbox file system has room again", in: second, timeout: .seconds(60))
+        try await recorder.waitUntil("a report stored after the space came back", timeout: .seconds(30)) { messages in
+            messages.contains { (try? JSONDecoder().decode(LocationMessage.self, from: $0.payload).tst) == resumed }
+        }
+        #expect(second.log.contains("Report lost"), "what could not be stored while full is logged as lost")
+        #expect(second.process.isRunning, "still running")
+        // The reserve (64 KiB) was released to open the outbox and delete on the full disk; that
+        // it exists again means the drain gave at least that much back to the file system.
+        #expect(second.log.contains("released the reserve"), "\(second.log.suffix(2000))")
+        #expect(FileManager.default.fileExists(atPath: outbox.path + "-reserve"), "the reserve was made again")
+        #expect(outboxBytes() < bytesWhenFull, "the outbox and its log hold \(outboxBytes()) bytes, \(bytesWhenFull) when full")
         second.signal(SIGTERM)
         #expect(try await second.waitForExit(timeout: .seconds(30)) == 0, "\(second.log.suffix(2000))")
         await recorder.stop()
         await broker.stop()
+    }
+
+    /// The `tst` of the first "Report committed." logged after the first line holding `marker`.
+    static func firstReportCommitted(after marker: String, in process: PublisherProcess, timeout: Duration) async throws -> Int {
+        @Sendable func find() -> Int? {
+            let lines = process.log.split(separator: "\n")
+            guard let at = lines.firstIndex(where: { $0.contains(marker) }) else { return nil }
+            return tsts(in: lines[(at + 1)...].joined(separator: "\n"), of: "Report committed.").min()
+        }
+        try await waitUntil("a report committed after \"\(marker)\"", timeout: timeout) { find() != nil }
+        return try #require(find())
     }
 
     @Test("After a broker outage the publisher is connected again within 3 s of the broker's return")
