@@ -99,6 +99,12 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
+            // The page, compiled into the binary so that it runs from anywhere (Page/PageAsset.swift).
+            resources: [
+                .embedInCode("Page/Assets/index.html"), .embedInCode("Page/Assets/dashboard.css"),
+                .embedInCode("Page/Assets/display.js"), .embedInCode("Page/Assets/map.js"),
+                .embedInCode("Page/Assets/members.js"), .embedInCode("Page/Assets/live.js"),
             ]
         ),
         .target(

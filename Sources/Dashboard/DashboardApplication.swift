@@ -20,7 +20,7 @@ public enum DashboardApplication {
     ) -> some ApplicationProtocol {
         let broadcaster = ViewBroadcaster(source: source, logger: logger)
         return Application(
-            router: DashboardRouter.build(source: source, configuration: configuration),
+            router: DashboardRouter.build(source: source, configuration: configuration, logger: logger),
             server: .originCheckedWebSocketUpgrade(
                 webSocketRouter: DashboardRouter.webSocketRouter(
                     broadcaster: broadcaster, configuration: configuration, maxFrameSize: maxFrameSize),

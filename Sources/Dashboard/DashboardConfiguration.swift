@@ -6,11 +6,11 @@ public struct DashboardConfiguration: Sendable, Hashable {
     /// The TCP port to listen on; 0 picks a free port (reported through `onListening`).
     public var port: Int
     /// A map tile URL template with `{z}`, `{x}` and `{y}` (and optionally `{s}`), such as
-    /// `https://tile.openstreetmap.org/{z}/{x}/{y}.png`. When `nil` the page draws a plain
-    /// background with a metric grid and loads nothing from elsewhere, so it works offline.
+    /// `https://tile.openstreetmap.org/{z}/{x}/{y}.png`. When `nil` the map is a plain
+    /// background with a metric grid and the page loads nothing from elsewhere, so it works offline.
     public var tileURLTemplate: String?
-    /// The attribution shown in the map's corner when tiles are drawn (tile providers require
-    /// one, for example "© OpenStreetMap contributors").
+    /// The attribution shown, as text, in the map's corner when tiles are drawn (tile providers
+    /// require one, for example "© OpenStreetMap contributors").
     public var tileAttribution: String?
     /// The page's title.
     public var title: String
@@ -23,6 +23,10 @@ public struct DashboardConfiguration: Sendable, Hashable {
     /// the dashboard's own; a request with any other `Origin` gets 403. Needed when a proxy
     /// rewrites `Host`, or another site of yours embeds the views.
     public var allowedOrigins: [String]
+    /// The folder holding Leaflet (`leaflet.js` or `leaflet.min.js`, `leaflet.css`, `images/`),
+    /// read once at start; by default where Debian's `libjs-leaflet` installs it. When it is
+    /// missing the dashboard logs a warning and the page lists members without a map.
+    public var leafletDirectory: String
 
     /// Creates a configuration; every argument has a default.
     public init(
@@ -32,7 +36,8 @@ public struct DashboardConfiguration: Sendable, Hashable {
         tileAttribution: String? = nil,
         title: String = "Whereabouts",
         allowedHosts: [String] = [],
-        allowedOrigins: [String] = []
+        allowedOrigins: [String] = [],
+        leafletDirectory: String = "/usr/share/javascript/leaflet"
     ) {
         self.host = host
         self.port = port
@@ -41,6 +46,7 @@ public struct DashboardConfiguration: Sendable, Hashable {
         self.title = title
         self.allowedHosts = allowedHosts
         self.allowedOrigins = allowedOrigins
+        self.leafletDirectory = leafletDirectory
     }
 }
 

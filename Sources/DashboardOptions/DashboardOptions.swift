@@ -13,17 +13,27 @@ public struct DashboardOptions: ParsableArguments {
 
     /// The map tile URL template, if any.
     @Option(
-        name: .customLong("tile-url"),
-        help: "Draw map tiles on the dashboard from this URL template with {z}, {x} and {y} (and optionally {s}), such as https://tile.openstreetmap.org/{z}/{x}/{y}.png. Without it the map is a plain grid and the page loads nothing from elsewhere."
-    )
+        name: [.customLong("tiles"), .customLong("tile-url")],
+        help: ArgumentHelp(
+            "Draw map tiles under the dashboard's map from this URL template with {z}, {x} and {y} (and optionally {s}), such as https://tile.openstreetmap.org/{z}/{x}/{y}.png; the page's Content-Security-Policy then admits that server's images. Without it the map is a metric grid and the page loads nothing from elsewhere.",
+            valueName: "url-template"))
     public var tileURL: String?
 
     /// The attribution shown under the tiles.
     @Option(
-        name: .customLong("tile-attribution"),
-        help: "The attribution the tile provider requires, shown in the map's corner, such as \"© OpenStreetMap contributors\"."
-    )
+        name: [.customLong("tiles-attribution"), .customLong("tile-attribution")],
+        help: ArgumentHelp(
+            "The attribution the tile provider requires, shown as text in the map's corner, such as \"© OpenStreetMap contributors\".",
+            valueName: "text"))
     public var tileAttribution: String?
+
+    /// The folder Leaflet is served from.
+    @Option(
+        name: .customLong("leaflet-dir"),
+        help: ArgumentHelp(
+            "The folder holding Leaflet (leaflet.js or leaflet.min.js, and leaflet.css), the library that draws the dashboard's map. The default is where the Debian package libjs-leaflet installs it.",
+            valueName: "folder"))
+    public var leafletDirectory: String = DashboardConfiguration().leafletDirectory
 
     /// Extra host names the dashboard answers to.
     @Option(
@@ -47,16 +57,19 @@ public struct DashboardOptions: ParsableArguments {
     /// Checks the flags: the host is not empty, and a tile URL is an http(s) URL with the `{z}`,
     /// `{x}` and `{y}` placeholders.
     public func validate() throws {
+        if leafletDirectory.allSatisfy(\.isWhitespace) {
+            throw ValidationError("--leaflet-dir must not be empty; the default is \(DashboardConfiguration().leafletDirectory) (Debian's libjs-leaflet).")
+        }
         if httpHost.allSatisfy(\.isWhitespace) {
             throw ValidationError("--http-host must not be empty; use 127.0.0.1 or 0.0.0.0.")
         }
         if let tileURL {
             guard tileURL.hasPrefix("https://") || tileURL.hasPrefix("http://") else {
-                throw ValidationError("--tile-url must start with https:// or http://, not '\(tileURL)'.")
+                throw ValidationError("--tiles must start with https:// or http://, not '\(tileURL)'.")
             }
             let missing = ["{z}", "{x}", "{y}"].filter { !tileURL.contains($0) }
             guard missing.isEmpty else {
-                throw ValidationError("--tile-url must contain {z}, {x} and {y}; '\(tileURL)' lacks \(missing.joined(separator: ", ")).")
+                throw ValidationError("--tiles must contain {z}, {x} and {y}; '\(tileURL)' lacks \(missing.joined(separator: ", ")).")
             }
         }
         for name in allowedHosts {
@@ -74,7 +87,7 @@ public struct DashboardOptions: ParsableArguments {
             }
         }
         if tileAttribution != nil, tileURL == nil {
-            throw ValidationError("--tile-attribution needs --tile-url: without tiles there is nothing to attribute.")
+            throw ValidationError("--tiles-attribution needs --tiles: without tiles there is nothing to attribute.")
         }
     }
 
@@ -82,6 +95,6 @@ public struct DashboardOptions: ParsableArguments {
     public func configuration(port: Int) -> DashboardConfiguration {
         DashboardConfiguration(
             host: httpHost, port: port, tileURLTemplate: tileURL, tileAttribution: tileAttribution,
-            allowedHosts: allowedHosts, allowedOrigins: allowedOrigins)
+            allowedHosts: allowedHosts, allowedOrigins: allowedOrigins, leafletDirectory: leafletDirectory)
     }
 }

@@ -66,14 +66,14 @@ struct BrokerPageTests {
                 let now = Int(Date().timeIntervalSince1970)
                 try await Self.publish(publisher, Fixtures.location("al", tst: now - 1, lat: 52.663800, lon: -8.626700))
                 try await page.waitFor(PageTests.markerAt("alice", lat: 52.6638, lon: -8.6267))
-                #expect(try await page.value(String.self, "document.querySelector('#markers g.member[data-user=alice]').dataset.status") == "online")
+                #expect(try await page.value(String.self, "document.querySelector('#map .member[data-user=alice]').dataset.status") == "online")
 
                 try await Self.publish(publisher, Fixtures.location("al", tst: now, lat: 52.670200, lon: -8.611100))
                 try await page.waitFor(PageTests.markerAt("alice", lat: 52.6702, lon: -8.6111))
 
                 // The broker publishes the device's last will when it drops off: offline.
                 try await publisher.publish(to: "owntracks/alice/phone", payload: #"{"_type":"lwt","tst":\#(now - 60)}"#)
-                try await page.waitFor("document.querySelector('#markers g.member[data-user=alice]')?.dataset.status === 'offline'")
+                try await page.waitFor("document.querySelector('#map .member[data-user=alice]')?.dataset.status === 'offline'")
                 let row = try await page.value(String.self, "document.querySelector('#members li[data-user=alice]').className")
                 #expect(row == "offline")
             }

@@ -9,14 +9,25 @@ struct DashboardOptionsTests {
     func configuration() throws {
         #expect(try DashboardOptions.parse([]).configuration(port: 8080) == DashboardConfiguration(host: "127.0.0.1", port: 8080))
         let options = try DashboardOptions.parse([
-            "--http-host", "0.0.0.0", "--tile-url", "https://tile.openstreetmap.org/{z}/{x}/{y}.png",
-            "--tile-attribution", "© OpenStreetMap contributors",
+            "--http-host", "0.0.0.0", "--tiles", "https://tile.openstreetmap.org/{z}/{x}/{y}.png",
+            "--tiles-attribution", "© OpenStreetMap contributors", "--leaflet-dir", "/opt/leaflet",
         ])
         #expect(options.configuration(port: 8080) == DashboardConfiguration(
             host: "0.0.0.0", port: 8080,
             tileURLTemplate: "https://tile.openstreetmap.org/{z}/{x}/{y}.png",
-            tileAttribution: "© OpenStreetMap contributors"
+            tileAttribution: "© OpenStreetMap contributors",
+            leafletDirectory: "/opt/leaflet"
         ))
+        #expect(DashboardConfiguration().leafletDirectory == "/usr/share/javascript/leaflet", "Debian's libjs-leaflet")
+    }
+
+    @Test("The earlier spellings --tile-url and --tile-attribution still work")
+    func earlierSpellings() throws {
+        let options = try DashboardOptions.parse([
+            "--tile-url", "https://tile.example.org/{z}/{x}/{y}.png", "--tile-attribution", "© Example",
+        ])
+        #expect(options.tileURL == "https://tile.example.org/{z}/{x}/{y}.png")
+        #expect(options.tileAttribution == "© Example")
     }
 
     @Test("Allowed hosts and origins go to the configuration")
@@ -31,9 +42,10 @@ struct DashboardOptionsTests {
 
     @Test("Bad flags are rejected with a message naming the flag", arguments: [
         (["--http-host", " "], "--http-host must not be empty"),
-        (["--tile-url", "tiles/{z}/{x}/{y}.png"], "--tile-url must start with https:// or http://"),
-        (["--tile-url", "https://t.example/{z}/{x}.png"], "lacks {y}"),
-        (["--tile-attribution", "©"], "--tile-attribution needs --tile-url"),
+        (["--tiles", "tiles/{z}/{x}/{y}.png"], "--tiles must start with https:// or http://"),
+        (["--tiles", "https://t.example/{z}/{x}.png"], "lacks {y}"),
+        (["--tiles-attribution", "©"], "--tiles-attribution needs --tiles"),
+        (["--leaflet-dir", ""], "--leaflet-dir must not be empty"),
         (["--allowed-host", "https://dash.example.org"], "--allowed-host takes a host name without scheme or port"),
         (["--allowed-host", "dash.example.org:8080"], "--allowed-host takes a host name"),
         (["--allowed-origin", "dash.example.org"], "--allowed-origin takes an origin such as https://dash.example.org"),
@@ -57,8 +69,9 @@ struct DashboardOptionsTests {
             .split(whereSeparator: \.isWhitespace).joined(separator: " ")
         for sentence in [
             "--http-host <http-host> The address the dashboard binds. The default keeps it private to this machine; use 0.0.0.0 to serve the network, behind a proxy that authenticates. (default: 127.0.0.1)",
-            "--tile-url <tile-url> Draw map tiles on the dashboard from this URL template with {z}, {x} and {y} (and optionally {s}), such as https://tile.openstreetmap.org/{z}/{x}/{y}.png. Without it the map is a plain grid and the page loads nothing from elsewhere.",
-            "--tile-attribution <tile-attribution> The attribution the tile provider requires, shown in the map's corner, such as \"© OpenStreetMap contributors\".",
+            "--tiles, --tile-url <url-template> Draw map tiles under the dashboard's map from this URL template with {z}, {x} and {y} (and optionally {s}), such as https://tile.openstreetmap.org/{z}/{x}/{y}.png; the page's Content-Security-Policy then admits that server's images. Without it the map is a metric grid and the page loads nothing from elsewhere.",
+            "--tiles-attribution, --tile-attribution <text> The attribution the tile provider requires, shown as text in the map's corner, such as \"© OpenStreetMap contributors\".",
+            "--leaflet-dir <folder> The folder holding Leaflet (leaflet.js or leaflet.min.js, and leaflet.css), the library that draws the dashboard's map. The default is where the Debian package libjs-leaflet installs it. (default: /usr/share/javascript/leaflet)",
         ] {
             #expect(help.contains(sentence), "missing from --help: \(sentence)\n\(help)")
         }

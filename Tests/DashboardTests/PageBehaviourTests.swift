@@ -63,12 +63,12 @@ struct PageBehaviourTests {
             // extrapolation can put her there, as no other update is sent.
             let east = LocalProjection(origin: Coordinate(latitude: 52.6700, longitude: -8.6400)).unproject(east: 20, north: 0)
             try await page.waitFor("""
-                (() => { const g = document.querySelector('#markers g.member[data-user="erin"]');
+                (() => { const g = document.querySelector('#map .member[data-user="erin"]');
                   return g && Number(g.dataset.lon) > \(east.longitude); })()
                 """, timeout: .seconds(15))
             struct Shown: Decodable { var lat: Double; var lon: Double; var at: Double }
             let shown = try await page.value(Shown.self, """
-                (() => { window.whereabouts.render(); const g = document.querySelector('#markers g.member[data-user="erin"]');
+                (() => { window.whereabouts.render(); const g = document.querySelector('#map .member[data-user="erin"]');
                   return { lat: Number(g.dataset.lat), lon: Number(g.dataset.lon), at: Date.now() / 1000 }; })()
                 """)
             let message = Fixtures.location("er", tst: tst, lat: 52.6700, lon: -8.6400, ve: 10, vn: 0, ms: 60)
@@ -87,7 +87,7 @@ struct PageBehaviourTests {
             let options = try await page.value([String].self, "[...document.querySelectorAll('#circle option')].map((o) => o.value)")
             #expect(options == ["family", "team"])
             try await page.evaluate("(() => { const s = document.getElementById('circle'); s.value = 'team'; s.dispatchEvent(new Event('change')); })()")
-            try await page.waitFor("document.querySelector('#markers g.member[data-user=\"erin\"]') && !document.querySelector('#markers g.member[data-user=\"bob\"]')")
+            try await page.waitFor("document.querySelector('#map .member[data-user=\"erin\"]') && !document.querySelector('#map .member[data-user=\"bob\"]')")
             #expect(try await page.value(String.self, "location.hash") == "#team")
             try await Fixtures.move(Fixtures.alice, in: store, to: 52.6555, -8.6444)
             try await page.waitFor(PageTests.markerAt("alice", lat: 52.6555, lon: -8.6444))
@@ -109,7 +109,7 @@ struct PageBehaviourTests {
             #expect(rows.map(\.cls) == ["online", "stale", "offline", "unknown"])
             #expect(rows.map(\.state) == ["online", "stale", "offline", "unknown"])
             #expect(Set(rows.map(\.ring)).count == 4, "four different status rings: \(rows.map(\.ring))")
-            let markerClasses = try await page.value([String].self, "[...document.querySelectorAll('#markers g.member')].map((g) => g.getAttribute('class')).sort()")
+            let markerClasses = try await page.value([String].self, "[...document.querySelectorAll('#map .member')].map((g) => g.getAttribute('class')).sort()")
             #expect(markerClasses == ["member offline", "member online", "member stale"])
             let dave = try await page.value(String.self, "document.querySelector('#members li[data-user=dave] .detail').textContent")
             #expect(dave == "no position yet")
@@ -155,44 +155,58 @@ extension PageBehaviourTests {
     struct Background: Decodable {
         var tiles: [String]
         var gridLines: Int
-        var attribution: String
-        var attributionHidden: Bool
+        var attribution: String?
+        var attributionElements: Int
     }
 
+    /// What is under the markers: Leaflet's tile images, the grid's lines, and Leaflet's
+    /// attribution control (absent without tiles).
     static let backgroundScript = """
-    ({ tiles: [...document.querySelectorAll('#tiles image')].map((i) => i.getAttribute('href')),
-       gridLines: document.querySelectorAll('#grid line').length,
-       attribution: document.getElementById('attribution').textContent,
-       attributionHidden: document.getElementById('attribution').hidden })
+    (() => { const attribution = document.querySelector('#map .leaflet-control-attribution');
+      return { tiles: [...document.querySelectorAll('#map .leaflet-tile-pane img')].map((i) => i.getAttribute('src')),
+        gridLines: document.querySelectorAll('#grid line').length,
+        attribution: attribution ? attribution.textContent : null,
+        attributionElements: attribution ? attribution.querySelectorAll('b, script').length : 0 }; })()
     """
 
-    @Test("Without a tile URL the map is a plain grid and requests no tiles")
+    @Test("Without a tile URL the map is a metric grid and requests no tiles")
     func noTiles() async throws {
         let store = await Fixtures.store()
         try await PageTests.withDashboard(store, path: "/#family") { page, _ in
-            try await page.waitFor("document.querySelectorAll('#markers g.member').length === 3")
+            try await page.waitFor("document.querySelectorAll('#map .member').length === 3")
             let background = try await page.value(Background.self, Self.backgroundScript)
             #expect(background.tiles.isEmpty)
             #expect(background.gridLines > 4)
-            #expect(background.attributionHidden)
+            #expect(background.attribution == nil)
             let scale = try await page.value(String.self, "document.getElementById('scalelabel').textContent")
             #expect(scale.hasSuffix(" m") || scale.hasSuffix(" km"), "scale bar label: \(scale)")
+            // The grid's spacing is half the scale bar's distance, on Core's sphere at the map's centre.
+            struct Spacing: Decodable { var lines: [Double]; var bar: Double }
+            let spacing = try await page.value(Spacing.self, """
+                ({ lines: [...document.querySelectorAll('#grid line')].filter((l) => l.getAttribute('x1') === l.getAttribute('x2'))
+                     .map((l) => Number(l.getAttribute('x1'))),
+                   bar: document.getElementById('scalebarbar').getBoundingClientRect().width })
+                """)
+            let gaps = zip(spacing.lines.dropFirst(), spacing.lines).map { $0 - $1 }
+            #expect(!gaps.isEmpty && gaps.allSatisfy { abs($0 * 2 - spacing.bar) < 6 }, "grid gaps \(gaps), scale bar \(spacing.bar) px")
         }
     }
 
-    @Test("With a tile URL the map draws the tiles that cover the view, with the attribution")
+    @Test("With a tile URL the map draws the tiles that cover the view, with the attribution as text")
     func tiles() async throws {
         let store = await Fixtures.store()
         // A loopback address nothing listens on: the test needs no network, the page still asks.
         let configuration = DashboardConfiguration(
-            port: 0, tileURLTemplate: "http://127.0.0.1:9/{s}/{z}/{x}/{y}.png", tileAttribution: "© Test tiles"
+            port: 0, tileURLTemplate: "http://127.0.0.1:9/{s}/{z}/{x}/{y}.png", tileAttribution: "© Test <b>tiles</b>"
         )
         try await PageTests.withDashboard(store, path: "/#family", configuration: configuration) { page, _ in
-            try await page.waitFor("document.querySelectorAll('#tiles image').length > 0")
+            try await page.waitFor("document.querySelectorAll('#map .member').length === 3")
+            try await page.waitFor("document.querySelectorAll('#map .leaflet-tile-pane img').length > 0")
             let background = try await page.value(Background.self, Self.backgroundScript)
             #expect(background.gridLines == 0)
-            #expect(!background.attributionHidden && background.attribution == "© Test tiles")
-            let zoom = try await page.value(Double.self, "window.whereabouts.state.camera.zoom")
+            #expect(background.attribution?.hasSuffix("© Test <b>tiles</b>") == true, "attribution: \(background.attribution ?? "none")")
+            #expect(background.attributionElements == 0, "the operator's attribution is text, not HTML")
+            let zoom = try await page.value(Double.self, "window.whereabouts.map.getZoom()")
             let z = Int(zoom.rounded())
             // Alice's tile at that zoom (standard XYZ tiling) is among those requested.
             let n = Double(1 << z)
@@ -218,7 +232,7 @@ extension PageBehaviourTests {
             try await page.evaluate("window.whereabouts.refreshCircles()")
             let options = try await page.value([String].self, "[...document.querySelectorAll('#circle option')].map((o) => o.value)")
             #expect(options == ["team", "carpool"])
-            try await page.waitFor("document.querySelector('#markers g.member[data-user=\"erin\"]') && !document.querySelector('#markers g.member[data-user=\"bob\"]')")
+            try await page.waitFor("document.querySelector('#map .member[data-user=\"erin\"]') && !document.querySelector('#map .member[data-user=\"bob\"]')")
             #expect(try await page.value(String.self, "location.hash") == "#team")
         }
     }

@@ -21,7 +21,7 @@ struct PageTests {
 
     /// Every member marker the page draws, from its data attributes.
     static let markersScript = """
-    [...document.querySelectorAll('#markers g.member')].map((g) => ({
+    [...document.querySelectorAll('#map .member')].map((g) => ({
       user: g.dataset.user, device: g.dataset.device, status: g.dataset.status,
       lat: Number(g.dataset.lat), lon: Number(g.dataset.lon) }))
     """
@@ -29,8 +29,30 @@ struct PageTests {
     /// A JS condition: the marker of `user` shows the given position (to 1e-6 degrees).
     static func markerAt(_ user: String, lat: Double, lon: Double) -> String {
         """
-        (() => { const g = document.querySelector('#markers g.member[data-user="\(user)"]');
+        (() => { const g = document.querySelector('#map .member[data-user="\(user)"]');
           return g && Math.abs(Number(g.dataset.lat) - \(lat)) < 1e-6 && Math.abs(Number(g.dataset.lon) - \(lon)) < 1e-6; })()
+        """
+    }
+
+    /// Where Leaflet has a marker (`lat`/`lon`), where it projects the expected position on the
+    /// map (`x`/`y`), and where the marker's disc is drawn (`discX`/`discY`), in map pixels.
+    struct Placement: Decodable {
+        var lat: Double
+        var lon: Double
+        var x: Double
+        var y: Double
+        var discX: Double
+        var discY: Double
+    }
+
+    static func placementScript(_ user: String, lat: Double, lon: Double) -> String {
+        """
+        (() => { const p = window.whereabouts.markerPosition('\(user)');
+          const map = document.getElementById('map').getBoundingClientRect();
+          const disc = document.querySelector('#map .member[data-user="\(user)"] .body').getBoundingClientRect();
+          const expected = window.whereabouts.map.latLngToContainerPoint([\(lat), \(lon)]);
+          return { lat: p.lat, lon: p.lon, x: expected.x, y: expected.y,
+                   discX: disc.left + disc.width / 2 - map.left, discY: disc.top + disc.height / 2 - map.top }; })()
         """
     }
 
@@ -69,11 +91,16 @@ struct PageTests {
             let outcome = try await Fixtures.move(Fixtures.alice, in: store, to: 52.6702, -8.6111)
             #expect(outcome == .changed)
             try await page.waitFor(Self.markerAt("alice", lat: 52.6702, lon: -8.6111))
+            // Leaflet holds the marker at that position, and draws its disc where Leaflet projects
+            // Alice's reported coordinates on the screen.
+            let placement = try await page.value(Placement.self, Self.placementScript("alice", lat: 52.6702, lon: -8.6111))
+            #expect(abs(placement.lat - 52.6702) < 1e-9 && abs(placement.lon - -8.6111) < 1e-9)
+            #expect(abs(placement.discX - placement.x) < 1 && abs(placement.discY - placement.y) < 1, "\(placement)")
             let list = try await page.value(String.self, "document.querySelector('#members li[data-user=alice] .detail').textContent")
             #expect(list.contains("s ago"))
 
             // Ages tick on their own, with no new view: the marker's "N s ago" changes within seconds.
-            let ageScript = "document.querySelector('#markers g.member[data-user=alice] .age').textContent"
+            let ageScript = "document.querySelector('#map .member[data-user=alice] .age').textContent"
             let age = try await page.value(String.self, ageScript)
             #expect(age.hasSuffix(" s ago"), "age label: \(age)")
             try await page.waitFor("\(ageScript) !== '\(age)'", timeout: .seconds(5))
@@ -115,7 +142,7 @@ extension PageTests {
     (() => { const box = (e) => { const r = e.getBoundingClientRect(); return { left: r.left, top: r.top, width: r.width, height: r.height }; };
       return { innerWidth: innerWidth, scrollWidth: document.documentElement.scrollWidth,
         map: box(document.getElementById('map')), list: box(document.querySelector('aside')),
-        markers: [...document.querySelectorAll('#markers g.member .body')].map(box),
+        markers: [...document.querySelectorAll('#map .member .body')].map(box),
         fontSize: parseFloat(getComputedStyle(document.querySelector('#members .who')).fontSize),
         buttons: [...document.querySelectorAll('.controls button')].map(box) }; })()
     """

@@ -33,7 +33,7 @@ struct SecurityTests {
         return try await RawHTTP.send(port: port, head)
     }
 
-    @Test("The API answers its own host and refuses another name with 403 and a JSON reason", arguments: ["/api/circles", "/api/circles/family", "/", "/healthz"])
+    @Test("The API answers its own host and refuses another name with 403 and a JSON reason", arguments: ["/api/circles", "/api/circles/family", "/", "/healthz", "/assets/live.js", "/assets/leaflet/leaflet.css"])
     func foreignHost(path: String) async throws {
         try await Self.withDashboard { port in
             #expect(try await Self.get(path, port: port, host: "127.0.0.1:\(port)").status == 200)

@@ -8,10 +8,12 @@ public typealias DashboardRequestContext = BasicWebSocketRequestContext
 
 /// Builds the dashboard's routes over a view source.
 public enum DashboardRouter {
-    /// Builds the HTTP router: the page, the JSON API and the health check.
+    /// Builds the HTTP router: the page, the JSON API and the health check. `logger` tells at
+    /// start whether the map library was found.
     ///
     /// Routes (the WebSocket ones are upgraded by a second router, see `DashboardApplication`):
-    /// - `GET /` the page; `GET /healthz` `{"status":"ok"}`.
+    /// - `GET /` the page and `GET /assets/...` its files (Page/DashboardRouter+Page.swift);
+    ///   `GET /healthz` `{"status":"ok"}`.
     /// - `GET /api/circles` every circle with its member and status counts.
     /// - `GET /api/circles/<id>` the circle's view, exactly as the subscriber publishes it.
     /// - `GET /api/circles/<id>/members/<user>/<device>/trail` one member's trail.
@@ -22,24 +24,15 @@ public enum DashboardRouter {
     /// (``DashboardConfiguration/allowedHosts``).
     public static func build<Source: CircleViewSource>(
         source: Source,
-        configuration: DashboardConfiguration
+        configuration: DashboardConfiguration,
+        logger: Logger
     ) -> Router<DashboardRequestContext> {
         let router = Router(context: DashboardRequestContext.self)
         router.middlewares.add(LogRequestsMiddleware(.debug))
         router.middlewares.add(JSONNotFoundMiddleware())
         router.middlewares.add(RequestOriginMiddleware(policy: configuration.originPolicy))
 
-        let page = DashboardPage(configuration: configuration)
-        router.get("/") { _, _ in
-            Response(
-                status: .ok,
-                headers: [
-                    .contentType: "text/html; charset=utf-8", .cacheControl: "no-cache",
-                    .contentSecurityPolicy: page.contentSecurityPolicy, .xContentTypeOptions: "nosniff",
-                ],
-                body: ResponseBody(byteBuffer: ByteBuffer(string: page.html))
-            )
-        }
+        addPageRoutes(to: router, page: DashboardPage(configuration: configuration, logger: logger))  // Page/DashboardRouter+Page.swift
         router.get("/healthz") { _, _ in
             try JSONBody.response(["status": "ok"])
         }

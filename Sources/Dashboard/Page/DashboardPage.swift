@@ -1,28 +1,44 @@
 import Foundation
+import Hummingbird
+import Logging
 
-/// The dashboard's single page: HTML, CSS and JavaScript in one self-contained document that
-/// loads nothing from elsewhere (map tiles only when a tile URL is configured).
+/// The dashboard's page: `Page/Assets/index.html` with the title and settings filled in, the
+/// stylesheet and scripts beside it, and Leaflet from its folder; everything from this server
+/// (map tiles only when a tile URL is configured).
 ///
 /// The page reads its settings from an inline JSON block, lists circles from `/api/circles`, and
 /// follows the selected circle over `/api/circles/<id>/ws`, reconnecting with backoff. See
 /// `docs/dashboard.md` for what it draws and how it extrapolates positions.
 struct DashboardPage: Sendable {
-    /// The complete HTML document.
-    let html: String
-    /// The `Content-Security-Policy` the page is served with: nothing may load from anywhere but
-    /// this server, except tiles from the configured tile server.
+    /// The HTML document, with the title and settings in place.
+    let html: PageAsset
+    /// The page's own stylesheet and scripts by file name, served as `assets/<name>`.
+    let assets: [String: PageAsset]
+    /// Leaflet, served as `assets/leaflet/<path>`.
+    let leaflet: LeafletFiles
+    /// The `Content-Security-Policy` the page is served with: scripts, styles and connections only
+    /// from this server, images also from the configured tile server, nothing inline but data.
     let contentSecurityPolicy: String
 
-    /// Builds the page for a configuration.
-    init(configuration: DashboardConfiguration) {
-        let settings = PageSettings(
-            title: configuration.title,
-            tileURL: configuration.tileURLTemplate,
-            tileAttribution: configuration.tileAttribution
-        )
-        html = Self.document(title: configuration.title, settingsJSON: settings.scriptSafeJSON)
+    /// Builds the page for a configuration, reading Leaflet from
+    /// ``DashboardConfiguration/leafletDirectory`` (logged: see ``LeafletFiles/load(from:logger:)``).
+    init(configuration: DashboardConfiguration, logger: Logger) {
+        leaflet = LeafletFiles.load(from: configuration.leafletDirectory, logger: logger)
+        let settings = PageSettings(configuration: configuration, mapLibrary: leaflet.isAvailable)
+        let template = String(decoding: PackageResources.index_html, as: UTF8.self)
+        let document = Self.fill(template, with: [
+            "title": Self.escapeHTML(configuration.title), "settings": settings.scriptSafeJSON,
+        ])
+        html = PageAsset(named: "index.html", bytes: Array(document.utf8))
+        assets = [
+            "dashboard.css": PageAsset(named: "dashboard.css", bytes: PackageResources.dashboard_css),
+            "display.js": PageAsset(named: "display.js", bytes: PackageResources.display_js),
+            "map.js": PageAsset(named: "map.js", bytes: PackageResources.map_js),
+            "members.js": PageAsset(named: "members.js", bytes: PackageResources.members_js),
+            "live.js": PageAsset(named: "live.js", bytes: PackageResources.live_js),
+        ]
         let tiles = configuration.tileURLTemplate.map { " " + Self.tileSource($0) } ?? ""
-        contentSecurityPolicy = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+        contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; "
             + "img-src 'self' data:\(tiles); connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
     }
 
@@ -37,53 +53,24 @@ struct DashboardPage: Sendable {
         return authority.isEmpty || !allowed ? "\(scheme):" : "\(scheme)://\(authority)"
     }
 
-    private static func document(title: String, settingsJSON: String) -> String {
-        """
-        <!doctype html>
-        <html lang="en">
-        <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover">
-        <meta name="theme-color" content="#2563eb">
-        <title>\(escapeHTML(title))</title>
-        <style>
-        \(style)
-        </style>
-        </head>
-        <body>
-        <header>
-          <h1>\(escapeHTML(title))<span class="dot">.</span></h1>
-          <select id="circle" aria-label="Circle"></select>
-          <span id="connection" class="pill" role="status">connecting…</span>
-        </header>
-        <main>
-          <div id="mapwrap">
-            <svg id="map" role="img" aria-label="Map of the circle's members" xmlns="http://www.w3.org/2000/svg">
-              <g id="tiles"></g><g id="grid" class="grid"></g><g id="trails"></g><g id="markers"></g>
-            </svg>
-            <div class="controls">
-              <button id="zoomin" type="button" aria-label="Zoom in">+</button>
-              <button id="zoomout" type="button" aria-label="Zoom out">−</button>
-              <button id="fit" type="button" class="active" aria-label="Fit all members">fit</button>
-            </div>
-            <div class="scalebar" id="scalebar"><span id="scalelabel"></span><div class="bar" id="scalebarbar"></div></div>
-            <div class="attribution" id="attribution" hidden></div>
-            <div class="empty" id="empty">Waiting for the subscriber…</div>
-          </div>
-          <aside>
-            <div class="summary" id="summary"></div>
-            <ul id="members"></ul>
-          </aside>
-        </main>
-        <script id="settings" type="application/json">\(settingsJSON)</script>
-        <script>
-        \(scriptGeometry)
-        \(scriptMap)
-        \(scriptLive)
-        </script>
-        </body>
-        </html>
-        """
+    /// Replaces each `{{name}}` of `template` with `values[name]` in one pass, so a value that
+    /// itself contains `{{...}}` is left as it is; unknown names are left too.
+    static func fill(_ template: String, with values: [String: String]) -> String {
+        var output = ""
+        var rest = template[...]
+        while let open = rest.range(of: "{{") {
+            output += rest[..<open.lowerBound]
+            guard let close = rest[open.upperBound...].range(of: "}}"),
+                  let value = values[String(rest[open.upperBound..<close.lowerBound])]
+            else {
+                output += "{{"
+                rest = rest[open.upperBound...]
+                continue
+            }
+            output += value
+            rest = rest[close.upperBound...]
+        }
+        return output + rest
     }
 
     /// Escapes text for HTML element content and attribute values.
@@ -92,20 +79,5 @@ struct DashboardPage: Sendable {
             .replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;")
             .replacingOccurrences(of: "\"", with: "&quot;")
-    }
-}
-
-/// The settings the page reads from its inline JSON block.
-struct PageSettings: Sendable, Codable, Hashable {
-    var title: String
-    var tileURL: String?
-    var tileAttribution: String?
-
-    /// The settings as JSON that cannot end the `<script>` element it sits in.
-    var scriptSafeJSON: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let json = (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-        return json.replacingOccurrences(of: "<", with: "\\u003c")
     }
 }
