@@ -23,7 +23,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
@@ -56,6 +56,7 @@ let package = Package(
             name: "WhereaboutsMQTT",
             dependencies: [
                 "CMosquitto",
+                "WhereaboutsCore",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -155,7 +156,12 @@ let package = Package(
         // MARK: Command-line conventions shared by the executables.
         .target(
             name: "CommandLineSupport",
-            dependencies: [.product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "WhereaboutsCore",
+                "WhereaboutsMQTT",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
 
         // MARK: Executables.
@@ -279,6 +285,7 @@ let package = Package(
                 "WhereaboutsTestSupport",
                 "PositionSources",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
             ]
         ),
         .testTarget(
@@ -292,6 +299,7 @@ let package = Package(
                 "WhereaboutsCore",
                 "WhereaboutsTestSupport",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
             ]
         ),
 
@@ -300,7 +308,9 @@ let package = Package(
             name: "WhereaboutsTestSupport",
             dependencies: [
                 "WhereaboutsMQTT",
+                "WhereaboutsCore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             path: "Tests/WhereaboutsTestSupport"
         ),
@@ -344,7 +354,7 @@ let package = Package(
         .testTarget(
             name: "OutboxTests",
             dependencies: [
-                "Outbox", "WhereaboutsCore",
+                "Outbox", "WhereaboutsCore", "WhereaboutsTestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -352,7 +362,7 @@ let package = Package(
         .testTarget(
             name: "PublisherTests",
             dependencies: [
-                "Publisher", "Outbox", "OwnTracksCrypto", "WhereaboutsCore", "WhereaboutsMQTT", "WhereaboutsTestSupport",
+                "CommandLineSupport", "Publisher", "Outbox", "OwnTracksCrypto", "WhereaboutsCore", "WhereaboutsMQTT", "WhereaboutsTestSupport",
                 "whereabouts-pub", "whereabouts-eval",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -52,7 +52,7 @@ public struct PublisherApp: Sendable {
             logger: logger, resumeAfter: resumeAfter.map { Date(timeIntervalSince1970: Double($0) + 1) })
         let sourceRejections = SourceRejectionExport(counter: source.rejections, metrics: metrics)
         let reporter = Reporter(
-            settings: settings, screen: launch.makeScreen(), policies: launch.policies,
+            settings: settings, filter: launch.makeFilter(), policies: launch.policies,
             initialProfile: launch.initialProfile, outbox: outbox, metrics: metrics, doorbell: doorbell,
             clock: clock, resumeAfter: resumeAfter, logger: logger)
         let connection = MQTTPublishConnection(base: mqttConfiguration(), settings: settings, doorbell: doorbell, logger: logger)
@@ -92,9 +92,8 @@ public struct PublisherApp: Sendable {
         initialDelay: .milliseconds(250), maximumDelay: .seconds(2), multiplier: 2, jitter: 0.2)
 
     private func mqttConfiguration() -> MQTTConfiguration {
-        var configuration = MQTTConfiguration(
-            host: launch.broker.host, port: launch.broker.port, clientID: launch.clientID, cleanSession: false,
-            keepAlive: launch.keepAlive)
+        var configuration = launch.mqtt
+        configuration.cleanSession = false
         // The outbox is the queue: libmosquitto must not keep its own copies of publishes tried
         // while offline (each retry would add one more, all sent on reconnection).
         configuration.queuesWhileDisconnected = false
@@ -102,14 +101,6 @@ public struct PublisherApp: Sendable {
         // libmosquitto holds back publishes beyond its own in-flight limit; let the drainer's
         // window through.
         configuration.maxInflightMessages = max(configuration.maxInflightMessages, launch.settings.maxInFlight)
-        if let username = launch.username {
-            configuration.credentials = .init(username: username, password: launch.password)
-        }
-        if launch.broker.usesTLS {
-            configuration.tls = .init(
-                caFile: launch.tlsCAFile, certificateFile: launch.tlsCertificateFile, keyFile: launch.tlsKeyFile,
-                verifyPeer: true, verifyHostname: !launch.tlsInsecure)
-        }
         return configuration
     }
 }

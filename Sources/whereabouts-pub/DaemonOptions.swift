@@ -1,4 +1,7 @@
 import ArgumentParser
+import CommandLineSupport
+import Logging
+import WhereaboutsCore
 
 /// The outbox, profiles, battery, metrics and logging.
 struct DaemonOptions: ParsableArguments {
@@ -19,7 +22,7 @@ struct DaemonOptions: ParsableArguments {
     var maxInFlight: Int = 20
 
     @Option(help: "The profile to start in: active (the configured policy) or significant (at least 500 m and 5 min between reports).")
-    var profile: String = "active"
+    var profile: MonitoringMode = .active
 
     @Option(help: ArgumentHelp("The battery level in percent at or below which the significant profile is forced while unplugged.", valueName: "percent"))
     var batteryLow: Int = 20
@@ -40,7 +43,7 @@ struct DaemonOptions: ParsableArguments {
     var metricsAddress: String = "127.0.0.1"
 
     @Option(help: "The log level: trace, debug, info, notice, warning, error or critical. Positions are logged only at debug and below.")
-    var logLevel: String = "info"
+    var logLevel: Logger.Level = .info
 
     @Option(help: ArgumentHelp(
         "A YAML config file whose keys are these long flags without the dashes (see docs/publisher.md). Flags on the command line override it.",

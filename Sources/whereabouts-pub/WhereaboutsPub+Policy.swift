@@ -7,7 +7,7 @@ extension WhereaboutsPub {
     /// The policies of both profiles and the rejection filters, from the policy flags shared with
     /// whereabouts-eval: `active` runs the one `--policy` given (bounded by default), `significant`
     /// runs the significant policy with `--significant-distance` and `--significant-interval`.
-    func makePolicies() throws -> (profiles: ProfilePolicies, makeScreen: @Sendable () -> any FixScreen) {
+    func makePolicies() throws -> (profiles: ProfilePolicies, makeFilter: @Sendable () -> FixFilter) {
         _ = try policy.makeSinglePolicy(default: .bounded)  // checks exactly one policy and one epsilon
         let kind = try policy.kinds(default: [.bounded])[0]
         let epsilon = try policy.epsilons()[0]

@@ -25,6 +25,7 @@ struct WhereaboutsPub: AsyncParsableCommand {
     @OptionGroup(title: "Source") var source: SourceOptions
     @OptionGroup(title: "Identity") var identity: IdentityOptions
     @OptionGroup(title: "Broker") var broker: BrokerOptions
+    @OptionGroup(title: "Publication") var publication: PublicationOptions
     @OptionGroup(title: "Daemon") var daemon: DaemonOptions
     @OptionGroup(title: "OwnTracks encryption and card") var owntracks: OwnTracksOptions
     @OptionGroup(title: "Policy and filters (the same flags as whereabouts-eval)") var policy: PolicyOptions

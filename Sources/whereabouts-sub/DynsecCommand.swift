@@ -1,5 +1,6 @@
 import ArgumentParser
 import Circles
+import CommandLineSupport
 import Foundation
 import Logging
 import WhereaboutsMQTT
@@ -51,7 +52,7 @@ struct DynsecCommand: AsyncParsableCommand {
     var topicPrefix: String = "owntracks"
 
     @Option(help: "The log level: trace, debug, info, notice, warning, error or critical.")
-    var logLevel: String = "info"
+    var logLevel: Logger.Level = .info
 
     func validate() throws {
         guard brokerOptions.username != nil else {
@@ -65,9 +66,6 @@ struct DynsecCommand: AsyncParsableCommand {
         guard FileManager.default.fileExists(atPath: passwordDir, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ValidationError("--password-dir \(passwordDir) is not a folder; create it (mode 0700).")
         }
-        guard Logger.Level(rawValue: logLevel) != nil else {
-            throw ValidationError("--log-level `\(logLevel)` is not one of trace, debug, info, notice, warning, error, critical.")
-        }
         if watch, dryRun { throw ValidationError("--watch and --dry-run do not go together.") }
     }
 
@@ -78,7 +76,7 @@ struct DynsecCommand: AsyncParsableCommand {
         do { file = try CirclesFile.load(path: circles) } catch {
             throw ValidationError("The circles file \(circles) is not valid: \(error)")
         }
-        var configuration = try brokerOptions.mqttConfiguration(defaultClientID: admin)
+        var configuration = MQTTCircleTransport.subscriberConfiguration(try brokerOptions.mqttConfiguration(defaultClientID: admin))
         configuration.cleanSession = true
         let client = MQTTClient(configuration: configuration, logger: logger)
         try await client.connect()

@@ -1,10 +1,8 @@
 import Logging
 
-/// Sends every log line of this process to standard error at `level` (a `--log-level` value;
-/// unknown values mean info), and returns the program's logger. Called once, at the start of a
-/// subcommand's `run()`.
-func bootstrapLogging(level name: String) -> Logger {
-    let level = Logger.Level(rawValue: name) ?? .info
+/// Sends every log line of this process to standard error at `level` (the `--log-level` value),
+/// and returns the program's logger. Called once, at the start of a subcommand's `run()`.
+func bootstrapLogging(level: Logger.Level) -> Logger {
     LoggingSystem.bootstrap { label in
         var handler = StreamLogHandler.standardError(label: label)
         handler.logLevel = level

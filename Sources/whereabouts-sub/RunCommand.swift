@@ -1,5 +1,6 @@
 import ArgumentParser
 import Circles
+import CommandLineSupport
 import Dashboard
 import DashboardOptions
 import Foundation
@@ -74,7 +75,7 @@ struct RunCommand: AsyncParsableCommand {
     var shard: String = "0/1"
 
     @Option(help: "The log level: trace, debug, info, notice, warning, error or critical.")
-    var logLevel: String = "info"
+    var logLevel: Logger.Level = .info
 
     func validate() throws {
         if let httpPort, !(1...65535).contains(httpPort) { throw ValidationError("--http-port must be in 1...65535.") }
@@ -86,9 +87,6 @@ struct RunCommand: AsyncParsableCommand {
         guard futureTolerance >= 0 else { throw ValidationError("--future-tolerance must not be negative.") }
         guard liveWindow >= 0, liveWindow.isFinite else { throw ValidationError("--live-window must not be negative.") }
         if let stateFile, stateFile.isEmpty { throw ValidationError("--state-file must name a file, or be `none`.") }
-        guard Logger.Level(rawValue: logLevel) != nil else {
-            throw ValidationError("--log-level `\(logLevel)` is not one of trace, debug, info, notice, warning, error, critical.")
-        }
         do { _ = try Shard(parsing: shard) } catch { throw ValidationError(error.description) }
         do { _ = try CirclesFile.load(path: circles) } catch {
             throw ValidationError("The circles file \(circles) is not valid: \(error)")
@@ -104,7 +102,9 @@ struct RunCommand: AsyncParsableCommand {
             futureTolerance: futureTolerance, maxPayloadBytes: maxPayload, liveWindow: liveWindow)
         let store = CircleViewStore(circles: file, shard: shard, settings: settings, viewInterval: viewInterval, logger: logger)
         let defaultClientID = shard.count == 1 ? "whereabouts-sub" : "whereabouts-sub-\(shard.index)-of-\(shard.count)"
-        let client = MQTTClient(configuration: try brokerOptions.mqttConfiguration(defaultClientID: defaultClientID), logger: logger)
+        let client = MQTTClient(
+            configuration: MQTTCircleTransport.subscriberConfiguration(try brokerOptions.mqttConfiguration(defaultClientID: defaultClientID)),
+            logger: logger)
         let transport = MQTTCircleTransport(client: client)  // before connect: see its documentation
         try await client.connect()
         logger.info("Connected to the broker.", metadata: ["whereabouts.broker": "\(brokerOptions.broker)", "whereabouts.shard": "\(shard)"])

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Testing
+import WhereaboutsTestSupport
 import WhereaboutsCore
 @testable import Circles
 
@@ -195,17 +196,34 @@ struct CircleViewStoreTests {
 struct RejectionLoggingTests {
     @Test("A rejected message is logged with its topic and reason, never its coordinates")
     func logged() async throws {
-        let recorder = RecordingLogHandler()
-        let store = CircleViewStore(circles: try Build.exampleFile(), logger: Logger(label: "t", factory: { _ in recorder }))
+        let (logger, recorder) = Logger.capturing()
+        let store = CircleViewStore(circles: try Build.exampleFile(), logger: logger)
         let ingestor = Ingestor(store: store, router: TopicRouter(), settings: ViewSettings())
         let payload = Data(#"{"_type":"location","lat":91.123456,"lon":8.654321,"tst":1700000000}"#.utf8)
         await ingestor.handle(TransportMessage(topic: "owntracks/alice/phone", payload: payload, retained: false),
                               at: Build.date(Build.t0))
-        let record = try #require(recorder.records.first { $0.message == "Rejected a message." })
-        #expect(record.level == .notice)
+        let record = try #require(recorder.entries.first { "\($0.message)".hasPrefix("Rejected a message") })
+        #expect(record.level == .info)
         #expect(record.metadata["whereabouts.reason"] == "out_of_range.lat")
         #expect(record.metadata["whereabouts.topic"] == "owntracks/alice/phone")
-        #expect(!recorder.records.contains { "\($0.message) \($0.metadata)".contains("91.12") || "\($0.metadata)".contains("8.65") })
+        #expect(!recorder.entries.contains { "\($0.message) \($0.metadata)".contains("91.12") || "\($0.metadata)".contains("8.65") })
         #expect(await store.statistics().rejected == ["out_of_range.lat": 1])
+    }
+
+    @Test("Rejected messages are all counted; the first of each reason is logged at info, the rest at debug")
+    func rejectionLogLevels() async throws {
+        let (logger, recorder) = Logger.capturing()
+        let store = CircleViewStore(circles: try Build.exampleFile(), logger: logger)
+        let ingestor = Ingestor(store: store, router: TopicRouter(), settings: ViewSettings())
+        let outOfRange = Data(#"{"_type":"location","lat":91,"lon":8,"tst":1700000000}"#.utf8)
+        for _ in 0..<5 {
+            await ingestor.handle(TransportMessage(topic: "owntracks/alice/phone", payload: outOfRange, retained: false), at: Build.date(Build.t0))
+        }
+        await ingestor.handle(TransportMessage(topic: "owntracks/alice/phone", payload: Data("garbage".utf8), retained: false), at: Build.date(Build.t0))
+        let rejections = recorder.entries.filter { "\($0.message)".hasPrefix("Rejected a message") }
+        #expect(rejections.count == 6)
+        #expect(rejections.filter { $0.level == .info }.map { "\($0.metadata["whereabouts.reason"] ?? "")" } == ["out_of_range.lat", "malformed_json"])
+        #expect(rejections.filter { $0.level == .debug }.count == 4)
+        #expect(await store.statistics().rejected == ["out_of_range.lat": 5, "malformed_json": 1])
     }
 }

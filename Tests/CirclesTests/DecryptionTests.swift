@@ -76,9 +76,8 @@ struct DecryptionTests {
     func ingest() async throws {
         let setup = try Setup()
         defer { try? FileManager.default.removeItem(at: setup.directory) }
-        let log = LogLines()
-        var logger = Logger(label: "sub") { _ in log }
-        logger.logLevel = .debug
+        let (logger, log) = Logger.capturing(label: "sub", level: .debug)
+        var lines: [String] { log.entries.map { "\($0.level) \($0.message) \($0.metadata)" } }
         let store = CircleViewStore(circles: try CirclesFile.load(path: setup.circlesPath), logger: logger)
         let now = Date()
         let tst = Int(now.timeIntervalSince1970) - 30
@@ -99,8 +98,8 @@ struct DecryptionTests {
         }
         #expect(await store.statistics().rejected["undecryptable"] == 3)
         #expect(await store.view(id: "family")?.member(user: "bob", device: "phone")?.fix == nil)
-        #expect(log.lines.filter { $0.contains("does not decrypt") }.count == 1, "\(log.lines)")
-        #expect(log.lines.allSatisfy { !$0.contains("secret\"") && !$0.contains("52.25") }, "no secret or position in the log")
+        #expect(lines.filter { $0.contains("does not decrypt") }.count == 1, "\(lines)")
+        #expect(lines.allSatisfy { !$0.contains("secret\"") && !$0.contains("52.25") }, "no secret or position in the log")
 
         // An encrypted plaintext that fails validation is rejected for what is wrong with it.
         _ = await send("alice", try Self.sealed(by: "alice's secret", Data(#"{"_type":"location","lat":91,"lon":1,"tst":\#(tst)}"#.utf8)))
@@ -110,7 +109,7 @@ struct DecryptionTests {
         _ = await send("carol", try Self.sealed(by: "x", Self.appLocation(tst: tst, lat: 3)))
         _ = await send("carol", try Self.sealed(by: "x", Self.appLocation(tst: tst + 1, lat: 3)))
         #expect(await store.statistics().rejected["undecryptable"] == 3)
-        #expect(log.lines.filter { $0.contains("names no secretFile") }.count == 1)
+        #expect(lines.filter { $0.contains("names no secretFile") }.count == 1)
     }
 
     @Test("Through a real mosquitto: PyNaCl-sealed locations and Whereabouts-sealed presence reach the views")
@@ -142,26 +141,5 @@ enum ReportEncoderShape {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return (try? encoder.encode(PresenceMessage(state: online ? .online : .offline, since: since, tst: tst))) ?? Data()
-    }
-}
-
-/// A log handler that keeps every line (message and metadata) for assertions.
-final class LogLines: LogHandler, Sendable {
-    private let store = Mutex<[String]>([])
-    var lines: [String] { store.withLock { $0 } }
-    var metadata: Logger.Metadata {
-        get { [:] }
-        set {}
-    }
-    var logLevel: Logger.Level {
-        get { .trace }
-        set {}
-    }
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { nil }
-        set {}
-    }
-    func log(event: LogEvent) {
-        store.withLock { $0.append("\(event.level) \(event.message) \(event.metadata ?? [:])") }
     }
 }

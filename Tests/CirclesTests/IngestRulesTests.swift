@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Testing
+import WhereaboutsTestSupport
 import WhereaboutsCore
 @testable import Circles
 
@@ -74,8 +75,8 @@ struct IngestRulesTests {
 
     @Test("Out-of-range informational fields are dropped, counted by key, and logged once per member and key")
     func droppedFields() async throws {
-        let records = RecordingLogHandler()
-        let store = try Self.store(logger: Logger(label: "test", factory: { _ in records }))
+        let (logger, records) = Logger.capturing()
+        let store = try Self.store(logger: logger)
         for offset in 0..<3 {
             let payload = #"{"_type":"location","lat":52.1,"lon":-8.6,"tst":\#(Self.t0 + offset),"m":-7,"bs":9,"batt":"full","conn":"w"}"#
             await Self.ingest(store, "owntracks/Dave/handheld", payload, at: Self.t0 + offset)
@@ -83,20 +84,20 @@ struct IngestRulesTests {
         let dave = try await Self.dave(store, at: Self.t0 + 2)
         #expect(dave.fix?.tst == Self.t0 + 2 && dave.fix?.batt == nil)
         #expect(await store.statistics().droppedFields == ["m": 3, "bs": 3, "batt": 3])
-        let logged = records.records.filter { $0.message.hasPrefix("Dropped an informational field") }
+        let logged = records.entries.filter { "\($0.message)".hasPrefix("Dropped an informational field") }
         #expect(logged.count == 3)
-        #expect(!records.records.contains { "\($0.metadata)".contains("52.1") }, "coordinates are never logged")
+        #expect(!records.entries.contains { "\($0.metadata)".contains("52.1") }, "coordinates are never logged")
     }
 
     @Test("Ignored types are counted per type and logged once per member and type; made-up types count as other")
     func ignoredTypes() async throws {
-        let records = RecordingLogHandler()
-        let store = try Self.store(logger: Logger(label: "test", factory: { _ in records }))
+        let (logger, records) = Logger.capturing()
+        let store = try Self.store(logger: logger)
         for _ in 0..<3 { await Self.ingest(store, "owntracks/Dave/handheld", OwnTracksPayloads.encrypted, at: Self.t0) }
         await Self.ingest(store, "owntracks/eve/iphone", OwnTracksPayloads.encrypted, at: Self.t0)
         await Self.ingest(store, "owntracks/eve/iphone", #"{"_type":"x-\#(UUID().uuidString.prefix(8))"}"#, at: Self.t0)
         #expect(await store.statistics().ignoredByType == ["encrypted": 4, "other": 1])
-        let logged = records.records.filter { $0.message.hasPrefix("Ignored a message type") }
+        let logged = records.entries.filter { "\($0.message)".hasPrefix("Ignored a message type") }
         #expect(logged.count == 3, "Dave/encrypted, eve/encrypted, eve/other")
     }
 

@@ -8,7 +8,7 @@ struct MessageDecoderTests {
     let decoder = MessageDecoder(settings: ViewSettings(futureTolerance: 300, maxPayloadBytes: 4096))
     let now = Date(timeIntervalSince1970: 1_700_000_100)
 
-    func decode(_ text: String) throws(RejectionReason) -> InboundMessage {
+    func decode(_ text: String) throws(MessageRejectionReason) -> InboundMessage {
         try decoder.decode(Array(text.utf8), now: now)
     }
 
@@ -65,7 +65,7 @@ struct MessageDecoderTests {
         #expect {
             try decode(payload)
         } throws: { error in
-            (error as? RejectionReason)?.code == code
+            (error as? MessageRejectionReason)?.code == code
         }
     }
 
@@ -85,13 +85,13 @@ struct MessageDecoderTests {
     @Test("Deeply nested payloads are rejected, not a crash")
     func deep() {
         let text = #"{"_type":"card","x":"# + String(repeating: "[", count: 1000) + String(repeating: "]", count: 1000) + "}"
-        #expect(throws: RejectionReason.malformedJSON) { try decode(text) }
+        #expect(throws: MessageRejectionReason.malformedJSON) { try decode(text) }
     }
 
     @Test("Payloads over the limit are rejected before parsing")
     func oversize() {
         let huge = Array(repeating: UInt8(ascii: " "), count: 4097)
-        #expect(throws: RejectionReason.oversize(bytes: 4097, limit: 4096)) {
+        #expect(throws: MessageRejectionReason.oversize(bytes: 4097, limit: 4096)) {
             try decoder.decode(huge, now: now)
         }
     }

@@ -30,29 +30,3 @@ enum Build {
             viewInterval: viewInterval, logger: quietLogger, now: date(t0 - 10))
     }
 }
-
-/// A log handler that keeps every record, to assert on what was logged.
-final class RecordingLogHandler: LogHandler, @unchecked Sendable {
-    // @unchecked Sendable: `records` is only touched under `lock`.
-    struct Record: Sendable {
-        var level: Logger.Level
-        var message: String
-        var metadata: Logger.Metadata
-    }
-
-    private let lock = NSLock()
-    private var stored: [Record] = []
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        lock.withLock { stored.append(Record(level: event.level, message: "\(event.message)", metadata: event.metadata ?? [:])) }
-    }
-
-    var records: [Record] { lock.withLock { stored } }
-}

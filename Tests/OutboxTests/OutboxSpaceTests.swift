@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Logging
 import Testing
+import WhereaboutsTestSupport
 @testable import Outbox
 
 /// What the outbox gives back to the file system, and what it finds wrong in its files, with

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Logging
 import Testing
+import WhereaboutsTestSupport
 @testable import Outbox
 
 @Suite("Outbox")

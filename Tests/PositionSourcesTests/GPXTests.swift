@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Testing
+import WhereaboutsTestSupport
 import WhereaboutsCore
 @testable import PositionSources
 
@@ -133,7 +134,7 @@ struct GPXTests {
 
     @Test("An XML error in a GPX file is one malformed-xml rejection at the file's line, with the reason")
     func gpxErrorLabel() throws {
-        let (logger, store) = CapturingLogHandler.logger()
+        let (logger, store) = Logger.capturing()
         let xml = """
             <gpx><trk><trkseg>
             <trkpt lat="46" lon="15"><time>2022-01-01T12:00:00Z</time></trkpt>
@@ -143,16 +144,16 @@ struct GPXTests {
         let track = GPXFile.parse(Data(xml.utf8), label: "t.gpx", rejections: RejectionCounter(source: "gpx", logger: logger))
         #expect(track.fixes.count == 1)
         #expect(track.rejections == SourceRejections(counts: [.malformedXML: 1]))
-        let record = try #require(store.all.first)
+        let record = try #require(store.entries.first)
         #expect(record.metadata["whereabouts.reject.at"] == "t.gpx:3")
-        #expect(record.message.contains("mismatched end tag: expected </time>, found </tim>"))
+        #expect("\(record.message)".contains("mismatched end tag: expected </time>, found </tim>"))
     }
 
     @Test("Rejected track points are labelled with the line of their start tag")
     func gpxPointLines() {
-        let (logger, store) = CapturingLogHandler.logger()
+        let (logger, store) = Logger.capturing()
         _ = try? GPXFile.read(contentsOf: Fixtures.url("gpx/malformed-points.gpx"), logger: logger)
-        let lines = store.all.compactMap { $0.metadata["whereabouts.reject.at"].map { "\($0)" } }
+        let lines = store.entries.compactMap { $0.metadata["whereabouts.reject.at"].map { "\($0)" } }
         #expect(lines == (6...15).map { "malformed-points.gpx:\($0)" })
     }
 

@@ -28,7 +28,7 @@ struct GpsdTests {
         #expect(twoD.horizontalAccuracy == 8.8, "max(epx, epy) without eph")
         #expect(twoD.altitude == nil, "no altitude from a 2D fix")
 
-        func rejection(_ json: String) -> RejectionReason? {
+        func rejection(_ json: String) -> SourceRejectionReason? {
             if case let .rejected(reason) = outcome(json) { return reason }
             return nil
         }

@@ -1,4 +1,5 @@
 import Foundation
+import WhereaboutsTestSupport
 import Testing
 import WhereaboutsCore
 @testable import PositionSources
@@ -67,7 +68,7 @@ struct NMEATests {
 
     @Test("Checksums: verified, case-insensitive hex; missing or cut-off checksums are truncation")
     func checksums() {
-        func reason(_ line: String) -> RejectionReason? {
+        func reason(_ line: String) -> SourceRejectionReason? {
             if case let .rejected(reason) = NMEASentence.parse(line[...]) { return reason }
             return nil
         }
@@ -92,7 +93,7 @@ struct NMEATests {
     func asyncFile() async throws {
         let url = Fixtures.url("nmea/sailboat-cut.nmea")
         let source = NMEASource(input: .path(url.path), logger: logger)
-        let fixes = try await withTimeout(10) {
+        let fixes = try await withTimeout(.seconds(10)) {
             var fixes: [Fix] = []
             for try await fix in source { fixes.append(fix) }
             return fixes
@@ -116,7 +117,7 @@ struct NMEATests {
         let source = NMEASource(input: .path(tty.path), options: NMEAOptions(baudRate: 9600, epochIdleTimeout: 0.2), logger: logger)
         let lines = try String(contentsOf: Fixtures.url("nmea/multi-talker.nmea"), encoding: .utf8)
             .split(separator: "\n").map { $0 + "\r\n" }
-        let fixes = try await withTimeout(15) {
+        let fixes = try await withTimeout(.seconds(15)) {
             var iterator = source.makeAsyncIterator()
             // The first epoch arrives by itself: the source issues it when the line goes quiet.
             tty.write(lines[0..<5].joined())
@@ -172,7 +173,7 @@ extension NMEATests {
         close(writer)
 
         let source = NMEASource(input: .standardInput, logger: logger)
-        let fixes = try await withTimeout(10) {
+        let fixes = try await withTimeout(.seconds(10)) {
             var fixes: [Fix] = []
             for try await fix in source { fixes.append(fix) }
             return fixes

@@ -1,4 +1,5 @@
 import Foundation
+import WhereaboutsTestSupport
 import Testing
 import WhereaboutsCore
 @testable import PositionSources
@@ -66,9 +67,9 @@ struct ReplayTests {
             } catch is CancellationError {}
             return count
         }
-        try await withTimeout(5) { for await _ in started { break } }
+        try await withTimeout(.seconds(5)) { for await _ in started { break } }
         task.cancel()
-        let count = try await withTimeout(5) { try await task.value }
+        let count = try await withTimeout(.seconds(5)) { try await task.value }
         #expect(count == 1)
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WhereaboutsTestSupport
 @testable import Publisher
 
 @Suite("Battery")

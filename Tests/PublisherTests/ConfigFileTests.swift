@@ -1,4 +1,5 @@
 import Testing
+import WhereaboutsTestSupport
 @testable import Publisher
 
 @Suite("Config file")

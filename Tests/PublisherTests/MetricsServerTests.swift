@@ -6,13 +6,14 @@ import Glibc
 import Logging
 import Prometheus
 import Testing
+import WhereaboutsTestSupport
 @testable import Publisher
 
 @Suite("Metrics")
 struct MetricsServerTests {
     /// Sends a raw HTTP request over a real TCP connection and returns the whole response.
     private func request(port: Int, _ text: String) async throws -> String {
-        try await rawHTTPExchange(port: port, request: text)
+        try await RawHTTP.send(port: port, request: text).text
     }
 
     @Test("GET /metrics serves the counters in Prometheus text format; other paths are 404")

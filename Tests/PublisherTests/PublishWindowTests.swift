@@ -3,6 +3,7 @@ import Outbox
 import Prometheus
 import Synchronization
 import Testing
+import WhereaboutsMQTT
 @testable import Publisher
 
 /// A pure in-memory connection: records the order publishes start in and how many wait at once;
@@ -20,7 +21,7 @@ private final class GatedConnection: PublishConnection {
     var maxInFlight: Int { state.withLock { $0.maxInFlight } }
     var waitingCount: Int { state.withLock { $0.waiting.count } }
 
-    func publish(to topic: String, payload: Data, qos: Int, retain: Bool, timeout: Duration) async throws {
+    func publish(to topic: String, payload: Data, qos: QoS, retain: Bool, timeout: Duration) async throws {
         defer { state.withLock { $0.inFlight -= 1 } }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             state.withLock { state in

@@ -1,5 +1,7 @@
+import CommandLineSupport
 import Foundation
 import Testing
+import WhereaboutsTestSupport
 @testable import Publisher
 import WhereaboutsMQTT
 

@@ -1,5 +1,6 @@
 import Foundation
 import WhereaboutsMQTT
+internal import WhereaboutsCore
 
 /// A real mosquitto broker for one test (or suite), on free loopback ports, with its own
 /// configuration in its own temporary directory.

@@ -3,6 +3,7 @@ import WhereaboutsMQTT
 
 #if canImport(Glibc)
 import Glibc
+internal import WhereaboutsCore
 #endif
 
 /// A child process for tests (a broker, a helper client), started with `posix_spawn` and a

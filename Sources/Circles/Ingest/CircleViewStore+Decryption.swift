@@ -26,10 +26,10 @@ extension CircleViewStore {
         do {
             return .plaintext(try EncryptedMessage.open(Data(payload), with: key))
         } catch {
-            stats.rejected[RejectionReason.undecryptable.code, default: 0] += 1
-            metrics.ingest(outcome: "rejected", reason: RejectionReason.undecryptable.code)
+            stats.rejected[MessageRejectionReason.undecryptable.code, default: 0] += 1
+            metrics.ingest(outcome: "rejected", reason: MessageRejectionReason.undecryptable.code)
             warnOnce(member, "Rejected an encrypted message that does not decrypt with this device's secret.",
-                     reason: "\(RejectionReason.undecryptable.code): \(error.description)")
+                     reason: "\(MessageRejectionReason.undecryptable.code): \(error.description)")
             return .failed
         }
     }

@@ -1,7 +1,7 @@
 import Foundation
 import WhereaboutsCore
 
-/// Turns a raw payload into a validated ``InboundMessage`` or a ``RejectionReason``.
+/// Turns a raw payload into a validated ``InboundMessage`` or a ``MessageRejectionReason``.
 ///
 /// Only what makes a message meaningless rejects it: the size limit, not a JSON object, no
 /// `_type`, and the required keys of its type (`lat`, `lon`, `tst` of a location: missing, of the
@@ -43,12 +43,12 @@ public struct MessageDecoder: Sendable {
     }
 
     /// Decodes and validates `payload` received at `now`, dropping bad informational fields.
-    public func decode(_ payload: some Collection<UInt8>, now: Date) throws(RejectionReason) -> InboundMessage {
+    public func decode(_ payload: some Collection<UInt8>, now: Date) throws(MessageRejectionReason) -> InboundMessage {
         try decodeReporting(payload, now: now).message
     }
 
     /// Decodes and validates `payload` received at `now`; `limit` overrides ``maxPayloadBytes``.
-    public func decodeReporting(_ payload: some Collection<UInt8>, now: Date, limit: Int? = nil) throws(RejectionReason) -> Decoded {
+    public func decodeReporting(_ payload: some Collection<UInt8>, now: Date, limit: Int? = nil) throws(MessageRejectionReason) -> Decoded {
         let limit = limit ?? maxPayloadBytes
         guard payload.count <= limit else {
             throw .oversize(bytes: payload.count, limit: limit)
@@ -57,7 +57,7 @@ public struct MessageDecoder: Sendable {
         do {
             wire = try payload.withContiguousStorageIfAvailable { try WirePayload(parsing: $0) }
                 ?? Array(payload).withUnsafeBufferPointer { try WirePayload(parsing: $0) }
-        } catch let reason as RejectionReason {
+        } catch let reason as MessageRejectionReason {
             throw reason
         } catch {
             throw .malformedJSON
@@ -87,7 +87,7 @@ private struct FieldReader {
         self.futureTolerance = futureTolerance
     }
 
-    mutating func message(type: String) throws(RejectionReason) -> InboundMessage {
+    mutating func message(type: String) throws(MessageRejectionReason) -> InboundMessage {
         switch type {
         case "location":
             return try location()
@@ -111,7 +111,7 @@ private struct FieldReader {
         }
     }
 
-    private mutating func location() throws(RejectionReason) -> InboundMessage {
+    private mutating func location() throws(MessageRejectionReason) -> InboundMessage {
         let lat = try required(wire.lat, "lat")
         let lon = try required(wire.lon, "lon")
         let tst = try requiredTimestamp(wire.tst, "tst", absentMeans: nil)
@@ -153,13 +153,13 @@ private struct FieldReader {
 
     // MARK: Required keys reject
 
-    private func required<T>(_ value: T?, _ key: String) throws(RejectionReason) -> T {
+    private func required<T>(_ value: T?, _ key: String) throws(MessageRejectionReason) -> T {
         if wire.wrongTypes.contains(key) { throw .wrongType(key) }
         guard let value else { throw .missingField(key) }
         return value
     }
 
-    private func requiredTimestamp(_ value: Double?, _ key: String, absentMeans fallback: Int?) throws(RejectionReason) -> Int {
+    private func requiredTimestamp(_ value: Double?, _ key: String, absentMeans fallback: Int?) throws(MessageRejectionReason) -> Int {
         if wire.wrongTypes.contains(key) { throw .wrongType(key) }
         guard let value else {
             guard let fallback else { throw .missingField(key) }

@@ -35,8 +35,8 @@ struct WirePayload {
     /// Known keys whose value had the wrong JSON type, in payload order.
     var wrongTypes: [String] = []
 
-    /// Parses `payload`, throwing ``RejectionReason/malformedJSON`` when it is not a JSON object.
-    init(parsing payload: UnsafeBufferPointer<UInt8>) throws(RejectionReason) {
+    /// Parses `payload`, throwing ``MessageRejectionReason/malformedJSON`` when it is not a JSON object.
+    init(parsing payload: UnsafeBufferPointer<UInt8>) throws(MessageRejectionReason) {
         do {
             try FlatJSON.parseObject(payload) { key, value in
                 if case .null = value { return }

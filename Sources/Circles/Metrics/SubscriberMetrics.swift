@@ -9,7 +9,7 @@ import Synchronization
 /// Series (docs/subscriber.md, "Metrics"):
 /// - `whereabouts_sub_ingest_total{outcome,reason}`: every message handled. `outcome` is `live`,
 ///   `backlog`, `older` (fixes), `state` (last will, presence, transition, card), `duplicate`,
-///   `ignored` (`reason` = the `_type`) or `rejected` (`reason` = ``RejectionReason/code``).
+///   `ignored` (`reason` = the `_type`) or `rejected` (`reason` = ``MessageRejectionReason/code``).
 /// - `whereabouts_sub_fields_dropped_total{field}`: informational fields dropped from accepted
 ///   messages (out of range or of the wrong type).
 /// - `whereabouts_sub_views_published_total`, `whereabouts_sub_publish_failures_total`,

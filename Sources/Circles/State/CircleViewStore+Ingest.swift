@@ -110,12 +110,15 @@ extension CircleViewStore {
         body(&state)
     }
 
-    /// Counts and logs a rejected message.
-    public func reject(_ reason: RejectionReason, topic: String) {
+    /// Counts and logs a rejected message: the first of each reason at info, the rest at debug
+    /// (the rule for all rejected input), so one misbehaving client cannot flood the log.
+    public func reject(_ reason: MessageRejectionReason, topic: String) {
         stats.rejected[reason.code, default: 0] += 1
         metrics.ingest(outcome: "rejected", reason: reason.code)
-        logger.notice(
-            "Rejected a message.",
+        let isFirst = stats.rejected[reason.code] == 1
+        logger.log(
+            level: isFirst ? .info : .debug,
+            "Rejected a message\(isFirst ? "; further rejections for this reason are logged at debug level" : "").",
             metadata: [
                 "whereabouts.topic": "\(topic)", "whereabouts.reason": "\(reason.code)",
                 "whereabouts.detail": "\(reason)",

@@ -15,7 +15,7 @@ public struct IngestStatistics: Sendable, Hashable, Codable {
     public var ignoredByType: [String: Int] = [:]
     /// Informational fields dropped from accepted messages, by key.
     public var droppedFields: [String: Int] = [:]
-    /// Rejected messages by ``RejectionReason/code``.
+    /// Rejected messages by ``MessageRejectionReason/code``.
     public var rejected: [String: Int] = [:]
     /// Views handed to the publisher.
     public var viewsBuilt = 0

@@ -6,7 +6,7 @@ import WhereaboutsCore
 public enum GPXFile {
     /// Reads every valid track point of the GPX 1.0 or 1.1 file at `url`.
     ///
-    /// Malformed points (see ``RejectionReason``) are skipped and counted; an XML error ends the
+    /// Malformed points (see ``SourceRejectionReason``) are skipped and counted; an XML error ends the
     /// reading but keeps the points before it. Throws only when the file cannot be read.
     public static func read(
         contentsOf url: URL,

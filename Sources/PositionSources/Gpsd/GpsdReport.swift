@@ -25,7 +25,7 @@ struct GpsdReport: Decodable {
         /// Another report class (VERSION, DEVICES, SKY, ...): nothing to do.
         case other
         /// A report that must be counted and skipped.
-        case rejected(RejectionReason)
+        case rejected(SourceRejectionReason)
     }
 
     private static let decoder = JSONDecoder()

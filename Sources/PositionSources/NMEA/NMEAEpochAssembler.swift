@@ -11,7 +11,7 @@ import WhereaboutsCore
 /// - speed and course from RMC, or else VTG (km/h preferred over knots);
 /// - horizontal accuracy = HDOP (GSA, else GGA) x UERE, or PDOP x UERE; vertical = VDOP x UERE;
 /// - the date from the epoch's RMC; an epoch without one is rejected as
-///   ``RejectionReason/missingDate`` unless ``NMEAOptions/carryDate`` dates it from the last RMC
+///   ``SourceRejectionReason/missingDate`` unless ``NMEAOptions/carryDate`` dates it from the last RMC
 ///   (rolling over at midnight).
 struct NMEAEpochAssembler {
     let options: NMEAOptions
@@ -87,7 +87,7 @@ struct NMEAEpochAssembler {
 
     // MARK: - Merging sentences
 
-    private mutating func merge(_ sentence: NMEASentence, emit: (Fix) -> Void) throws(RejectionReason) {
+    private mutating func merge(_ sentence: NMEASentence, emit: (Fix) -> Void) throws(SourceRejectionReason) {
         let f = sentence.fields
         switch sentence.type {
         case "RMC":
@@ -150,7 +150,7 @@ struct NMEAEpochAssembler {
     }
 
     /// A field that must be present and of its format: empty is truncation, anything else malformed.
-    private static func required<T>(_ field: NMEAField, _ parse: (NMEAField) -> T?) throws(RejectionReason) -> T {
+    private static func required<T>(_ field: NMEAField, _ parse: (NMEAField) -> T?) throws(SourceRejectionReason) -> T {
         guard let value = parse(field) else { throw field.isEmpty ? .truncated : .malformedField }
         return value
     }
@@ -176,7 +176,7 @@ struct NMEAEpochAssembler {
     /// has a fix, checked on its own so that one bad sentence does not spoil its epoch.
     private static func position(
         in f: [NMEAField], from index: Int, when valid: Bool
-    ) throws(RejectionReason) -> (latitude: Double, longitude: Double)? {
+    ) throws(SourceRejectionReason) -> (latitude: Double, longitude: Double)? {
         guard valid else { return nil }
         let (lat, ns, lon, ew) = (f[index], f[index + 1], f[index + 2], f[index + 3])
         guard !lat.isEmpty, !lon.isEmpty else { throw .truncated }

@@ -58,7 +58,7 @@ enum NMEAFields {
     }
 
     /// A decimal number, `nil` for an empty field; anything else is a malformed field.
-    static func optionalNumber(_ field: NMEAField) throws(RejectionReason) -> Double? {
+    static func optionalNumber(_ field: NMEAField) throws(SourceRejectionReason) -> Double? {
         if field.isEmpty { return nil }
         guard let value = decimal(field, allowSign: true) else { throw .malformedField }
         return value

@@ -12,7 +12,7 @@ public struct NMEAOptions: Sendable, Hashable {
 
     /// Whether an epoch without an RMC sentence (GGA only) is dated with the date of the last RMC.
     /// Default `false`: the date, and the receiver's "valid" status, come from the epoch's own RMC,
-    /// so a GGA-only epoch is skipped as ``RejectionReason/missingDate``. Set it for receivers that
+    /// so a GGA-only epoch is skipped as ``SourceRejectionReason/missingDate``. Set it for receivers that
     /// send RMC rarely; a date carried across a long gap is rolled over at midnight but cannot
     /// notice a gap of more than a day.
     public var carryDate: Bool

@@ -20,7 +20,7 @@ struct NMEASentence {
         /// Nothing to parse: a blank line, a `#` comment (gpsd logs), an AIS `!` line, a proprietary sentence.
         case ignored
         /// Input that must be counted and skipped.
-        case rejected(RejectionReason)
+        case rejected(SourceRejectionReason)
     }
 
     /// Parses one line of text (without its line terminator), checking the checksum.

@@ -25,11 +25,8 @@ public final class RejectionCounter: Sendable {
     }
 
     /// Counts one rejection and logs it; `location` says where (a line number, an address).
-    public func record(_ reason: RejectionReason, at location: @autoclosure () -> String = "", detail: @autoclosure () -> String = "") {
-        let isFirst = state.withLock { counts -> Bool in
-            counts.record(reason)
-            return counts[reason] == 1
-        }
+    public func record(_ reason: SourceRejectionReason, at location: @autoclosure () -> String = "", detail: @autoclosure () -> String = "") {
+        let isFirst = state.withLock { $0.record(reason) }
         let level: Logger.Level = isFirst ? .info : .debug
         guard logger.logLevel <= level else { return }
         let extra = detail()

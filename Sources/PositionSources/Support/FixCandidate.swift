@@ -16,7 +16,7 @@ struct FixCandidate {
     var course: Double?
 
     /// The fix, or the reason it cannot be one.
-    func validated(source: FixSource) -> Result<Fix, RejectionReason> {
+    func validated(source: FixSource) -> Result<Fix, SourceRejectionReason> {
         guard let latitude, let longitude else { return .failure(.truncated) }
         guard Coordinate(latitude: latitude, longitude: longitude).isValid else { return .failure(.invalidCoordinate) }
         guard let time else { return .failure(.missingTime) }

@@ -1,57 +1,50 @@
 import Foundation
-import Synchronization
 import WhereaboutsCore
 
 /// Hands fixes from a producer thread to an `AsyncThrowingStream`, and tells the producer when the
 /// consumer has gone away so it can stop.
+///
+/// The producer thread blocks (a full buffer, a pause between simulated fixes) on the shared state,
+/// so it is a `LockedState`: a change through `withLock` wakes the blocked thread.
 final class FixEmitter: Sendable {
+    private struct State {
+        /// The consumer stopped iterating (or its task was cancelled).
+        var stopped = false
+        /// Fixes handed over and not yet taken by the consumer.
+        var waiting = 0
+    }
+
     private let continuation: AsyncThrowingStream<Fix, any Error>.Continuation
-    // The consumer's state; the mutex is its single owner. `stopped` also wakes `wait(seconds:)`.
-    private let stopped = Mutex(false)
-    private let wakeUp = NSCondition()
+    private let state = LockedState(State())
 
     init(_ continuation: AsyncThrowingStream<Fix, any Error>.Continuation) {
         self.continuation = continuation
     }
 
     /// Whether the consumer stopped iterating (or the task was cancelled).
-    var isCancelled: Bool { stopped.withLock { $0 } }
+    var isCancelled: Bool { state.withLock { $0.stopped } }
 
     /// The most fixes handed over and not yet taken by the consumer; the producer waits beyond it.
     static let bufferLimit = 1024
-    /// Fixes handed over and not yet taken; the mutex is its single owner, `wakeUp` tells a
-    /// waiting producer that it went down.
-    private let waiting = Mutex(0)
 
     /// Passes a fix on, first waiting while ``bufferLimit`` fixes wait for the consumer (so a
     /// slow consumer holds a fast producer back instead of the buffer growing with the input);
     /// returns `false` when nobody listens any more and the producer should stop.
     @discardableResult
     func yield(_ fix: Fix) -> Bool {
-        if waiting.withLock({ $0 }) >= Self.bufferLimit {
-            wakeUp.lock()
-            while waiting.withLock({ $0 }) >= Self.bufferLimit, !isCancelled {
-                _ = wakeUp.wait(until: Date(timeIntervalSinceNow: 0.1))
-            }
-            wakeUp.unlock()
+        state.wait(until: { $0.waiting < Self.bufferLimit || $0.stopped })
+        let listening = state.withLock { state in
+            if !state.stopped { state.waiting += 1 }
+            return !state.stopped
         }
-        if isCancelled { return false }
-        waiting.withLock { $0 += 1 }
+        guard listening else { return false }
         if case .terminated = continuation.yield(fix) { return false }
         return !isCancelled
     }
 
-    /// The consumer took one fix: room for one more.
+    /// The consumer took one fix: room for one more (wakes a producer waiting for room).
     fileprivate func taken() {
-        let before = waiting.withLock { count in
-            defer { count -= 1 }
-            return count
-        }
-        if before >= Self.bufferLimit {
-            wakeUp.lock()
-            wakeUp.broadcast()
-            wakeUp.unlock()
-        }
+        state.withLock { $0.waiting -= 1 }
     }
 
     /// Ends the stream, with an error if the producer failed.
@@ -61,20 +54,11 @@ final class FixEmitter: Sendable {
 
     /// Blocks the producer thread for up to `seconds`, returning early (with `true`) on cancellation.
     func wait(seconds: Double) -> Bool {
-        let deadline = Date(timeIntervalSinceNow: seconds)
-        wakeUp.lock()
-        defer { wakeUp.unlock() }
-        while !isCancelled {
-            if !wakeUp.wait(until: deadline) { break }
-        }
-        return isCancelled
+        state.wait(until: \.stopped, deadline: .now + .seconds(seconds))
     }
 
     fileprivate func cancel() {
-        stopped.withLock { $0 = true }
-        wakeUp.lock()
-        wakeUp.broadcast()
-        wakeUp.unlock()
+        state.withLock { $0.stopped = true }
     }
 }
 

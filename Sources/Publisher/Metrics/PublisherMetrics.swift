@@ -25,14 +25,10 @@ public struct PublisherMetrics: Sendable {
     public let outboxDepth: Gauge
     /// 1 while the `significant` profile is in force, 0 while `active`.
     public let significantProfile: Gauge
-    private let rejectedCounters: [RejectionReasonKey: Counter]
     private let commandsAccepted: Counter
     private let commandsRejected: Counter
     private let commandsRetained: Counter
     private let factory: any MetricsFactory
-
-    /// A rejection reason as a metric label.
-    public typealias RejectionReasonKey = String
 
     /// Creates the metrics in `factory`.
     public init(factory: any MetricsFactory) {
@@ -46,7 +42,6 @@ public struct PublisherMetrics: Sendable {
         lost = Counter(label: "whereabouts_pub_reports_lost_total", factory: factory)
         outboxDepth = Gauge(label: "whereabouts_pub_outbox_depth", factory: factory)
         significantProfile = Gauge(label: "whereabouts_pub_profile_significant", factory: factory)
-        rejectedCounters = [:]
         commandsAccepted = Counter(label: "whereabouts_pub_commands_total", dimensions: [("result", "accepted")], factory: factory)
         commandsRejected = Counter(label: "whereabouts_pub_commands_total", dimensions: [("result", "rejected")], factory: factory)
         commandsRetained = Counter(label: "whereabouts_pub_commands_total", dimensions: [("result", "retained")], factory: factory)

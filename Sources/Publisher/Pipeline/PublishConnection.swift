@@ -1,4 +1,5 @@
 import Foundation
+import WhereaboutsMQTT
 
 /// What the outbox drainer needs from the MQTT connection.
 ///
@@ -6,7 +7,7 @@ import Foundation
 public protocol PublishConnection: Sendable {
     /// Publishes `payload` and returns when it is delivered as far as `qos` promises (PUBACK for 1,
     /// PUBCOMP for 2; handed to the socket for 0). Throws when that did not happen in `timeout`.
-    func publish(to topic: String, payload: Data, qos: Int, retain: Bool, timeout: Duration) async throws
+    func publish(to topic: String, payload: Data, qos: QoS, retain: Bool, timeout: Duration) async throws
 
     /// When the current connection was established, or `nil` while not connected.
     func connectedSince() async -> Date?

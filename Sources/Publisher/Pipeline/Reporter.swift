@@ -10,7 +10,9 @@ import WhereaboutsCore
 /// the battery monitor can act on it concurrently without races. Every report is committed to the
 /// outbox before ``handle(_:)`` or ``reportNow()`` returns, then the drainer is woken.
 public actor Reporter {
-    private var screen: any FixScreen
+    private var filter: FixFilter
+    /// What the filters rejected so far, per reason: the first of each reason is logged at info.
+    private var rejections = Rejections()
     private var policy: any ReportingPolicy
     private var selector: ProfileSelector
     private var lastAccepted: Fix?
@@ -33,12 +35,12 @@ public actor Reporter {
     /// - Parameter resumeAfter: For a replayed recording, the newest `tst` an earlier run
     ///   committed: fixes up to that second are skipped, so a restart resumes where it stopped.
     public init(
-        settings: PublisherSettings, screen: any FixScreen, policies: ProfilePolicies,
+        settings: PublisherSettings, filter: FixFilter, policies: ProfilePolicies,
         initialProfile: MonitoringMode = .active, outbox: Outbox, metrics: PublisherMetrics,
         doorbell: Doorbell, clock: any FixClock = WallFixClock(), resumeAfter: Int? = nil, logger: Logger
     ) {
         self.resumeAfter = resumeAfter
-        self.screen = screen
+        self.filter = filter
         self.policies = policies
         self.selector = ProfileSelector(initial: initialProfile)
         self.policy = policies.makePolicy(for: initialProfile)
@@ -70,9 +72,13 @@ public actor Reporter {
                 skipped = 0
             }
         }
-        if let reason = screen.rejectionReason(for: fix, now: clock.now()) {
-            metrics.rejected(reason: reason)
-            logger.info("Fix dropped.", metadata: ["whereabouts.reason": "\(reason)"])
+        if let reason = filter.check(fix, now: clock.now()) {
+            metrics.rejected(reason: reason.rawValue)
+            let isFirst = rejections.record(reason)
+            logger.log(
+                level: isFirst ? .info : .debug,
+                "Fix dropped\(isFirst ? "; further fixes dropped for this reason are logged at debug level" : "").",
+                metadata: ["whereabouts.reason": "\(reason.rawValue)", "whereabouts.rejected": "\(rejections[reason])"])
             return nil
         }
         lastAccepted = fix

@@ -24,7 +24,7 @@ public final class MQTTPublishConnection: PublishConnection, Service {
     private let settings: PublisherSettings
     private let startedAt: Int
     private let logger: Logger
-    private let since = Mutex<Date?>(nil)
+    private let uptime = ConnectionUptime()
     private let sealer: PayloadSealer
     private let freshSession = Mutex(false)
     private let doorbell: Doorbell?
@@ -70,13 +70,13 @@ public final class MQTTPublishConnection: PublishConnection, Service {
     // MARK: PublishConnection
 
     /// Publishes on the main connection.
-    public func publish(to topic: String, payload: Data, qos: Int, retain: Bool, timeout: Duration) async throws {
-        try await client.publish(to: topic, payload: sealer.seal(payload), qos: QoS(rawValue: qos) ?? .atLeastOnce, retain: retain, timeout: timeout)
+    public func publish(to topic: String, payload: Data, qos: QoS, retain: Bool, timeout: Duration) async throws {
+        try await client.publish(to: topic, payload: sealer.seal(payload), qos: qos, retain: retain, timeout: timeout)
     }
 
     /// When the main connection came up, or `nil` while it is down.
     public func connectedSince() async -> Date? {
-        since.withLock { $0 }
+        uptime.since
     }
 
     /// Whether the current connection started a new broker session not yet answered; clears it.
@@ -87,14 +87,9 @@ public final class MQTTPublishConnection: PublishConnection, Service {
         }
     }
 
-    /// Waits for the main connection, polling its state every 20 ms, at most `timeout`.
+    /// Waits until the main connection is up (woken by its state updates), at most `timeout`.
     public func waitUntilConnected(timeout: Duration) async -> Bool {
-        let end = ContinuousClock.now.advanced(by: timeout)
-        while ContinuousClock.now < end {
-            if since.withLock({ $0 }) != nil { return true }
-            do { try await Task.sleep(for: .milliseconds(20)) } catch { return false }
-        }
-        return since.withLock { $0 } != nil
+        await uptime.waitUntilConnected(timeout: timeout)
     }
 
     // MARK: Service
@@ -114,13 +109,13 @@ public final class MQTTPublishConnection: PublishConnection, Service {
             try? await gracefulShutdown()
             group.cancelAll()
         }
-        since.withLock { $0 = nil }
+        _ = uptime.markDisconnected()
         let now = Int(Date().timeIntervalSince1970)
         let offline = ReportEncoder.encode(PresenceMessage(state: .offline, since: startedAt, tst: now))
         do {
             let offline = try sealer.seal(offline)
             try await presenceClient.publish(
-                to: settings.presenceTopic, payload: offline, qos: QoS(rawValue: max(1, settings.qos)) ?? .atLeastOnce,
+                to: settings.presenceTopic, payload: offline, qos: max(.atLeastOnce, settings.qos),
                 retain: true, timeout: .seconds(2))
         } catch {
             logger.warning("Could not publish offline presence; the broker sends it as the will.", metadata: ["whereabouts.error": "\(error)"])
@@ -136,7 +131,7 @@ public final class MQTTPublishConnection: PublishConnection, Service {
             case .connected(let sessionPresent):
                 // The flag first: a drainer that sees the connection up sees the flag as well.
                 if !sessionPresent { freshSession.withLock { $0 = true } }
-                since.withLock { $0 = Date() }
+                uptime.markConnected(at: Date())
                 logger.info("Connected.", metadata: ["whereabouts.mqtt.state": "\(state)"])
                 if !sessionPresent { doorbell?.ring() }
                 do {
@@ -146,11 +141,7 @@ public final class MQTTPublishConnection: PublishConnection, Service {
                 }
                 await publishCard()
             case .disconnected, .reconnecting:
-                let wasConnected = since.withLock { value in
-                    defer { value = nil }
-                    return value != nil
-                }
-                if wasConnected { logger.warning("Disconnected.", metadata: ["whereabouts.mqtt.state": "\(state)"]) }
+                if uptime.markDisconnected() { logger.warning("Disconnected.", metadata: ["whereabouts.mqtt.state": "\(state)"]) }
             case .connecting:
                 break
             }
@@ -163,7 +154,7 @@ public final class MQTTPublishConnection: PublishConnection, Service {
         guard let card = settings.card else { return }
         do {
             try await publish(
-                to: settings.infoTopic, payload: ReportEncoder.encode(card), qos: max(1, settings.qos),
+                to: settings.infoTopic, payload: ReportEncoder.encode(card), qos: max(.atLeastOnce, settings.qos),
                 retain: true, timeout: settings.publishTimeout)
             logger.debug("Card published.", metadata: ["whereabouts.topic": "\(settings.infoTopic)"])
         } catch {
@@ -178,7 +169,7 @@ public final class MQTTPublishConnection: PublishConnection, Service {
             do {
                 let online = try sealer.seal(online)
                 try await presenceClient.publish(
-                    to: settings.presenceTopic, payload: online, qos: QoS(rawValue: max(1, settings.qos)) ?? .atLeastOnce,
+                    to: settings.presenceTopic, payload: online, qos: max(.atLeastOnce, settings.qos),
                     retain: true, timeout: .seconds(10))
             } catch {
                 logger.warning("Could not publish online presence.", metadata: ["whereabouts.error": "\(error)"])

@@ -10,24 +10,10 @@ public struct PublisherLaunch: Sendable {
     public var settings: PublisherSettings
     /// The position source, with its replay speed (`nil` for a live source).
     public var source: PositionSourceSpec
-    /// The broker.
-    public var broker: BrokerAddress
-    /// The MQTT client id of the main connection.
-    public var clientID: String
-    /// The login name, if any.
-    public var username: String?
-    /// The password, if any. Never logged.
-    public var password: String?
-    /// The keep-alive interval.
-    public var keepAlive: Duration
-    /// CA file for TLS.
-    public var tlsCAFile: String?
-    /// Client certificate for TLS.
-    public var tlsCertificateFile: String?
-    /// Client key for TLS.
-    public var tlsKeyFile: String?
-    /// Whether to skip the certificate's host name check.
-    public var tlsInsecure: Bool
+    /// The main connection's client configuration (broker, client id, credentials, keep-alive,
+    /// TLS); the publisher adds its own rules (``PublisherApp``) and derives the presence
+    /// connection from it.
+    public var mqtt: MQTTConfiguration
     /// The outbox file.
     public var outboxPath: String
     /// The outbox cap in entries.
@@ -49,28 +35,18 @@ public struct PublisherLaunch: Sendable {
     /// Makes the policies of both profiles.
     public var policies: ProfilePolicies
     /// Makes the rejection filters.
-    public var makeScreen: @Sendable () -> any FixScreen
+    public var makeFilter: @Sendable () -> FixFilter
 
     /// Creates a launch description; the executable fills every field.
     public init(
-        settings: PublisherSettings, source: PositionSourceSpec, broker: BrokerAddress,
-        clientID: String, username: String?, password: String?, keepAlive: Duration,
-        tlsCAFile: String?, tlsCertificateFile: String?, tlsKeyFile: String?, tlsInsecure: Bool,
+        settings: PublisherSettings, source: PositionSourceSpec, mqtt: MQTTConfiguration,
         outboxPath: String, outboxMax: Int, initialProfile: MonitoringMode, lowBattery: LowBatteryRule,
         batteryInterval: Duration, powerSupplyPath: String, metricsPort: Int?, metricsAddress: String,
-        logLevel: Logger.Level, policies: ProfilePolicies, makeScreen: @escaping @Sendable () -> any FixScreen
+        logLevel: Logger.Level, policies: ProfilePolicies, makeFilter: @escaping @Sendable () -> FixFilter
     ) {
         self.settings = settings
         self.source = source
-        self.broker = broker
-        self.clientID = clientID
-        self.username = username
-        self.password = password
-        self.keepAlive = keepAlive
-        self.tlsCAFile = tlsCAFile
-        self.tlsCertificateFile = tlsCertificateFile
-        self.tlsKeyFile = tlsKeyFile
-        self.tlsInsecure = tlsInsecure
+        self.mqtt = mqtt
         self.outboxPath = outboxPath
         self.outboxMax = outboxMax
         self.initialProfile = initialProfile
@@ -81,6 +57,6 @@ public struct PublisherLaunch: Sendable {
         self.metricsAddress = metricsAddress
         self.logLevel = logLevel
         self.policies = policies
-        self.makeScreen = makeScreen
+        self.makeFilter = makeFilter
     }
 }

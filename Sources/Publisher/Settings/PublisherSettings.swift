@@ -1,6 +1,7 @@
 import Foundation
 import OwnTracksCrypto
 import WhereaboutsCore
+import WhereaboutsMQTT
 
 /// Everything the publisher pipeline needs to know, resolved from flags and the config file.
 ///
@@ -10,8 +11,8 @@ public struct PublisherSettings: Sendable {
     public var tid: String
     /// The location topic, `owntracks/<user>/<device>` in lower case by default.
     public var topicBase: String
-    /// QoS for location and presence messages (0, 1 or 2). Default 1.
-    public var qos: Int
+    /// QoS for location messages. Default 1; presence and the card go at least at QoS 1.
+    public var qos: QoS
     /// Whether live location messages are retained. Default true.
     public var retain: Bool
     /// The `ms` sent with reports that carry a velocity, when the policy does not set its own.
@@ -39,7 +40,7 @@ public struct PublisherSettings: Sendable {
     public init(
         tid: String = "wb",
         topicBase: String = "owntracks/user/device",
-        qos: Int = 1,
+        qos: QoS = .atLeastOnce,
         retain: Bool = true,
         maxSilence: Int? = nil,
         drainTimeout: Duration = .seconds(10),

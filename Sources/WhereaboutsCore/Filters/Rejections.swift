@@ -17,36 +17,4 @@ extension FixFilter {
 }
 
 /// How many fixes the filters rejected, per reason.
-public struct Rejections: Sendable, Hashable, Codable {
-    private var counts: [Int]
-
-    /// No rejections yet.
-    public init() {
-        counts = Array(repeating: 0, count: FixFilter.Reason.allCases.count)
-    }
-
-    /// The number of fixes rejected for `reason`.
-    public subscript(reason: FixFilter.Reason) -> Int {
-        get { counts[Self.index(of: reason)] }
-        set { counts[Self.index(of: reason)] = newValue }
-    }
-
-    /// The number of rejected fixes, all reasons together.
-    public var total: Int { counts.reduce(0, +) }
-
-    /// Counts one more rejection for `reason`.
-    public mutating func record(_ reason: FixFilter.Reason) {
-        self[reason] += 1
-    }
-
-    private static func index(of reason: FixFilter.Reason) -> Int {
-        switch reason {
-        case .invalidCoordinates: 0
-        case .futureTimestamp: 1
-        case .tooOld: 2
-        case .tooInaccurate: 3
-        case .notNewer: 4
-        case .tooFast: 5
-        }
-    }
-}
+public typealias Rejections = RejectionTally<FixFilter.Reason>

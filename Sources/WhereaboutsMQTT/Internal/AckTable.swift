@@ -30,7 +30,7 @@ struct AckTable {
     private(set) var waiters: [Int32: Waiter] = [:]
     private var early: [Int32: Ack] = [:]
     private var abandoned: Set<Int32> = []
-    private var callsInProgress = 0
+    private(set) var callsInProgress = 0
     private var earliestDeadline: ContinuousClock.Instant?
 
     /// A C call that may produce an acknowledgement is about to start.

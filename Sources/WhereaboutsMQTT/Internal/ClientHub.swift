@@ -1,3 +1,4 @@
+internal import WhereaboutsCore
 
 /// What outlives a single connection of an `MQTTClient`: the current state, the listeners of
 /// `messages` and `stateUpdates`, and the subscriptions to restore after a reconnect.

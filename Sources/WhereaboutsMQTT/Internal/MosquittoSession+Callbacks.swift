@@ -55,17 +55,12 @@ extension MosquittoSession {
         guard code == 0 else {
             let refused = MQTTError.connectionRefused(
                 MosquittoCode.refusal(code, sentCredentials: configuration.credentials != nil))
-            lock.lock()
-            refusal = refused
-            lock.unlock()
+            state.withLock { $0.brokerRefused(refused) }
             logger.info("MQTT broker refused the connection", metadata: ["whereabouts.mqtt.error": "\(refused)"])
             return
         }
         setLibraryLogging(false)
-        lock.lock()
-        isConnected = true
-        everConnected = true
-        lock.unlock()
+        state.withLock { $0.brokerAccepted() }
         restoreSubscriptions(sessionPresent: sessionPresent)
         logger.info(
             "MQTT connected",
@@ -75,11 +70,7 @@ extension MosquittoSession {
             ])
         hub.setConnectionState(.connected(sessionPresent: sessionPresent), from: id)
         // Only now may `connect()` return: its callers read `state` right after.
-        lock.lock()
-        connectionAnnounced = isConnected
-        let waiters = connectionAnnounced ? Array(connectWaiters.values) : []
-        if connectionAnnounced { connectWaiters.removeAll() }
-        lock.unlock()
+        let waiters = state.withLock { $0.connectionAnnounced() }
         for waiter in waiters { waiter.continuation.resume() }
     }
 
@@ -99,18 +90,14 @@ extension MosquittoSession {
     }
 
     private func didAcknowledge(_ mid: Int32, _ ack: Ack) {
-        lock.lock()
-        let waiter = acks.acknowledge(mid, ack)
-        lock.unlock()
+        let waiter = state.withLock { $0.acks.acknowledge(mid, ack) }
         waiter?.continuation.resume(returning: ack)
     }
 
     private func didLog(level: Int32, _ text: UnsafePointer<CChar>) {
         if level & (MOSQ_LOG_ERR | MOSQ_LOG_WARNING) != 0 {
             let message = String(cString: text)
-            lock.lock()
-            lastLibraryError = message
-            lock.unlock()
+            state.withLock { $0.libraryLogged(message) }
         }
         if logger.logLevel <= .trace { logger.trace("libmosquitto: \(String(cString: text))") }
     }

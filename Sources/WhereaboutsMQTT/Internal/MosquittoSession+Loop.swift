@@ -25,7 +25,7 @@ extension MosquittoSession {
             }
             if wasConnected { attempt = 0 }
             let error = failure ?? .connectionLost(detail: "the connection ended")
-            let retry = wasConnected || everConnectedSafely ? configuration.reconnect.enabled : retriesFirstConnection
+            let retry = wasConnected || state.withLock({ $0.everConnected }) ? configuration.reconnect.enabled : retriesFirstConnection
             guard retry else {
                 finalReason = .failed(error)
                 break
@@ -40,16 +40,8 @@ extension MosquittoSession {
         tearDown(finalReason)
     }
 
-    private var everConnectedSafely: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return everConnected
-    }
-
     func currentStopReason() -> MQTTDisconnectReason? {
-        lock.lock()
-        defer { lock.unlock() }
-        return stopReason
+        state.withLock { $0.stopReason }
     }
 
     /// Makes one connection attempt and drives it until it ends. Returns why it ended (`nil`
@@ -57,15 +49,12 @@ extension MosquittoSession {
     private func connectAndDrive() -> (MQTTError?, Bool) {
         takeHandleExclusively(closing: false)
         setLibraryLogging(true)
-        lock.lock()
-        refusal = nil
-        lastLibraryError = nil
-        lock.unlock()
+        state.withLock { $0.attemptStarted() }
         let (rc, savedErrno) = connectOnce()
-        lock.lock()
-        handleBusy = false
-        let libraryError = lastLibraryError
-        lock.unlock()
+        let libraryError = state.withLock { state in
+            state.handleReleased()
+            return state.lastLibraryError
+        }
         guard rc == MosquittoCode.success else {
             return (MosquittoCode.connectError(rc, savedErrno: savedErrno, configuration: configuration, libraryError: libraryError), false)
         }
@@ -98,26 +87,19 @@ extension MosquittoSession {
             }
             sweepDeadlines(now: now)
             if rc != MosquittoCode.success {
-                lock.lock()
-                let wasConnected = isConnected
-                isConnected = false
-                connectionAnnounced = false
-                let refused = refusal
-                let libraryError = lastLibraryError
-                let dropped = acks.removeUnqueued()
-                lock.unlock()
-                let lost = MQTTError.connectionLost(detail: libraryError ?? MosquittoCode.text(rc))
-                for waiter in dropped { waiter.continuation.resume(throwing: lost) }
-                if disconnectDeadline != nil { return (nil, wasConnected) }
-                if let refused { return (refused, false) }
-                if !wasConnected {
-                    return (MosquittoCode.failedBeforeConnack(rc, savedErrno: loopErrno, configuration: configuration, libraryError: libraryError), false)
+                let end = state.withLock { $0.connectionEnded() }
+                let lost = MQTTError.connectionLost(detail: end.libraryError ?? MosquittoCode.text(rc))
+                for waiter in end.dropped { waiter.continuation.resume(throwing: lost) }
+                if disconnectDeadline != nil { return (nil, end.wasConnected) }
+                if let refused = end.refusal { return (refused, false) }
+                if !end.wasConnected {
+                    return (MosquittoCode.failedBeforeConnack(rc, savedErrno: loopErrno, configuration: configuration, libraryError: end.libraryError), false)
                 }
                 logger.info("MQTT connection lost", metadata: ["whereabouts.mqtt.error": "\(lost)"])
                 return (lost, true)
             }
-            if let disconnectDeadline, now >= disconnectDeadline { return (nil, everConnectedSafely) }
-            if now >= connackDeadline, !connectedSafely {
+            if let disconnectDeadline, now >= disconnectDeadline { return (nil, state.withLock { $0.everConnected }) }
+            if now >= connackDeadline, !state.withLock({ $0.isConnected }) {
                 return (.timedOut(.connect, after: configuration.connectTimeout, mayStillBeDelivered: false), false)
             }
         }
@@ -165,12 +147,6 @@ extension MosquittoSession {
         hub.noteCoalescing(coalesce)
     }
 
-    private var connectedSafely: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return isConnected
-    }
-
     /// Calls `mosquitto_connect_bind_v5` (blocking: DNS and TCP connect) with the CONNECT
     /// properties; returns the result code and `errno` right after.
     private func connectOnce() -> (Int32, Int32) {
@@ -189,30 +165,15 @@ extension MosquittoSession {
     private func backOff(for delay: Duration) {
         let wakeAt = ContinuousClock.now + delay
         while ContinuousClock.now < wakeAt {
-            lock.lock()
-            if stopReason != nil {
-                lock.unlock()
-                return
-            }
-            let slice = min(wakeAt - ContinuousClock.now, .milliseconds(Int(Self.loopTimeoutMilliseconds)))
-            _ = lock.wait(until: Date(timeIntervalSinceNow: max(0, slice.seconds)))
-            lock.unlock()
+            let slice = min(wakeAt, ContinuousClock.now + .milliseconds(Int(Self.loopTimeoutMilliseconds)))
+            if state.wait(until: { $0.stopReason != nil }, deadline: slice) { return }
             sweepDeadlines()
         }
     }
 
     /// Fails the operations and connect waiters whose timeout has passed.
     func sweepDeadlines(now: ContinuousClock.Instant = .now) {
-        lock.lock()
-        let expired = acks.expire(now: now)
-        var expiredConnects: [ConnectWaiter] = []
-        if !connectWaiters.isEmpty {
-            for (key, waiter) in connectWaiters where waiter.deadline <= now {
-                connectWaiters.removeValue(forKey: key)
-                expiredConnects.append(waiter)
-            }
-        }
-        lock.unlock()
+        let (expired, expiredConnects) = state.withLock { $0.expire(now: now) }
         for waiter in expired {
             waiter.continuation.resume(
                 throwing: MQTTError.timedOut(waiter.operation, after: waiter.timeout, mayStillBeDelivered: waiter.stillQueuedOnGiveUp))
@@ -227,23 +188,13 @@ extension MosquittoSession {
     private func tearDown(_ reason: MQTTDisconnectReason) {
         takeHandleExclusively(closing: true)
         mosquitto_destroy(handle)
-        lock.lock()
-        finished = true
-        endReason = reason
-        isConnected = false
-        connectionAnnounced = false
-        let operations = acks.removeAll()
-        let connects = Array(connectWaiters.values)
-        connectWaiters.removeAll()
-        let exits = Array(exitWaiters.values)
-        exitWaiters.removeAll()
-        lock.unlock()
+        let leftovers = state.withLock { $0.finished(reason) }
 
         logger.info("MQTT client stopped", metadata: ["whereabouts.mqtt.reason": "\(reason)"])
         hub.setConnectionState(.disconnected(reason), from: id)
         let connectError: MQTTError = if case .failed(let error) = reason { error } else { .clientClosed }
-        for waiter in operations { waiter.continuation.resume(throwing: MQTTError.clientClosed) }
-        for waiter in connects { waiter.continuation.resume(throwing: connectError) }
-        for exit in exits { exit.resume() }
+        for waiter in leftovers.operations { waiter.continuation.resume(throwing: MQTTError.clientClosed) }
+        for waiter in leftovers.connects { waiter.continuation.resume(throwing: connectError) }
+        for exit in leftovers.exits { exit.resume() }
     }
 }

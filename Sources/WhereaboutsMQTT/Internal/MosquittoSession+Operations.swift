@@ -1,5 +1,6 @@
 import CMosquitto
 import Foundation
+internal import WhereaboutsCore
 
 /// Links a waiting operation to its message id so that task cancellation can find it, whichever
 /// of "id registered" and "task cancelled" happens first.
@@ -43,10 +44,7 @@ extension MosquittoSession {
             }
         } onCancel: {
             guard let mid = token.cancel() else { return }
-            lock.lock()
-            let waiter = acks.cancel(mid)
-            lock.unlock()
-            waiter?.continuation.resume(throwing: CancellationError())
+            state.withLock { $0.acks.cancel(mid) }?.continuation.resume(throwing: CancellationError())
         }
     }
 
@@ -62,49 +60,36 @@ extension MosquittoSession {
         // Two lock sections per operation: enter (count the C call, so the handle is neither
         // reconnected nor destroyed under it) and leave (register the waiter or claim an early
         // acknowledgement). The lock is not held during the C call.
-        lock.lock()
-        guard !closed && !handleBusy,
-            isConnected || operation != .publish || configuration.queuesWhileDisconnected
-        else {
-            lock.unlock()
+        let admitted = state.withLock {
+            $0.beginCall(publishing: operation == .publish, queuesWhileDisconnected: configuration.queuesWhileDisconnected)
+        }
+        guard admitted else {
             continuation.resume(throwing: MQTTError.notConnected(mayStillBeDelivered: false))
             return
         }
-        activeCalls += 1
-        acks.beginCall()
-        lock.unlock()
         var mid: Int32 = 0
-        let rc: Int32? = call(handle, &mid)
+        let rc = call(handle, &mid)
 
-        lock.lock()
-        activeCalls -= 1
-        if activeCalls == 0 && handleBusy { lock.broadcast() }
-        var outcome: Result<Ack, any Error>?
-        if rc == MosquittoCode.success {
-            let waiter = AckTable.Waiter(
-                continuation: continuation, operation: operation, timeout: timeout,
-                deadline: .now + timeout, stillQueuedOnGiveUp: stillQueuedOnGiveUp)
-            if let early = acks.register(mid, waiter) { outcome = .success(early) }
-        } else {
+        // Ending the call wakes the session thread if it waits for the handle (`withLock`).
+        let outcome: Result<Ack, any Error>? = state.withLock { state in
+            defer { state.acks.endCall() }
+            if rc == MosquittoCode.success {
+                let waiter = AckTable.Waiter(
+                    continuation: continuation, operation: operation, timeout: timeout,
+                    deadline: .now + timeout, stillQueuedOnGiveUp: stillQueuedOnGiveUp)
+                return state.acks.register(mid, waiter).map { .success($0) }
+            }
             // A QoS>0 publish that found no connection is still queued by libmosquitto (it got
             // an id) and is resent after a reconnect: say so, and drop its late acknowledgement.
             let queued = rc == MosquittoCode.noConnection && stillQueuedOnGiveUp && mid != 0
-            if queued { acks.abandon(mid) }
-            outcome = .failure(
-                rc == nil
-                    ? MQTTError.notConnected(mayStillBeDelivered: false)
-                    : MosquittoCode.operationError(rc!, topic: subject, queued: queued))
+            if queued { state.acks.abandon(mid) }
+            return .failure(MosquittoCode.operationError(rc, topic: subject, queued: queued))
         }
-        acks.endCall()
-        lock.unlock()
 
         if let outcome {
             continuation.resume(with: outcome)
         } else if !token.register(mid) {
-            lock.lock()
-            let waiter = acks.cancel(mid)
-            lock.unlock()
-            waiter?.continuation.resume(throwing: CancellationError())
+            state.withLock { $0.acks.cancel(mid) }?.continuation.resume(throwing: CancellationError())
         }
     }
 }

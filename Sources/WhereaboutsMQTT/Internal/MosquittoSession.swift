@@ -1,6 +1,7 @@
 import CMosquitto
 import Foundation
 import Logging
+internal import WhereaboutsCore
 
 /// One libmosquitto handle and the dedicated thread that drives it, from the first connect to
 /// `mosquitto_destroy`.
@@ -8,18 +9,22 @@ import Logging
 /// Threads: the session's own thread makes every blocking call (connect, which may wait on DNS,
 /// and `mosquitto_loop`) and receives every callback. Other threads only make libmosquitto's
 /// non-blocking, thread-safe calls (publish, subscribe, unsubscribe, disconnect) through
-/// `start(_:...)` (`MosquittoSession+Operations.swift`), which counts them in `activeCalls` so that
+/// `start(_:...)` (`MosquittoSession+Operations.swift`), which counts them in ``SessionState`` so that
 /// the handle is neither reconnected nor destroyed under them.
 ///
 /// Lifetime: the thread's closure holds a strong reference to the session until after
 /// `mosquitto_destroy`, so the unretained userdata pointer that callbacks receive is valid
 /// whenever libmosquitto can call one, even after the owning `MQTTClient` is gone.
 ///
-/// Lock order: `lock` is never held while calling into libmosquitto, and callbacks (which run
-/// with libmosquitto's internal mutexes held) take `lock` only briefly, so there is no cycle.
+/// State: what other threads share with the session thread is one ``SessionState`` (an enum phase
+/// and the waiters beside it) in a ``LockedState``, reached only through `withLock` and, on the
+/// session thread, `wait(until:)`. The lock is never held while calling into libmosquitto, and
+/// callbacks (which run with libmosquitto's internal mutexes held) take it only briefly, so there
+/// is no lock-order cycle.
 final class MosquittoSession: @unchecked Sendable {
-    // @unchecked Sendable: every `var` below is read and written only with `lock` held;
-    // `handle` is immutable and used only on the session thread or by a C call counted in `activeCalls`.
+    // @unchecked Sendable: `handle`, a C pointer, is used only on the session thread or inside a C
+    // call that `state`'s lock admitted and counts (`SessionState.beginCall`); every other stored
+    // property is immutable and Sendable.
     let configuration: MQTTConfiguration
     let logger: Logger
     let hub: ClientHub
@@ -27,35 +32,8 @@ final class MosquittoSession: @unchecked Sendable {
     let handle: OpaquePointer
     /// Whether a failed first connection is retried (`start()`) or ends the session (`connect()`).
     let retriesFirstConnection: Bool
-
-    let lock = NSCondition()
-    var acks = AckTable()
-    var activeCalls = 0
-    /// The session thread has exclusive use of the handle (connecting) or has not connected yet.
-    var handleBusy = true
-    /// The handle is destroyed or about to be: no more C calls.
-    var closed = false
-    var stopReason: MQTTDisconnectReason?
-    var isConnected = false
-    /// Connected and `.connected` already announced through the hub: from then on `connect()`
-    /// returns at once, so a caller never sees it return while `state` still says connecting.
-    var connectionAnnounced = false
-    var everConnected = false
-    var connectWaiters: [UInt64: ConnectWaiter] = [:]
-    var nextWaiterID: UInt64 = 0
-    var exitWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
-    var finished = false
-    /// Why the session ended, once `finished`.
-    var endReason: MQTTDisconnectReason?
-    /// The broker's refusal from the last CONNACK, if it refused.
-    var refusal: MQTTError?
-    /// The last error libmosquitto logged (TLS details come only this way).
-    var lastLibraryError: String?
-
-    struct ConnectWaiter {
-        let continuation: CheckedContinuation<Void, any Error>
-        let deadline: ContinuousClock.Instant
-    }
+    /// The shared state; see ``SessionState``.
+    let state = LockedState(SessionState())
 
     /// The longest `mosquitto_loop` waits for the socket before checking for stop and timeouts.
     static let loopTimeoutMilliseconds: Int32 = 100
@@ -92,13 +70,11 @@ final class MosquittoSession: @unchecked Sendable {
 
     // MARK: Handle access from other threads
 
-    /// Waits (on the session thread) until no other thread is inside a counted C call.
+    /// Waits (on the session thread) until no other thread is inside a counted C call, after
+    /// taking the handle for connecting or, when `closing`, for good.
     func takeHandleExclusively(closing: Bool) {
-        lock.lock()
-        handleBusy = true
-        if closing { closed = true }
-        while activeCalls > 0 { lock.wait() }
-        lock.unlock()
+        state.withLock { $0.takeHandle(closing: closing) }
+        state.wait(until: \.handleIsIdle)
     }
 
     // MARK: Stop and wait
@@ -110,92 +86,52 @@ final class MosquittoSession: @unchecked Sendable {
     /// may still read an incoming PUBLISH, which libmosquitto then treats as a protocol error and
     /// closes the socket without DISCONNECT, so the broker would publish the will.
     func requestStop(_ reason: MQTTDisconnectReason) {
-        lock.lock()
-        if stopReason == nil { stopReason = reason }
-        lock.broadcast()
-        lock.unlock()
+        state.withLock { $0.requestStop(reason) }
     }
 
     /// How many operations wait for an acknowledgement.
     var pendingAcknowledgements: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return acks.waiters.count
+        state.withLock { $0.acks.waiters.count }
     }
 
     /// Whether the session has been asked to stop or has ended.
     var isStopping: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return stopReason != nil || finished
+        state.withLock { $0.isStopping }
     }
 
     /// Waits until the session thread has destroyed the handle, at most `timeout`.
     func waitForExit(timeout: Duration) async {
-        let waiterID: UInt64? = {
-            lock.lock()
-            defer { lock.unlock() }
-            if finished { return nil }
-            nextWaiterID += 1
-            return nextWaiterID
-        }()
-        guard let waiterID else { return }
+        let waiterID = state.withLock { $0.makeWaiterID() }
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 await withCheckedContinuation { continuation in
-                    self.lock.lock()
-                    if self.finished {
-                        self.lock.unlock()
-                        continuation.resume()
-                    } else {
-                        self.exitWaiters[waiterID] = continuation
-                        self.lock.unlock()
-                    }
+                    let registered = self.state.withLock { $0.addExitWaiter(waiterID, continuation) }
+                    if !registered { continuation.resume() }
                 }
             }
             group.addTask { try? await Task.sleep(for: timeout) }
             await group.next()
             group.cancelAll()
             // Whoever lost the race: resume a still-registered exit waiter so its task ends.
-            self.removeExitWaiter(waiterID)?.resume()
+            self.state.withLock { $0.removeExitWaiter(waiterID) }?.resume()
         }
-    }
-
-    private func removeExitWaiter(_ id: UInt64) -> CheckedContinuation<Void, Never>? {
-        lock.lock()
-        defer { lock.unlock() }
-        return exitWaiters.removeValue(forKey: id)
     }
 
     /// Waits until the session is connected, it fails for good, or `connectTimeout` passes.
     func waitUntilConnected() async throws {
         let deadline = ContinuousClock.now + configuration.connectTimeout
-        let waiterID: UInt64 = {
-            lock.lock()
-            defer { lock.unlock() }
-            nextWaiterID += 1
-            return nextWaiterID
-        }()
+        let waiterID = state.withLock { $0.makeWaiterID() }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                lock.lock()
-                if connectionAnnounced {
-                    lock.unlock()
-                    continuation.resume()
-                } else if finished || stopReason != nil {
-                    let error: MQTTError = if case .failed(let error) = endReason { error } else { .clientClosed }
-                    lock.unlock()
-                    continuation.resume(throwing: error)
-                } else {
-                    connectWaiters[waiterID] = ConnectWaiter(continuation: continuation, deadline: deadline)
-                    lock.unlock()
+                let waiter = SessionState.ConnectWaiter(continuation: continuation, deadline: deadline)
+                switch state.withLock({ $0.addConnectWaiter(waiterID, waiter) }) {
+                case .connected: continuation.resume()
+                case .failed(let error): continuation.resume(throwing: error)
+                case .registered: break
                 }
             }
         } onCancel: {
-            lock.lock()
-            let waiter = connectWaiters.removeValue(forKey: waiterID)
-            lock.unlock()
-            waiter?.continuation.resume(throwing: CancellationError())
+            state.withLock { $0.removeConnectWaiter(waiterID) }?.continuation.resume(throwing: CancellationError())
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import WhereaboutsTestSupport
 import WhereaboutsCore
 
 /// Collects the fixes a source yields in a background task, so a test can wait (bounded) for a
@@ -18,7 +19,7 @@ actor FixCollector {
 
     /// Returns once `predicate` holds for the fixes collected so far; fails after `timeout` seconds.
     func wait(timeout: Double, until predicate: @escaping @Sendable ([Fix]) -> Bool) async throws {
-        try await withTimeout(timeout) { try await self.waitUntil(predicate) }
+        try await withTimeout(.seconds(timeout), "fixes the test waits for") { try await self.waitUntil(predicate) }
     }
 
     private func waitUntil(_ predicate: @escaping @Sendable ([Fix]) -> Bool) async throws {

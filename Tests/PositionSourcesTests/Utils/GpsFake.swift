@@ -1,4 +1,5 @@
 import Foundation
+import WhereaboutsTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -38,7 +39,7 @@ final class GpsFake {
             process.interrupt()
             let exited = exited
             do {
-                try await withTimeout(5) { for await _ in exited {} }
+                try await withTimeout(.seconds(5)) { for await _ in exited {} }
             } catch {
                 kill(process.processIdentifier, SIGKILL)
             }

@@ -6,9 +6,11 @@ import WhereaboutsTestSupport
 @Suite("whereabouts-pub command line", .enabled(if: PublisherProcess.executable != nil))
 struct CommandLineTests {
     /// Runs the binary to completion and returns its exit status and combined output.
-    private func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (status: Int32, output: String) {
+    private func run(
+        _ arguments: [String], environment: [String: String] = [:], executable: URL? = PublisherProcess.executable
+    ) throws -> (status: Int32, output: String) {
         let process = Process()
-        process.executableURL = PublisherProcess.executable
+        process.executableURL = executable
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         for (key, value) in environment { env[key] = value }
@@ -25,7 +27,11 @@ struct CommandLineTests {
     private let required = ["--source", "gpx:/nonexistent.gpx", "--user", "alice", "--device", "phone"]
 
     @Test("Bad flags exit 2 with a message naming the flag", arguments: [
-        (["--qos", "5"], "--qos must be 0, 1 or 2"),
+        (["--qos", "5"], "The value '5' is invalid for '--qos <qos>'"),
+        (["--profile", "frugal"], "The value 'frugal' is invalid for '--profile <profile>'"),
+        (["--log-level", "loud"], "The value 'loud' is invalid for '--log-level <log-level>'"),
+        (["--tls-ca-file", "/nonexistent/ca.pem"], "TLS options need an mqtts:// broker"),
+        (["--broker", "mqtts://x:8883", "--ca-file", "/nonexistent/ca.pem"], "The file /nonexistent/ca.pem cannot be read"),
         (["--broker", "http://x"], "use mqtt:// or mqtts://"),
         (["--broker", "mqtts://x:8883"], "mqtts:// needs --tls-ca-file"),
         (["--outbox-max", "0"], "--outbox-max must be at least 1"),
@@ -61,7 +67,7 @@ struct CommandLineTests {
         try "source: gpx:/x.gpx\nuser: a\ndevice: b\nqos: 2\n".write(to: valid, atomically: true, encoding: .utf8)
         result = try run(["--config", valid.path, "--qos", "7"])
         #expect(result.status == 2)
-        #expect(result.output.contains("not 7"), "\(result.output)")
+        #expect(result.output.contains("The value '7' is invalid for '--qos"), "\(result.output)")
     }
 
     @Test("Every long flag in --help is a config key, and every config key a flag")
@@ -69,6 +75,7 @@ struct CommandLineTests {
         let help = try run(["--help"]).output
         let flags = Set(help.matches(of: /--([a-z][a-z0-9-]+)/).map { String($0.1) })
             .subtracting(["help", "version", "config", "no-retain"])
+            .subtracting(Self.brokerFlagAliases)
         let example = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("examples/publisher.yaml"), encoding: .utf8)
         let exampleKeys = Set(example.split(separator: "\n").compactMap { line -> String? in
             let text = line.hasPrefix("# ") ? line.dropFirst(2) : line[...]
@@ -84,6 +91,38 @@ struct CommandLineTests {
         #expect(flags.isSuperset(of: policyFlags))
         // Every key of the example is accepted: the example itself parses (a bad key would exit 2).
         let result = try run(["--config", TestPaths.packageRoot.appendingPathComponent("examples/publisher.yaml").path, "--qos", "9"])
-        #expect(result.output.contains("--qos must be 0, 1 or 2"), "\(result.output)")
+        #expect(result.output.contains("The value '9' is invalid for '--qos"), "\(result.output)")
+    }
+
+    /// The broker flags of both programs (`BrokerOptions` in CommandLineSupport).
+    static let brokerFlags: Set = [
+        "broker", "client-id", "username", "password-file", "keep-alive", "tls-ca-file", "tls-cert-file", "tls-key-file",
+        "tls-insecure",
+    ]
+    /// The subscriber's old spellings, kept as aliases (not config keys).
+    static let brokerFlagAliases: Set = ["ca-file", "cert-file", "key-file"]
+
+    @Test("whereabouts-pub, whereabouts-sub run and whereabouts-sub dynsec accept the same broker flags")
+    func sameBrokerFlags() throws {
+        let subscriber = PublisherProcess.executable?.deletingLastPathComponent().appendingPathComponent("whereabouts-sub")
+        let helps = [
+            ("whereabouts-pub", try run(["--help"]).output),
+            ("whereabouts-sub run", try run(["run", "--help"], executable: subscriber).output),
+            ("whereabouts-sub dynsec", try run(["dynsec", "--help"], executable: subscriber).output),
+        ]
+        for (program, help) in helps {
+            let flags = Set(help.matches(of: /--([a-z][a-z0-9-]+)/).map { String($0.1) })
+            let missing = Self.brokerFlags.union(Self.brokerFlagAliases).subtracting(flags)
+            #expect(missing.isEmpty, "\(program) lacks \(missing.sorted())")
+        }
+        // One TLS rule: a CA file with a plain mqtt:// URL is refused by both, naming the rule.
+        let publisher = try run(required + ["--ca-file", "/etc/hostname"])
+        let subscriberRun = try run(
+            ["run", "--circles", TestPaths.packageRoot.appendingPathComponent("examples/circles.yaml").path, "--ca-file", "/etc/hostname"],
+            executable: subscriber)
+        for result in [publisher, subscriberRun] {
+            #expect(result.status == 2)
+            #expect(result.output.contains("TLS options need an mqtts:// broker"), "\(result.output)")
+        }
     }
 }

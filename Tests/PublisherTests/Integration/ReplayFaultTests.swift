@@ -51,7 +51,7 @@ struct ReplayFaultTests {
         #expect(try await pub.waitForExit(timeout: .seconds(60)) == 0, "\(pub.log.suffix(2000))")
         #expect(ContinuousClock.now - started < .seconds(30))
         let log = pub.log
-        let rejected = log.split(separator: "\n").filter { $0.contains("Fix dropped.") }
+        let rejected = log.split(separator: "\n").filter { $0.contains("Fix dropped") }
         #expect(rejected.count == 1 && rejected.allSatisfy { $0.contains("whereabouts.reason=future") }, "\(rejected)")
         let reported = PublisherFaultTests.tsts(in: log, of: "Report committed.")
         // Without the fix at index 100 the interval policy's later reports may fall one second

@@ -1,5 +1,5 @@
 /// Why an incoming MQTT message was rejected. Every rejection is counted by ``code`` and logged.
-public enum RejectionReason: Error, Sendable, Hashable, CustomStringConvertible {
+public enum MessageRejectionReason: Error, Sendable, Hashable, CustomStringConvertible {
     /// The payload is larger than the configured limit.
     case oversize(bytes: Int, limit: Int)
     /// The payload is not a JSON object (garbage, truncated, NaN literals, not UTF-8).

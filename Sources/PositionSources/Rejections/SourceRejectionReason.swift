@@ -3,7 +3,7 @@
 /// Every skipped input is counted under exactly one reason (see ``SourceRejections``), so an
 /// operator can tell a broken cable (bad checksums) from a receiver without a fix (no fix) from a
 /// badly exported file (missing time).
-public enum RejectionReason: String, Error, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
+public enum SourceRejectionReason: String, Error, Sendable, Hashable, Codable, CaseIterable, CustomStringConvertible {
     /// An NMEA sentence whose `*hh` checksum does not match its content (line noise, a bad cable).
     case badChecksum = "bad-checksum"
     /// A line, sentence or element cut short: no checksum, fewer fields than the sentence needs.

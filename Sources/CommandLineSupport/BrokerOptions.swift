@@ -1,0 +1,112 @@
+import ArgumentParser
+import Foundation
+import WhereaboutsMQTT
+
+/// How to reach and log in to the broker: the same flags, with the same rules, for
+/// `whereabouts-pub` and `whereabouts-sub` (and every `whereabouts-sub` subcommand).
+///
+/// TLS rule: TLS is on exactly when the broker URL is `mqtts://`; it then needs `--tls-ca-file` to
+/// verify the broker, and the TLS files are refused with an `mqtt://` URL (so a certificate is
+/// never silently unused, and TLS is never silently switched on). `--ca-file`, `--cert-file` and
+/// `--key-file` are kept as aliases of the `--tls-` names.
+public struct BrokerOptions: ParsableArguments {
+    /// Creates the options with their defaults (ArgumentParser fills them).
+    public init() {}
+
+    /// The broker URL.
+    @Option(help: ArgumentHelp(
+        "The broker: mqtt://HOST[:PORT] (port 1883 by default) or mqtts://HOST[:PORT] for TLS (port 8883 by default), which needs --tls-ca-file.",
+        valueName: "url"))
+    public var broker: String = "mqtt://127.0.0.1:1883"
+
+    /// The MQTT client id, if given.
+    @Option(
+        name: .customLong("client-id"),
+        help: "The MQTT client id. It must stay the same across restarts: the broker keeps the persistent session under it. Each program's help says its default.")
+    public var clientID: String?
+
+    /// The login name, if any.
+    @Option(help: "The user name to log in to the broker with. Without it the program connects anonymously.")
+    public var username: String?
+
+    /// The password file, if any.
+    @Option(help: ArgumentHelp(
+        "A file whose first line is the broker password. Without it, the WHEREABOUTS_PASSWORD environment variable is used. The password is never logged.",
+        valueName: "file"))
+    public var passwordFile: String?
+
+    /// The keep-alive interval in seconds.
+    @Option(help: "The MQTT keep-alive interval in seconds (5 to 65535).")
+    public var keepAlive: Int = 30
+
+    /// The CA certificates that verify the broker.
+    @Option(
+        name: [.customLong("tls-ca-file"), .customLong("ca-file")],
+        help: ArgumentHelp("A PEM file of CA certificates to verify the broker with; needed for mqtts://.", valueName: "file"))
+    public var tlsCAFile: String?
+
+    /// The client certificate, if the broker requires one.
+    @Option(
+        name: [.customLong("tls-cert-file"), .customLong("cert-file")],
+        help: ArgumentHelp("A PEM client certificate for brokers that require one; give --tls-key-file with it.", valueName: "file"))
+    public var tlsCertFile: String?
+
+    /// The client certificate's private key.
+    @Option(
+        name: [.customLong("tls-key-file"), .customLong("key-file")],
+        help: ArgumentHelp("The PEM private key of --tls-cert-file.", valueName: "file"))
+    public var tlsKeyFile: String?
+
+    /// Whether the broker certificate's host name goes unchecked.
+    @Flag(help: "Do not check that the broker's certificate names its host. Only for testing.")
+    public var tlsInsecure: Bool = false
+
+    /// The parsed broker URL.
+    public func address() throws -> BrokerAddress {
+        do { return try BrokerAddress(parsing: broker) } catch { throw ValidationError(error.description) }
+    }
+
+    /// Checks the options together (ArgumentParser calls it before `run()`).
+    public func validate() throws {
+        let address = try address()
+        guard (5...65_535).contains(keepAlive) else {
+            throw ValidationError("--keep-alive must be between 5 and 65535 seconds, not \(keepAlive).")
+        }
+        guard (tlsCertFile == nil) == (tlsKeyFile == nil) else {
+            throw ValidationError("--tls-cert-file and --tls-key-file go together: give both or neither.")
+        }
+        if address.usesTLS, tlsCAFile == nil {
+            throw ValidationError("mqtts:// needs --tls-ca-file to verify the broker.")
+        }
+        if !address.usesTLS, tlsCAFile != nil || tlsCertFile != nil {
+            throw ValidationError("TLS options need an mqtts:// broker; the URL \(broker) is plain mqtt://.")
+        }
+        if let passwordFile {
+            do { _ = try Password.resolve(file: passwordFile) } catch { throw ValidationError(error.description) }
+        }
+        for file in [tlsCAFile, tlsCertFile, tlsKeyFile].compactMap({ $0 }) where !FileManager.default.isReadableFile(atPath: file) {
+            throw ValidationError("The file \(file) cannot be read.")
+        }
+    }
+
+    /// The client configuration these options describe: host, port, client id (`defaultClientID`
+    /// unless `--client-id` is given), persistent session (clean session off), keep-alive, the
+    /// credentials (password from `--password-file` or `WHEREABOUTS_PASSWORD`) and TLS.
+    public func mqttConfiguration(defaultClientID: String) throws -> MQTTConfiguration {
+        let address = try address()
+        var configuration = MQTTConfiguration(
+            host: address.host, port: address.port, clientID: clientID ?? defaultClientID, cleanSession: false,
+            keepAlive: .seconds(keepAlive))
+        if let username {
+            let password: String?
+            do { password = try Password.resolve(file: passwordFile) } catch { throw ValidationError(error.description) }
+            configuration.credentials = .init(username: username, password: password)
+        }
+        if address.usesTLS {
+            configuration.tls = .init(
+                caFile: tlsCAFile, certificateFile: tlsCertFile, keyFile: tlsKeyFile,
+                verifyPeer: true, verifyHostname: !tlsInsecure)
+        }
+        return configuration
+    }
+}

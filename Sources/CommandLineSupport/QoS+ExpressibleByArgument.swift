@@ -1,0 +1,5 @@
+import ArgumentParser
+import WhereaboutsMQTT
+
+/// `--qos 0`, `1` or `2`.
+extension QoS: ExpressibleByArgument {}

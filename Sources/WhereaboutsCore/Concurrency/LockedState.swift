@@ -1,0 +1,60 @@
+import Foundation
+
+/// A value guarded by a lock, for state that a thread of our own (libmosquitto's loop, a position
+/// source's reader) shares with Swift tasks; that thread may block until the value satisfies a
+/// condition (``wait(until:deadline:)``).
+///
+/// The project's lock rule (docs/architecture.md, "Locks"): state that a dedicated thread blocks
+/// on, and all shared state in `WhereaboutsMQTT` (which libmosquitto's thread enters and the
+/// thread-sanitizer pass of `scripts/test` covers), is a `LockedState`; state shared only by Swift
+/// tasks is a `Synchronization.Mutex`. No hand-paired lock/unlock calls anywhere. This type plays
+/// the role of `Mutex`, but over a pthread mutex and condition variable (`NSCondition`): the thread
+/// sanitizer follows pthread locking, while on Linux it cannot see the futex-based ordering of
+/// `Mutex` and reports races between two `withLock` bodies that cannot overlap.
+package final class LockedState<State>: @unchecked Sendable {
+    // @unchecked Sendable: `state` and `waiting` are read and written only with `condition` locked.
+    private let condition = NSCondition()
+    private var state: State
+    /// How many threads block in `wait(until:deadline:)`; `withLock` wakes them only when nonzero.
+    private var waiting = 0
+
+    /// Creates the guarded value.
+    package init(_ state: State) {
+        self.state = state
+    }
+
+    /// Runs `body` with exclusive access to the value and returns what it returns. Threads blocked
+    /// in ``wait(until:deadline:)`` then check their condition again.
+    package func withLock<Result, Failure: Error>(
+        _ body: (inout State) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        condition.lock()
+        defer {
+            if waiting > 0 { condition.broadcast() }
+            condition.unlock()
+        }
+        return try body(&state)
+    }
+
+    /// Blocks the calling thread until `isSatisfied` holds for the value or `deadline` passes;
+    /// returns whether it holds. Every ``withLock(_:)`` call wakes the waiter to check again.
+    /// Never call it from a Swift task: it blocks a thread of the cooperative pool.
+    @discardableResult
+    package func wait(until isSatisfied: (State) -> Bool, deadline: ContinuousClock.Instant? = nil) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while !isSatisfied(state) {
+            waiting += 1
+            defer { waiting -= 1 }
+            if let deadline {
+                let remaining = deadline - ContinuousClock.now
+                guard remaining > .zero else { return false }
+                let (seconds, attoseconds) = remaining.components
+                _ = condition.wait(until: Date(timeIntervalSinceNow: Double(seconds) + Double(attoseconds) * 1e-18))
+            } else {
+                condition.wait()
+            }
+        }
+        return true
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Sends one hand-written HTTP/1.1 request over a plain TCP socket to 127.0.0.1 and returns the
+/// answer: headers exactly as written (a forged `Host`, a foreign `Origin`, a bare `GET /`), which
+/// HTTP client libraries set themselves. Reads until the server closes, the body announced by
+/// `Content-Length` is in, or a `101 Switching Protocols` head is complete; each read is bounded by
+/// a 10 s socket timeout. The blocking calls run on a thread of their own: on the cooperative pool
+/// (two threads on a two-core machine) they would starve the server they talk to.
+public enum RawHTTP {
+    /// What the server answered.
+    public struct Answer: Sendable {
+        /// The status code (0 when the answer had no status line).
+        public var status: Int
+        /// Everything read: status line, headers and body.
+        public var text: String
+        /// The part after the header block (all of `text` when there is no header block).
+        public var body: String {
+            text.range(of: "\r\n\r\n").map { String(text[$0.upperBound...]) } ?? text
+        }
+    }
+
+    /// Sends the request lines `head` (joined with CRLF and ended by an empty line).
+    public static func send(port: Int, _ head: [String]) async throws -> Answer {
+        try await send(port: port, request: head.joined(separator: "\r\n") + "\r\n\r\n")
+    }
+
+    /// Sends `request` exactly as written.
+    public static func send(port: Int, request: String) async throws -> Answer {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result { try exchange(port: port, Array(request.utf8)) })
+            }.start()
+        }
+    }
+
+    /// A WebSocket upgrade request for `path` with the given `Host` and optional `Origin`.
+    public static func upgrade(_ path: String, host: String, origin: String?) -> [String] {
+        var head = [
+            "GET \(path) HTTP/1.1", "Host: \(host)", "Connection: Upgrade", "Upgrade: websocket",
+            "Sec-WebSocket-Version: 13", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+        ]
+        if let origin { head.append("Origin: \(origin)") }
+        return head
+    }
+
+    private static func exchange(port: Int, _ request: [UInt8]) throws -> Answer {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EIO) }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        guard write(fd, request, request.count) == request.count else { throw POSIXError(.EIO) }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while !isComplete(received) {
+            let count = read(fd, &buffer, buffer.count)
+            if count <= 0 { break }
+            received += buffer[0..<count]
+        }
+        let text = String(decoding: received, as: UTF8.self)
+        let statusField = text.split(separator: " ", maxSplits: 2).dropFirst().first
+        return Answer(status: statusField.flatMap { Int($0) } ?? 0, text: text)
+    }
+
+    /// Whether `received` holds a whole answer that the server may not follow with a close.
+    private static func isComplete(_ received: [UInt8]) -> Bool {
+        let text = String(decoding: received, as: UTF8.self)
+        guard let end = text.range(of: "\r\n\r\n") else { return false }
+        let head = text[..<end.lowerBound].lowercased()
+        if head.hasPrefix("http/1.1 101") { return true }
+        for line in head.split(separator: "\r\n") where line.hasPrefix("content-length:") {
+            let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) ?? 0
+            return text[end.upperBound...].utf8.count >= length
+        }
+        return false
+    }
+}
