@@ -9,9 +9,11 @@ import Foundation
 /// live error under the `predict` display model never exceeds `epsilon` at any accepted fix. While
 /// dashboards extrapolate, a report goes out at least every `maxSilence` seconds (trigger `T`).
 ///
-/// What makes it send fewer reports than plain dead reckoning is the velocity it sends: the one
-/// that best explains the recent trajectory (``VelocityFit``), and no velocity at all (hold) when
-/// the device is standing still, which also costs no `maxSilence` reports. Two rules read a
+/// What makes it send fewer reports than plain dead reckoning is the velocity it sends: that of
+/// the estimator (receiver velocity, last two fixes, least squares over 2-16 s) whose shadow of
+/// dead reckoning has needed the fewest reports on this track so far (`VelocityExperts`), and no
+/// velocity at all (hold) when that is slower than `stationarySpeed`, which also costs no
+/// `maxSilence` reports. Two rules read a
 /// quadratic fit of the last few fixes (when it explains them within ``kinematicTolerance``):
 /// while the device turns (at least ``turnRate`` at ``turnSpeed`` or faster, and the receiver
 /// measured no velocity) the freshest velocity, that of the last two fixes, is sent; and while it
@@ -31,8 +33,8 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
         public var maxSilence: Int
         /// Below this speed (m/s) a fitted velocity is not sent: dashboards hold. Default 0.2 m/s.
         public var stationarySpeed: Double
-        /// How far (as a fraction of `epsilon`) a past fix may lie from a candidate velocity's line
-        /// and still count as explained by it. Default 0.1 (measured best on the shared traces).
+        /// Accepted for configuration compatibility and validated, but no longer used: the velocity
+        /// is chosen by `VelocityExperts` since issue 12 (docs/policies.md). Default 0.1.
         public var fitTolerance: Double
         /// The fastest velocity (m/s) a report may carry; `nil` for no cap. Default 100 m/s, the
         /// rejection filters' `maxSpeed` (`--max-speed` sets both).
@@ -68,9 +70,8 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
         }
     }
 
-    /// The looser band (as a fraction of `epsilon`) that breaks ties between candidate velocities
-    /// that explain the recent fixes equally long within `fitTolerance`: 0.5 (measured best on
-    /// the shared traces and the simulator's scenarios; see BENCHMARKS.md).
+    /// The looser band (as a fraction of `epsilon`) that ``VelocityFit/choose(points:tolerance:looseTolerance:stationarySpeed:measured:)``
+    /// uses to break ties: 0.5. The policy itself no longer uses that choice (issue 12).
     public static let looseFitTolerance = 0.5
 
     /// How far (as a fraction of `epsilon`) the quadratic fit of the recent fixes may miss one of
@@ -100,11 +101,16 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
     public let parameters: Parameters
     private var guardian: PredictionGuard
     private var history = FixHistory(capacity: Self.historyCapacity)
+    private var experts: VelocityExperts
 
     /// Creates the policy.
     public init(parameters: Parameters = Parameters()) {
         self.parameters = parameters
         guardian = PredictionGuard(epsilon: parameters.epsilon, maxSilence: parameters.maxSilence, maxSpeed: parameters.maxSpeed)
+        experts = VelocityExperts(
+            epsilon: parameters.epsilon, maxSilence: parameters.maxSilence, maxSpeed: parameters.maxSpeed,
+            stationarySpeed: parameters.stationarySpeed
+        )
     }
 
     /// The policy's `epsilon`.
@@ -118,30 +124,22 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
     /// that display has stopped moving).
     public mutating func consider(_ fix: Fix) -> Report? {
         history.append(fix)
+        experts.observe(fix, history: history)
         guard let trigger = guardian.trigger(for: fix) else { return nil }
         return report(fix, trigger: trigger)
     }
 
-    /// Reports the fix with the best-fitting velocity.
+    /// Reports the fix with the leading estimator's velocity.
     public mutating func forceReport(_ fix: Fix, trigger: Trigger) -> Report {
         history.append(fix)
+        experts.observe(fix, history: history)
         return report(fix, trigger: trigger)
     }
 
     private mutating func report(_ fix: Fix, trigger: Trigger) -> Report {
-        let origin = Coordinate(
-            latitude: LocationMessage.roundCoordinate(fix.latitude),
-            longitude: LocationMessage.roundCoordinate(fix.longitude)
-        )
-        let points = VelocityFit.recentPoints(history: history, origin: origin, tst: fix.time.timeIntervalSince1970.rounded(.down))
+        let points = VelocityFit.recentPoints(history: history, fix: fix)
         let measured = fix.measuredVelocity
-        var velocity = VelocityFit.choose(
-            points: points,
-            tolerance: parameters.fitTolerance * parameters.epsilon,
-            looseTolerance: Self.looseFitTolerance * parameters.epsilon,
-            stationarySpeed: parameters.stationarySpeed,
-            measured: measured
-        )
+        var velocity = experts.velocity(experts.leader, points: points, fix: fix)
         var horizon: Int? = nil
         if let chosen = velocity, let motion = Kinematics.fit(points: points),
            motion.residual <= Self.kinematicTolerance * parameters.epsilon, motion.speed >= 0.2 {

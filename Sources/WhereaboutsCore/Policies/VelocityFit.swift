@@ -76,6 +76,17 @@ enum VelocityFit {
         return points
     }
 
+    /// The remembered fixes of the last `windows.last` seconds, newest first, in the frame of `fix`
+    /// as a report would send it: coordinates rounded to the wire's 6 decimals, times relative to
+    /// the wire `tst`.
+    static func recentPoints(history: FixHistory, fix: Fix) -> [Point] {
+        let origin = Coordinate(
+            latitude: LocationMessage.roundCoordinate(fix.latitude),
+            longitude: LocationMessage.roundCoordinate(fix.longitude)
+        )
+        return recentPoints(history: history, origin: origin, tst: fix.time.timeIntervalSince1970.rounded(.down))
+    }
+
     /// The velocity between the two newest points, when they are apart in time.
     static func lastTwo(points: [Point]) -> Velocity? {
         guard points.count >= 2, points[0].tau > points[1].tau else { return nil }

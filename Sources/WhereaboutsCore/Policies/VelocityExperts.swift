@@ -1,0 +1,85 @@
+import Foundation
+
+/// Follow the leader among velocity estimators: which velocity `bounded` sends is learnt on the
+/// track itself, not fitted to a corpus.
+///
+/// Each estimator runs its own shadow of dead reckoning: the shadow reports a fix when its own
+/// display misses it by more than `epsilon` (or `maxSilence` has passed), carrying the velocity
+/// that estimator gives there. `bounded` sends the velocity of the estimator whose shadow has
+/// needed the fewest reports on this track so far (the first in ``estimators`` on a tie, so a
+/// track starts as plain dead reckoning, or with the receiver's velocity where it has one). Smoothed 1 Hz car and bike tracks keep the last two
+/// fixes' velocity; noisy walks and runs move to a least-squares line over a few seconds.
+///
+/// Per fix the cost is one display check per estimator (planar, like ``DisplayTracker``); an
+/// estimate is computed only when a shadow reports, over at most ``VelocityFit/windows``' longest
+/// window of history. Neither depends on `maxSilence`.
+struct VelocityExperts: Sendable {
+    /// An estimator of the velocity to send.
+    enum Estimator: Sendable, Equatable {
+        /// The velocity between the last two fixes (plain dead reckoning's).
+        case lastTwo
+        /// Least squares through the sent position over the last so many seconds.
+        case window(Double)
+        /// The receiver's measured velocity (speed and course), or the last two fixes' without one.
+        case measured
+    }
+
+    /// The estimators, in order of preference on a tie: the receiver's measurement (the last two
+    /// fixes' velocity where the receiver gave none, so it needs no history to be right), the
+    /// last two fixes, least squares over 2, 4, 8 and 16 s (chosen on half A of the corpus,
+    /// BENCHMARKS.md: 32 and 64 s windows sent more reports there).
+    static let estimators: [Estimator] = [.measured, .lastTwo, .window(2), .window(4), .window(8), .window(16)]
+
+    private var shadows: [PredictionGuard]
+    /// The reports each estimator's shadow has sent so far (the first report not counted).
+    private(set) var costs: [Int]
+    private let stationarySpeed: Double
+
+    init(epsilon: Double, maxSilence: Int, maxSpeed: Double?, stationarySpeed: Double) {
+        shadows = Self.estimators.map { _ in PredictionGuard(epsilon: epsilon, maxSilence: maxSilence, maxSpeed: maxSpeed) }
+        costs = Self.estimators.map { _ in 0 }
+        self.stationarySpeed = stationarySpeed
+    }
+
+    /// The estimator whose shadow has sent the fewest reports (the first on a tie).
+    var leader: Estimator {
+        var best = 0
+        for index in costs.indices where costs[index] < costs[best] { best = index }
+        return Self.estimators[best]
+    }
+
+    /// Advances every shadow by `fix`, which `history` already holds as its newest entry.
+    mutating func observe(_ fix: Fix, history: FixHistory) {
+        var points: [VelocityFit.Point]? = nil
+        for index in shadows.indices {
+            guard let trigger = shadows[index].trigger(for: fix) else { continue }
+            if trigger != .firstPublish { costs[index] += 1 }
+            let recent = points ?? VelocityFit.recentPoints(history: history, fix: fix)
+            points = recent
+            let velocity = velocity(Self.estimators[index], points: recent, fix: fix)
+            _ = shadows[index].report(fix, trigger: trigger, velocity: velocity)
+        }
+    }
+
+    /// The velocity `estimator` gives for `points` (newest first, in the sent frame), or `nil`
+    /// (hold) when it is slower than `stationarySpeed`.
+    func velocity(_ estimator: Estimator, points: [VelocityFit.Point], fix: Fix) -> Velocity? {
+        let estimate: Velocity?
+        switch estimator {
+        case .lastTwo:
+            estimate = VelocityFit.lastTwo(points: points)
+        case .measured:
+            estimate = fix.measuredVelocity ?? VelocityFit.lastTwo(points: points)
+        case .window(let seconds):
+            var sumTE = 0.0, sumTN = 0.0, sumTT = 0.0
+            for point in points {
+                if point.tau < -seconds { break }
+                sumTE += point.tau * point.east
+                sumTN += point.tau * point.north
+                sumTT += point.tau * point.tau
+            }
+            estimate = sumTT > 0 ? Velocity(east: sumTE / sumTT, north: sumTN / sumTT) : VelocityFit.lastTwo(points: points)
+        }
+        return estimate.flatMap { $0.speed >= stationarySpeed ? $0 : nil }
+    }
+}
