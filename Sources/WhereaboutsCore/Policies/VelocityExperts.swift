@@ -30,15 +30,24 @@ struct VelocityExperts: Sendable {
     /// BENCHMARKS.md: 32 and 64 s windows sent more reports there).
     static let estimators: [Estimator] = [.measured, .lastTwo, .window(2), .window(4), .window(8), .window(16)]
 
+    /// The longest least-squares window among the estimators (s): how far back a shadow looks.
+    static let longestWindow = 16.0
+
     private var shadows: [PredictionGuard]
     /// The reports each estimator's shadow has sent so far (the first report not counted).
     private(set) var costs: [Int]
     private let stationarySpeed: Double
+    private var quick: [QuickCheck]
+    private let epsilon: Double
+    private let maxSilence: Int
 
     init(epsilon: Double, maxSilence: Int, maxSpeed: Double?, stationarySpeed: Double) {
         shadows = Self.estimators.map { _ in PredictionGuard(epsilon: epsilon, maxSilence: maxSilence, maxSpeed: maxSpeed) }
         costs = Self.estimators.map { _ in 0 }
         self.stationarySpeed = stationarySpeed
+        quick = Self.estimators.map { _ in QuickCheck() }
+        self.epsilon = epsilon
+        self.maxSilence = maxSilence
     }
 
     /// The estimator whose shadow has sent the fewest reports (the first on a tie).
@@ -52,12 +61,55 @@ struct VelocityExperts: Sendable {
     mutating func observe(_ fix: Fix, history: FixHistory) {
         var points: [VelocityFit.Point]? = nil
         for index in shadows.indices {
+            if quick[index].clearlyWithin(fix) { continue }
             guard let trigger = shadows[index].trigger(for: fix) else { continue }
             if trigger != .firstPublish { costs[index] += 1 }
-            let recent = points ?? VelocityFit.recentPoints(history: history, fix: fix)
+            let recent = points ?? VelocityFit.recentPoints(history: history, fix: fix, within: Self.longestWindow)
             points = recent
             let velocity = velocity(Self.estimators[index], points: recent, fix: fix)
             _ = shadows[index].report(fix, trigger: trigger, velocity: velocity)
+            quick[index] = QuickCheck(message: shadows[index].display?.message, epsilon: epsilon, maxSilence: maxSilence)
+        }
+    }
+
+    /// The planar part of ``DisplayTracker/misses(_:by:)`` and the `maxSilence` test for one
+    /// shadow, in plain fields: most fixes are settled here without touching the shadow's
+    /// `PredictionGuard` (copying it per fix and shadow cost more than the check itself).
+    private struct QuickCheck {
+        var latitude = 0.0, longitude = 0.0, metresPerDegreeLatitude = 0.0, metresPerDegreeLongitude = 0.0
+        var east = 0.0, north = 0.0, tst = 0.0, horizon = 0.0, distortion = 0.0, epsilon = -1.0, silenceAt = Double.infinity
+
+        init() {}
+
+        init(message: LocationMessage?, epsilon: Double, maxSilence: Int) {
+            guard let message else { return }
+            latitude = message.lat
+            longitude = message.lon
+            metresPerDegreeLatitude = Geodesy.earthRadius * .pi / 180
+            metresPerDegreeLongitude = metresPerDegreeLatitude * cos(message.lat * .pi / 180)
+            let velocity = message.extrapolationVelocity ?? .zero
+            east = velocity.east
+            north = velocity.north
+            tst = Double(message.tst)
+            horizon = Double(message.ms ?? LocationMessage.defaultMaxSilence)
+            distortion = 1e-4 * (1 + abs(tan(message.lat * .pi / 180)))
+            self.epsilon = epsilon
+            let moving = east != 0 || north != 0
+            silenceAt = moving && horizon >= Double(maxSilence) ? tst + Double(maxSilence) : .infinity
+        }
+
+        /// Whether the shadow certainly stays silent at `fix` (false when unsure).
+        func clearlyWithin(_ fix: Fix) -> Bool {
+            let time = fix.time.timeIntervalSince1970
+            guard epsilon > 0, time < silenceAt else { return false }
+            var dλ = fix.longitude - longitude
+            if dλ > 180 { dλ -= 360 } else if dλ < -180 { dλ += 360 }
+            let e = dλ * metresPerDegreeLongitude, n = (fix.latitude - latitude) * metresPerDegreeLatitude
+            let elapsed = min(max(time - tst, 0), horizon)
+            let dx = e - east * elapsed, dy = n - north * elapsed
+            let margin = 1 + distortion * (abs(e) + abs(n))
+            let limit = epsilon - margin
+            return limit > 0 && dx * dx + dy * dy < limit * limit
         }
     }
 
