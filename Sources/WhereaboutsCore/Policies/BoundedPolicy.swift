@@ -10,7 +10,7 @@ import Foundation
 /// dashboards extrapolate, a report goes out at least every `maxSilence` seconds (trigger `T`).
 ///
 /// What makes it send fewer reports than plain dead reckoning is the velocity it sends: that of
-/// the estimator (receiver velocity, last two fixes, least squares over 2-16 s) whose shadow of
+/// the estimator (receiver velocity, last two fixes, least squares over 2-16 s, hold) whose shadow of
 /// dead reckoning has needed the fewest reports on this track so far (`VelocityExperts`), and no
 /// velocity at all (hold) when that is slower than `stationarySpeed`, which also costs no
 /// `maxSilence` reports. Two rules read a

@@ -22,13 +22,15 @@ struct VelocityExperts: Sendable {
         case window(Double)
         /// The receiver's measured velocity (speed and course), or the last two fixes' without one.
         case measured
+        /// No velocity: dashboards hold the position.
+        case hold
     }
 
     /// The estimators, in order of preference on a tie: the receiver's measurement (the last two
     /// fixes' velocity where the receiver gave none, so it needs no history to be right), the
-    /// last two fixes, least squares over 2, 4, 8 and 16 s (chosen on half A of the corpus,
-    /// BENCHMARKS.md: 32 and 64 s windows sent more reports there).
-    static let estimators: [Estimator] = [.measured, .lastTwo, .window(2), .window(4), .window(8), .window(16)]
+    /// last two fixes, least squares over 2, 4, 8 and 16 s, and hold (chosen on half A of the
+    /// corpus, BENCHMARKS.md: 32 and 64 s windows sent more reports there).
+    static let estimators: [Estimator] = [.measured, .lastTwo, .window(2), .window(4), .window(8), .window(16), .hold]
 
     /// The longest least-squares window among the estimators (s): how far back a shadow looks.
     static let longestWindow = 16.0
@@ -122,6 +124,8 @@ struct VelocityExperts: Sendable {
             estimate = VelocityFit.lastTwo(points: points)
         case .measured:
             estimate = fix.measuredVelocity ?? VelocityFit.lastTwo(points: points)
+        case .hold:
+            estimate = nil
         case .window(let seconds):
             var sumTE = 0.0, sumTN = 0.0, sumTT = 0.0
             for point in points {
