@@ -31,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
     ],
     targets: [
         // MARK: Policy core: Foundation only, so it could run inside an iOS app.
@@ -59,13 +60,24 @@ let package = Package(
             ]
         ),
 
+        // MARK: OwnTracks payload encryption: libsodium's secretbox through a system-library target.
+        .systemLibrary(
+            name: "CSodium",
+            pkgConfig: "libsodium",
+            providers: [.apt(["libsodium-dev"])]
+        ),
+        .target(name: "OwnTracksCrypto", dependencies: ["CSodium"]),
+
         // MARK: Subscriber: circles file, ingest, circle views (issue 5).
         .target(
             name: "Circles",
             dependencies: [
+                "OwnTracksCrypto",
                 "WhereaboutsCore",
                 "WhereaboutsMQTT",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -82,6 +94,10 @@ let package = Package(
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                // The upgrade filter (Security/RefusedUpgradeFilter.swift) and pre-encoded frames.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
             ]
         ),
         .target(
@@ -116,6 +132,7 @@ let package = Package(
         .target(
             name: "Publisher",
             dependencies: [
+                "OwnTracksCrypto",
                 "WhereaboutsCore",
                 "PositionSources",
                 "WhereaboutsMQTT",
@@ -140,6 +157,7 @@ let package = Package(
             name: "whereabouts-pub",
             dependencies: [
                 "CommandLineSupport",
+                "OwnTracksCrypto",
                 "WhereaboutsCore",
                 "WhereaboutsMQTT",
                 "Publisher",
@@ -195,6 +213,17 @@ let package = Package(
             path: "Benchmarks/SubscriberBenchmark"
         ),
 
+        .executableTarget(
+            name: "DashboardBenchmark",
+            dependencies: [
+                "WhereaboutsMQTT",
+                "WhereaboutsTestSupport",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/DashboardBenchmark"
+        ),
+
         // MARK: Benchmarks (mqtt): the Swift client against a plain C libmosquitto loop.
         .target(
             name: "CMosquittoBaseline",
@@ -223,6 +252,12 @@ let package = Package(
             path: "Benchmarks/SourcesBenchmark"
         ),
 
+        .executableTarget(
+            name: "EncryptionBenchmark",
+            dependencies: ["Circles", "OwnTracksCrypto"],
+            path: "Benchmarks/EncryptionBenchmark"
+        ),
+
         // MARK: Tests.
         .testTarget(
             name: "WhereaboutsCoreTests",
@@ -232,6 +267,7 @@ let package = Package(
             name: "CirclesTests",
             dependencies: [
                 "Circles",
+                "OwnTracksCrypto",
                 "WhereaboutsCore",
                 "WhereaboutsMQTT",
                 "WhereaboutsTestSupport",
@@ -296,6 +332,10 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "OwnTracksCryptoTests",
+            dependencies: ["OwnTracksCrypto", "WhereaboutsTestSupport"]
+        ),
+        .testTarget(
             name: "OutboxTests",
             dependencies: [
                 "Outbox", "WhereaboutsCore",
@@ -306,12 +346,33 @@ let package = Package(
         .testTarget(
             name: "PublisherTests",
             dependencies: [
-                "Publisher", "Outbox", "WhereaboutsCore", "WhereaboutsMQTT", "WhereaboutsTestSupport",
+                "Publisher", "Outbox", "OwnTracksCrypto", "WhereaboutsCore", "WhereaboutsMQTT", "WhereaboutsTestSupport",
                 "whereabouts-pub", "whereabouts-eval",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
+        ),
+
+        // MARK: Fuzzing: libFuzzer harnesses for every decoder of outside input (docs/fuzzing.md).
+        // scripts/fuzz builds whereabouts-fuzz with -sanitize=fuzzer,address -DFUZZING in .build-fuzz;
+        // a normal build makes it a command that replays Fuzz/Corpus, which FuzzCorpusTests runs.
+        .target(
+            name: "FuzzHarnesses",
+            dependencies: [
+                "Circles", "PositionSources", "Publisher", "WhereaboutsCore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Fuzz/FuzzHarnesses"
+        ),
+        .executableTarget(
+            name: "whereabouts-fuzz",
+            dependencies: ["FuzzHarnesses"],
+            path: "Fuzz/whereabouts-fuzz"
+        ),
+        .testTarget(
+            name: "FuzzCorpusTests",
+            dependencies: ["FuzzHarnesses"]
         ),
 
         // MARK: Benchmarks (programs, not timed tests).

@@ -6,6 +6,7 @@
 // checking each checksum without assembling anything.
 //
 // Run: swift run -c release SourcesBenchmark [fixes]
+//      swift run -c release SourcesBenchmark memory FILE.gpx   (peak memory, streamed vs whole)
 import Foundation
 import Logging
 import PositionSources
@@ -13,6 +14,11 @@ import WhereaboutsCore
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
+
+// Memory on a large file: `SourcesBenchmark memory FILE.gpx` (see MemoryMode.swift).
+let modeArguments = Array(CommandLine.arguments.dropFirst())
+if modeArguments.first == "memory", modeArguments.count == 2 { try runMemoryMode(path: modeArguments[1]) }
+if modeArguments.first == "memory-child", modeArguments.count == 3 { try await runMemoryChild(mode: modeArguments[1], path: modeArguments[2]) }
 
 let count = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 200_000
 let logger = Logger(label: "sources-benchmark", factory: { _ in SwiftLogNoOpLogHandler() })

@@ -2,7 +2,8 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 
-/// Builds the dashboard's Hummingbird application: HTTP routes and WebSocket upgrades on one port.
+/// Builds the dashboard's Hummingbird application: HTTP routes and WebSocket upgrades on one port,
+/// and the ``ViewBroadcaster`` service that feeds every WebSocket.
 public enum DashboardApplication {
     /// The largest WebSocket frame sent or accepted; larger views go out as several frames.
     static let maxFrameSize = 1 << 20
@@ -17,16 +18,20 @@ public enum DashboardApplication {
         logger: Logger,
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        Application(
+        let broadcaster = ViewBroadcaster(source: source, logger: logger)
+        return Application(
             router: DashboardRouter.build(source: source, configuration: configuration),
-            server: .http1WebSocketUpgrade(
-                webSocketRouter: DashboardRouter.webSocketRouter(source: source),
-                configuration: .init(ws: .init(maxFrameSize: maxFrameSize))
+            server: .originCheckedWebSocketUpgrade(
+                webSocketRouter: DashboardRouter.webSocketRouter(
+                    broadcaster: broadcaster, configuration: configuration, maxFrameSize: maxFrameSize),
+                configuration: .init(ws: .init(maxFrameSize: maxFrameSize)),
+                policy: configuration.originPolicy
             ),
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port),
                 serverName: nil
             ),
+            services: [broadcaster],
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port
                 logger.info(

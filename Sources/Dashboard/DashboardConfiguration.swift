@@ -14,6 +14,15 @@ public struct DashboardConfiguration: Sendable, Hashable {
     public var tileAttribution: String?
     /// The page's title.
     public var title: String
+    /// Host names the dashboard answers besides IP addresses, `localhost`, names under
+    /// `.localhost` and ``host`` itself: `name` exactly, `.example.org` for every name under it,
+    /// `*` for any name (turns off the DNS-rebinding check). A request whose `Host` names anything
+    /// else gets 403.
+    public var allowedHosts: [String]
+    /// Origins (`https://dash.example.org`) whose pages may use the API and the WebSocket besides
+    /// the dashboard's own; a request with any other `Origin` gets 403. Needed when a proxy
+    /// rewrites `Host`, or another site of yours embeds the views.
+    public var allowedOrigins: [String]
 
     /// Creates a configuration; every argument has a default.
     public init(
@@ -21,12 +30,23 @@ public struct DashboardConfiguration: Sendable, Hashable {
         port: Int = 8080,
         tileURLTemplate: String? = nil,
         tileAttribution: String? = nil,
-        title: String = "Whereabouts"
+        title: String = "Whereabouts",
+        allowedHosts: [String] = [],
+        allowedOrigins: [String] = []
     ) {
         self.host = host
         self.port = port
         self.tileURLTemplate = tileURLTemplate
         self.tileAttribution = tileAttribution
         self.title = title
+        self.allowedHosts = allowedHosts
+        self.allowedOrigins = allowedOrigins
+    }
+}
+
+extension DashboardConfiguration {
+    /// The `Host`/`Origin` check for this configuration.
+    var originPolicy: RequestOriginPolicy {
+        RequestOriginPolicy(bindHost: host, allowedHosts: allowedHosts, allowedOrigins: allowedOrigins)
     }
 }

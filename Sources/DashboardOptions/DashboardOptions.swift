@@ -25,6 +25,22 @@ public struct DashboardOptions: ParsableArguments {
     )
     public var tileAttribution: String?
 
+    /// Extra host names the dashboard answers to.
+    @Option(
+        name: .customLong("allowed-host"),
+        help: ArgumentHelp(
+            "A host name the dashboard answers to besides IP addresses, localhost and --http-host, such as the name of the proxy in front of it; .example.org allows every name under example.org. Repeat for several. Requests for any other name get 403 (DNS rebinding).",
+            valueName: "name"))
+    public var allowedHosts: [String] = []
+
+    /// Extra origins whose pages may use the dashboard.
+    @Option(
+        name: .customLong("allowed-origin"),
+        help: ArgumentHelp(
+            "An origin (scheme://host[:port]) whose pages may use the API and WebSocket besides the dashboard's own, such as https://dash.example.org when a proxy rewrites Host. Repeat for several. Browsers on any other page get 403.",
+            valueName: "origin"))
+    public var allowedOrigins: [String] = []
+
     /// Creates the options with their defaults.
     public init() {}
 
@@ -43,6 +59,20 @@ public struct DashboardOptions: ParsableArguments {
                 throw ValidationError("--tile-url must contain {z}, {x} and {y}; '\(tileURL)' lacks \(missing.joined(separator: ", ")).")
             }
         }
+        for name in allowedHosts {
+            let bare = name.hasPrefix(".") ? String(name.dropFirst()) : name
+            guard name == "*" || (!bare.isEmpty && bare.allSatisfy({ $0.isLetter || $0.isNumber || "-.".contains($0) })) else {
+                throw ValidationError("--allowed-host takes a host name without scheme or port (such as dash.example.org or .example.org), not '\(name)'.")
+            }
+        }
+        for origin in allowedOrigins {
+            let parts = origin.split(separator: "://", maxSplits: 1)
+            guard parts.count == 2, ["http", "https"].contains(parts[0].lowercased()), !parts[1].isEmpty,
+                  !parts[1].contains("/") || parts[1].hasSuffix("/") && parts[1].dropLast().allSatisfy({ $0 != "/" })
+            else {
+                throw ValidationError("--allowed-origin takes an origin such as https://dash.example.org or http://10.0.0.5:8080 (scheme, host and optional port, no path), not '\(origin)'.")
+            }
+        }
         if tileAttribution != nil, tileURL == nil {
             throw ValidationError("--tile-attribution needs --tile-url: without tiles there is nothing to attribute.")
         }
@@ -50,6 +80,8 @@ public struct DashboardOptions: ParsableArguments {
 
     /// The dashboard to serve on `port`.
     public func configuration(port: Int) -> DashboardConfiguration {
-        DashboardConfiguration(host: httpHost, port: port, tileURLTemplate: tileURL, tileAttribution: tileAttribution)
+        DashboardConfiguration(
+            host: httpHost, port: port, tileURLTemplate: tileURL, tileAttribution: tileAttribution,
+            allowedHosts: allowedHosts, allowedOrigins: allowedOrigins)
     }
 }

@@ -20,17 +20,32 @@ public final class Outbox: Sendable {
     public let path: String
     /// The most entries kept; the oldest go first when an append would exceed it.
     public let maxEntries: Int
+    /// Damage found in the files before opening them (an emptied file, a deleted or damaged
+    /// write-ahead log), each also logged at warning level; empty when the files were sound.
+    public let damage: [OutboxDamage]
 
     private let queue: DatabaseQueue
     private let logger: Logger
     /// Entries in the table. Changed only inside the queue's serialised write closures; the mutex
     /// lets readers outside the queue see it.
     private let depthCache: DepthCache
+    /// `<path>-reserve`: space held back for a checkpoint on a full file system.
+    private let reservePath: String
+    /// Set when an append failed for lack of space, cleared by the next append that succeeds.
+    private let spaceShort = Mutex(false)
+    /// Rows removed since the log was last truncated.
+    private let removedSinceTruncation = Mutex(0)
+    /// How many removals make an emptied outbox truncate its log.
+    static let truncateAfterRemovals = 1000
 
     /// The application id stamped into the file (`PRAGMA application_id`): "WHAB".
     public static let applicationID: Int32 = 0x5748_4142
     /// The schema version this code writes (`PRAGMA user_version`).
-    public static let schemaVersion = 1
+    public static let schemaVersion = 2
+    /// The size, in bytes, the write-ahead log is cut back to after a checkpoint.
+    public static let walSizeLimit = 256 * 1024
+    /// After how many pages of log SQLite checkpoints on its own.
+    public static let autoCheckpointPages = 8
     /// The default cap, in entries.
     public static let defaultMaxEntries = 100_000
 
@@ -51,6 +66,15 @@ public final class Outbox: Sendable {
                 throw .cannotCreateDirectory(path: folder, reason: error.localizedDescription)
             }
         }
+        reservePath = path + "-reserve"
+        // SQLite opens an emptied file or a damaged or deleted log silently, as an empty or
+        // shorter outbox: look first, and say what may be lost.
+        damage = OutboxFileCheck.inspect(path: path)
+        for found in damage {
+            logger.warning("Outbox damaged: reports may be lost.", metadata: [
+                "whereabouts.outbox.path": "\(path)", "whereabouts.outbox.damage": "\(found.description)",
+            ])
+        }
         var configuration = Configuration()
         configuration.label = "whereabouts.outbox"
         // WAL: a commit appends to the log instead of rewriting pages, and readers never block it.
@@ -61,10 +85,19 @@ public final class Outbox: Sendable {
             // loss, which a field device without a UPS sees routinely; the spec promises a reported
             // fix survives a reboot, so every commit is made durable before MQTT sees the message.
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            // After a checkpoint the log is cut back to this size instead of keeping its largest
+            // size for ever: the space a backlog took is given back once it has drained.
+            try db.execute(sql: "PRAGMA journal_size_limit = \(Self.walSizeLimit)")
+            // Checkpoint every 8 pages (32 KiB of log) instead of SQLite's 1000 (4 MiB): the
+            // database file then grows a little at a time, and on a full file system the log
+            // never holds more new pages than the reserve file can make room for.
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.autoCheckpointPages)")
         }
         do {
             let queue = try DatabaseQueue(path: path, configuration: configuration)
-            let depth = try queue.write { db in try Self.prepareSchema(db, path: path) }
+            try queue.write { db in try Self.checkOwnership(db, path: path) }
+            try Self.migrator.migrate(queue)
+            let depth = try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM report") ?? 0 }
             self.queue = queue
             self.depthCache = DepthCache(depth)
         } catch let error as OutboxError {
@@ -72,6 +105,7 @@ public final class Outbox: Sendable {
         } catch {
             throw Self.translate(error, path: path)
         }
+        Self.createReserve(at: reservePath)
         logger.info("Outbox opened.", metadata: [
             "whereabouts.outbox.path": "\(path)", "whereabouts.outbox.depth": "\(depth)",
         ])
@@ -83,7 +117,31 @@ public final class Outbox: Sendable {
     /// Commits one entry and returns its id, dropping the oldest entries first if the cap is reached.
     ///
     /// Returns after the transaction is durable.
+    ///
+    /// - Throws: ``OutboxError/storageFull(path:)`` when the file system is full even after the
+    ///   write-ahead log was checkpointed and cut back (which often makes room: the log holds many
+    ///   copies of the same few pages). Nothing stored before is affected.
     public func append(topic: String, payload: Data, tst: Int, createdAt: Date = Date()) async throws(OutboxError) -> OutboxAppendResult {
+        // New reports are stored only while the reserve exists (or can be made again): the room
+        // it holds is what lets deletes and checkpoints run on a full file system, so reports
+        // must not take it.
+        if !FileManager.default.fileExists(atPath: reservePath) {
+            Self.createReserve(at: reservePath)
+            guard FileManager.default.fileExists(atPath: reservePath) else {
+                spaceShort.withLock { $0 = true }
+                throw .storageFull(path: path)
+            }
+        }
+        do {
+            return try await insert(topic: topic, payload: payload, tst: tst, createdAt: createdAt)
+        } catch .storageFull {
+            spaceShort.withLock { $0 = true }
+            await truncateLog()
+            return try await insert(topic: topic, payload: payload, tst: tst, createdAt: createdAt)
+        }
+    }
+
+    private func insert(topic: String, payload: Data, tst: Int, createdAt: Date) async throws(OutboxError) -> OutboxAppendResult {
         let cap = maxEntries
         let cache = depthCache
         let result = try await perform { db in
@@ -105,6 +163,7 @@ public final class Outbox: Sendable {
             cache.withLock { $0 = depth }
             return OutboxAppendResult(id: id, dropped: dropped, depth: depth)
         }
+        spaceShort.withLock { $0 = false }
         if result.dropped > 0 {
             logger.warning("Outbox full: dropped the oldest reports.", metadata: [
                 "whereabouts.outbox.dropped": "\(result.dropped)", "whereabouts.outbox.cap": "\(cap)",
@@ -140,16 +199,111 @@ public final class Outbox: Sendable {
     /// Deletes the entries with these ids (the broker acknowledged them). Unknown ids are ignored.
     ///
     /// Returns how many entries were deleted.
+    ///
+    /// - Parameter retained: The acknowledged entry that went out retained, if any: it is kept as
+    ///   ``lastRetained()`` in the same transaction, to be published again to a broker that lost
+    ///   its retained messages.
+    ///
+    /// While the file system is short of space (an append failed for it), or when the outbox
+    /// becomes empty after a large drain, the write-ahead log is then checkpointed and cut back,
+    /// so that the space the deleted reports took is free for new ones.
+    ///
+    /// On a full file system (a delete needs room in the log too) the deletes are retried a few
+    /// rows per transaction, the log cut back between them, so that even a full disk drains.
     @discardableResult
-    public func remove(ids: [Int64]) async throws(OutboxError) -> Int {
+    public func remove(ids: [Int64], retained: OutboxEntry? = nil) async throws(OutboxError) -> Int {
+        do {
+            return try await delete(ids: ids, retained: retained)
+        } catch .storageFull {
+            spaceShort.withLock { $0 = true }
+            await truncateLog()
+            var removed = 0
+            var start = 0
+            while start < ids.count {
+                let end = min(ids.count, start + 4)
+                removed += try await delete(ids: Array(ids[start..<end]), retained: end == ids.count ? retained : nil)
+                start = end
+            }
+            return removed
+        }
+    }
+
+    private func delete(ids: [Int64], retained: OutboxEntry?) async throws(OutboxError) -> Int {
         guard !ids.isEmpty else { return 0 }
         let cache = depthCache
-        return try await perform { db in
+        let removed = try await perform { db in
             let marks = Array(repeating: "?", count: ids.count).joined(separator: ",")
             try db.execute(sql: "DELETE FROM report WHERE id IN (\(marks))", arguments: StatementArguments(ids))
             let removed = db.changesCount
+            if let retained {
+                try db.execute(sql: "DELETE FROM last_retained")
+                try db.execute(
+                    sql: "INSERT INTO last_retained (topic, payload, tst) VALUES (?, ?, ?)",
+                    arguments: [retained.topic, retained.payload, retained.tst])
+            }
             cache.withLock { $0 -= removed }
             return removed
+        }
+        let shouldTruncate = removedSinceTruncation.withLock { count in
+            count += removed
+            return count
+        }
+        if spaceShort.withLock({ $0 }) || (depth == 0 && shouldTruncate >= Self.truncateAfterRemovals) {
+            await truncateLog()
+        }
+        return removed
+    }
+
+    /// The newest report the broker acknowledged as a retained message (its stored payload), or
+    /// `nil` when none was ever acknowledged. Kept across restarts, so that a broker that lost its
+    /// retained messages gets the device's last position again.
+    public func lastRetained() async throws(OutboxError) -> OutboxEntry? {
+        try await perform { db in
+            try Row.fetchOne(db, sql: "SELECT 0 AS id, topic, payload, tst, 0.0 AS created_at FROM last_retained")
+                .map(Self.entry(from:))
+        }
+    }
+
+    /// Checkpoints the write-ahead log into the database file and truncates it to zero bytes,
+    /// giving its space back to the file system. Failures are logged and otherwise ignored (a
+    /// reader or a full disk may prevent it; the next call tries again).
+    ///
+    /// A checkpoint copies the log's pages into the database file, which may have to grow: on a
+    /// file system that is completely full it cannot, and then no write at all could free space.
+    /// For that case the outbox keeps a reserve file (`<path>-reserve`, ``reserveSize`` bytes): it
+    /// is deleted to make room for the checkpoint and for deletes, and appends wait (reports are
+    /// lost) until it can be created again, that is until deletes gave the space back.
+    public func truncateLog() async {
+        removedSinceTruncation.withLock { $0 = 0 }
+        if await checkpoint() { return }
+        guard FileManager.default.fileExists(atPath: reservePath) else { return }
+        try? FileManager.default.removeItem(atPath: reservePath)
+        logger.notice("Outbox file system full: released the reserve to cut the log back.", metadata: [
+            "whereabouts.outbox.path": "\(path)",
+        ])
+        _ = await checkpoint()
+    }
+
+    private func checkpoint() async -> Bool {
+        do {
+            try await queue.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+            return true
+        } catch {
+            logger.debug("Outbox log checkpoint failed.", metadata: ["whereabouts.error": "\(error)"])
+            return false
+        }
+    }
+
+    /// The size of the reserve file kept next to the outbox for a full file system.
+    public static let reserveSize = 64 * 1024
+
+    /// Writes the reserve file if it is missing; leaves nothing behind when there is no room.
+    private static func createReserve(at path: String) {
+        guard !FileManager.default.fileExists(atPath: path) else { return }
+        do {
+            try Data(count: reserveSize).write(to: URL(fileURLWithPath: path))
+        } catch {
+            try? FileManager.default.removeItem(atPath: path)
         }
     }
 
@@ -169,7 +323,8 @@ public final class Outbox: Sendable {
         }
     }
 
-    private static func prepareSchema(_ db: Database, path: String) throws -> Int {
+    /// Refuses a file of another program or of a newer version; stamps a new, empty file.
+    private static func checkOwnership(_ db: Database, path: String) throws {
         let applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
         let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
         let tableCount = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master") ?? 0
@@ -177,25 +332,39 @@ public final class Outbox: Sendable {
             guard applicationID == 0, tableCount == 0 else {
                 throw OutboxError.foreignDatabase(path: path, applicationID: applicationID)
             }
+            try db.execute(sql: "PRAGMA application_id = \(Self.applicationID)")
+            return
+        }
+        guard version <= Self.schemaVersion else {
+            throw OutboxError.newerSchema(path: path, version: version)
+        }
+    }
+
+    /// The outbox schema, step by step. Version 1 files (written before the migrator was used)
+    /// have the tables of the first step already, hence `IF NOT EXISTS` there.
+    private static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-report-progress") { db in
             try db.execute(sql: """
-                CREATE TABLE report (
+                CREATE TABLE IF NOT EXISTS report (
                     id INTEGER PRIMARY KEY,
                     topic TEXT NOT NULL,
                     payload BLOB NOT NULL,
                     tst INTEGER NOT NULL,
                     created_at REAL NOT NULL
                 );
-                CREATE TABLE progress (newest_tst INTEGER NOT NULL);
-                INSERT INTO progress (newest_tst) VALUES (\(Int.min));
-                PRAGMA application_id = \(Self.applicationID);
-                PRAGMA user_version = \(Self.schemaVersion);
+                CREATE TABLE IF NOT EXISTS progress (newest_tst INTEGER NOT NULL);
+                INSERT INTO progress (newest_tst) SELECT \(Int.min) WHERE NOT EXISTS (SELECT 1 FROM progress);
+                PRAGMA user_version = 1;
                 """)
-            return 0
         }
-        guard version <= Self.schemaVersion else {
-            throw OutboxError.newerSchema(path: path, version: version)
+        migrator.registerMigration("v2-last-retained") { db in
+            try db.execute(sql: """
+                CREATE TABLE last_retained (topic TEXT NOT NULL, payload BLOB NOT NULL, tst INTEGER NOT NULL);
+                PRAGMA user_version = 2;
+                """)
         }
-        return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM report") ?? 0
+        return migrator
     }
 
     private static func entry(from row: Row) -> OutboxEntry {
@@ -210,6 +379,8 @@ public final class Outbox: Sendable {
             switch error.resultCode {
             case .SQLITE_NOTADB, .SQLITE_CORRUPT:
                 return .notADatabase(path: path, reason: error.message ?? "\(error.resultCode)")
+            case .SQLITE_FULL:
+                return .storageFull(path: path)
             default:
                 return .database(path: path, reason: error.message ?? "\(error.resultCode)")
             }

@@ -11,7 +11,11 @@ public enum OutboxError: Error, Sendable, Equatable, CustomStringConvertible {
     case cannotCreateDirectory(path: String, reason: String)
     /// The cap is not a positive number of rows.
     case invalidCap(Int)
-    /// Any other SQLite failure (disk full, I/O error, permissions).
+    /// The file system holding the outbox has no room for the write (SQLite's `SQLITE_FULL`).
+    /// Nothing already stored is affected; writing works again once space is freed (the drainer
+    /// deleting acknowledged reports frees it).
+    case storageFull(path: String)
+    /// Any other SQLite failure (I/O error, permissions).
     case database(path: String, reason: String)
 
     /// A sentence a user can act on.
@@ -30,6 +34,9 @@ public enum OutboxError: Error, Sendable, Equatable, CustomStringConvertible {
             "Cannot create the outbox folder \(path): \(reason)."
         case let .invalidCap(cap):
             "The outbox cap must be at least 1 row, got \(cap)."
+        case let .storageFull(path):
+            "The file system holding the outbox \(path) is full; the report could not be stored. "
+                + "Free space there (or move --outbox to a larger file system); reports already stored are intact."
         case let .database(path, reason):
             "The outbox \(path) failed: \(reason)."
         }

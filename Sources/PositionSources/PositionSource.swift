@@ -17,10 +17,15 @@ public protocol PositionSource: AsyncSequence, Sendable where Element == Fix, As
 public struct FixIterator: AsyncIteratorProtocol {
     private let nextFix: () async throws -> Fix?
 
-    /// An iterator over a stream that a producer thread fills.
-    init(_ stream: AsyncThrowingStream<Fix, any Error>) {
+    /// An iterator over a stream that a producer thread fills; `onElement` runs for every fix
+    /// taken (to let the producer go on).
+    init(_ stream: AsyncThrowingStream<Fix, any Error>, onElement: @escaping @Sendable () -> Void = {}) {
         let box = StreamIteratorBox(stream.makeAsyncIterator())
-        nextFix = { try await box.next() }
+        nextFix = {
+            let fix = try await box.next()
+            if fix != nil { onElement() }
+            return fix
+        }
     }
 
     /// An iterator that calls `next` for each fix (for sources computed in the consumer's task).

@@ -33,5 +33,5 @@ enum ConfigKeys {
         ConfigKey("metrics-port", .integer),
         ConfigKey("metrics-address", .string),
         ConfigKey("log-level", .word(["trace", "debug", "info", "notice", "warning", "error", "critical"])),
-    ] + PolicyConfigKeys.all
+    ] + OwnTracksOptions.configKeys + PolicyConfigKeys.all
 }

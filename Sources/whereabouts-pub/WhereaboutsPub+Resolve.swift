@@ -81,9 +81,11 @@ extension WhereaboutsPub {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical.")
         }
         let policies = try makePolicies()
-        let settings = PublisherSettings(
+        var settings = PublisherSettings(
             tid: tid, topicBase: topicBase, qos: broker.qos, retain: broker.retain,
             drainTimeout: .milliseconds(Int64(daemon.drainTimeout * 1000)), maxInFlight: daemon.maxInFlight)
+        settings.encryptionKey = try owntracks.encryptionKey()
+        settings.card = try owntracks.card(tid: tid)
         return PublisherLaunch(
             settings: settings, source: sourceSpec, broker: address,
             clientID: broker.clientId ?? "whereabouts-\(user)-\(device)".lowercased(),

@@ -26,6 +26,7 @@ struct WhereaboutsPub: AsyncParsableCommand {
     @OptionGroup(title: "Identity") var identity: IdentityOptions
     @OptionGroup(title: "Broker") var broker: BrokerOptions
     @OptionGroup(title: "Daemon") var daemon: DaemonOptions
+    @OptionGroup(title: "OwnTracks encryption and card") var owntracks: OwnTracksOptions
     @OptionGroup(title: "Policy and filters (the same flags as whereabouts-eval)") var policy: PolicyOptions
 
     func validate() throws {
@@ -37,6 +38,12 @@ struct WhereaboutsPub: AsyncParsableCommand {
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         var logger = Logger(label: "whereabouts-pub")
         logger.logLevel = launch.logLevel
+        if let key = launch.settings.encryptionKey {
+            logger.info("Encrypting every payload but the wills (OwnTracks secretbox).")
+            if key.isTruncated {
+                logger.warning("The secret is \(key.secretLength) bytes; only its first 32 count, as in the OwnTracks apps.")
+            }
+        }
         do {
             try await PublisherApp(launch: launch, logger: logger).run()
         } catch {

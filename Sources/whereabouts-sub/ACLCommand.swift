@@ -41,10 +41,15 @@ struct ACLCommand: ParsableCommand {
         } catch {
             throw ValidationError("The circles file \(circles) is not valid: \(error)")
         }
-        let acl = AccessControlList(
-            circles: file.circles, subscriberUser: subscriberUser, operatorUsers: operatorUser,
-            topicPrefix: topicPrefix, viewPrefix: viewPrefix
-        ).render()
+        let acl: String
+        do {
+            acl = try AccessControlList(
+                circles: file.circles, subscriberUser: subscriberUser, operatorUsers: operatorUser,
+                topicPrefix: topicPrefix, viewPrefix: viewPrefix
+            ).render()
+        } catch {
+            throw ValidationError(error.description)
+        }
         if let output {
             try acl.write(toFile: output, atomically: true, encoding: .utf8)
         } else {

@@ -54,6 +54,19 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Reject fixes whose timestamp lies more than this many seconds in the future.")
     var futureTolerance: Int = 300
 
+    @Option(help: """
+        A fix whose timestamp is at most this many seconds old on arrival, and newer than the member's \
+        live fix, is live news and sets the member online; older ones are backlog (trail only).
+        """)
+    var liveWindow: Double = 60
+
+    @Option(help: ArgumentHelp("""
+        Keep member statuses (online, offline) in this file so that a restart restores them \
+        (OwnTracks apps' last wills are not retained). Default: $STATE_DIRECTORY/<client-id>.status.json \
+        under systemd, else ~/.local/state/whereabouts/<client-id>.status.json. `none` keeps them in memory only.
+        """, valueName: "file"))
+    var stateFile: String?
+
     @Option(help: ArgumentHelp("""
         Own only the circles whose id hashes (FNV-1a) to shard i of n, and subscribe only to their \
         members, so that n instances share the load. The default 0/1 owns every circle.
@@ -71,6 +84,8 @@ struct RunCommand: AsyncParsableCommand {
         guard trailMinutes >= 0 else { throw ValidationError("--trail-minutes must not be negative.") }
         guard maxPayload >= 256 else { throw ValidationError("--max-payload must be at least 256 bytes.") }
         guard futureTolerance >= 0 else { throw ValidationError("--future-tolerance must not be negative.") }
+        guard liveWindow >= 0, liveWindow.isFinite else { throw ValidationError("--live-window must not be negative.") }
+        if let stateFile, stateFile.isEmpty { throw ValidationError("--state-file must name a file, or be `none`.") }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level `\(logLevel)` is not one of trace, debug, info, notice, warning, error, critical.")
         }
@@ -81,27 +96,23 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let level = Logger.Level(rawValue: logLevel) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
-        }
-        let logger = Logger(label: "whereabouts-sub")
+        let logger = bootstrapLogging(level: logLevel)
         let shard = try Shard(parsing: shard)
         let file = try CirclesFile.load(path: circles)
         let settings = ViewSettings(
             staleTimeout: staleTimeout, trailLength: trailLength, trailDuration: trailMinutes * 60,
-            futureTolerance: futureTolerance, maxPayloadBytes: maxPayload)
+            futureTolerance: futureTolerance, maxPayloadBytes: maxPayload, liveWindow: liveWindow)
         let store = CircleViewStore(circles: file, shard: shard, settings: settings, viewInterval: viewInterval, logger: logger)
         let defaultClientID = shard.count == 1 ? "whereabouts-sub" : "whereabouts-sub-\(shard.index)-of-\(shard.count)"
         let client = MQTTClient(configuration: try brokerOptions.mqttConfiguration(defaultClientID: defaultClientID), logger: logger)
         let transport = MQTTCircleTransport(client: client)  // before connect: see its documentation
         try await client.connect()
         logger.info("Connected to the broker.", metadata: ["whereabouts.broker": "\(brokerOptions.broker)", "whereabouts.shard": "\(shard)"])
+        let statusPath = try Self.statusPath(stateFile, clientID: client.configuration.clientID)
+        if let statusPath { logger.info("Keeping member statuses.", metadata: ["whereabouts.file": "\(statusPath)"]) }
         let configuration = SubscriberConfiguration(
             viewPrefix: viewPrefix, topicPrefix: topicPrefix, viewInterval: viewInterval, settings: settings,
-            circlesPath: circles)
+            circlesPath: circles, statusPath: statusPath)
         var services: [any Service] = [
             SubscriberService(store: store, transport: transport, configuration: configuration, logger: logger)
         ]
@@ -117,5 +128,23 @@ struct RunCommand: AsyncParsableCommand {
             throw error
         }
         await client.disconnect()
+    }
+
+    /// The status file: the option's value, `nil` for `none`, or the default location (its
+    /// directory created).
+    static func statusPath(_ option: String?, clientID: String) throws -> String? {
+        if option == "none" { return nil }
+        if let option { return option }
+        let environment = ProcessInfo.processInfo.environment
+        let directory: String
+        if let state = environment["STATE_DIRECTORY"]?.split(separator: ":").first, !state.isEmpty {
+            directory = String(state)
+        } else {
+            let base = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+                ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/state")
+            directory = (base as NSString).appendingPathComponent("whereabouts")
+        }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return (directory as NSString).appendingPathComponent("\(clientID).status.json")
     }
 }

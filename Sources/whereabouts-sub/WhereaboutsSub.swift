@@ -15,10 +15,11 @@ struct WhereaboutsSub: AsyncParsableCommand {
             subscribes to the OwnTracks topics of every member of its circles, publishes each circle's \
             view as retained JSON on <view-prefix>/<id>/view, and membership events on \
             <view-prefix>/<id>/events. `whereabouts-sub acl` writes the mosquitto ACL that makes the \
-            broker enforce who may see which circle. See docs/subscriber.md.
+            broker enforce who may see which circle; `whereabouts-sub dynsec` also binds every client id \
+            to its own account through mosquitto's dynamic security plugin. See docs/subscriber.md.
             """,
         version: "0.1.0",
-        subcommands: [RunCommand.self, ACLCommand.self],
+        subcommands: [RunCommand.self, ACLCommand.self, DynsecCommand.self],
         defaultSubcommand: RunCommand.self
     )
 }

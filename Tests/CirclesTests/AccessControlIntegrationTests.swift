@@ -18,7 +18,7 @@ struct AccessControlIntegrationTests {
     @Test("A member cannot read another circle's view, and cannot publish as someone else")
     func privacy() async throws {
         let file = try CirclesFile.load(path: TestPaths.packageRoot.appendingPathComponent("examples/circles.yaml").path)
-        let acl = AccessControlList(circles: file.circles, subscriberUser: "whereabouts-sub", operatorUsers: ["ops"]).render()
+        let acl = try AccessControlList(circles: file.circles, subscriberUser: "whereabouts-sub", operatorUsers: ["ops"]).render()
         let broker = try await Broker.start(.init(allowAnonymous: false, users: Self.passwords, acl: acl))
         let subscriber = try await RunningSubscriber.start(broker: broker, file: file, credentials: Self.credentials("whereabouts-sub"))
         // An operator account reads every view once published (retained).

@@ -5,7 +5,7 @@ import Testing
 struct AccessControlListTests {
     @Test("Each member writes only their own topics and reads only their circles' views")
     func rules() throws {
-        let acl = AccessControlList(circles: try Build.exampleFile().circles, operatorUsers: ["ops"]).render()
+        let acl = try AccessControlList(circles: try Build.exampleFile().circles, operatorUsers: ["ops"]).render()
         let blocks = Dictionary(uniqueKeysWithValues: acl.components(separatedBy: "\n\n").compactMap { block -> (String, [String])? in
             let lines = block.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") }
             guard let user = lines.first, user.hasPrefix("user ") else { return nil }

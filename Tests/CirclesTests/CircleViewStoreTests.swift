@@ -81,7 +81,7 @@ struct CircleViewStoreTests {
         #expect(later.views.allSatisfy { $0.member(user: "bob", device: "phone")?.status == .stale })
     }
 
-    @Test("Backlog fixes go to the trail and do not announce the member online")
+    @Test("Backlog fixes (older than the live window on arrival) go to the trail and do not announce the member online")
     func backlog() async throws {
         let store = try Build.store(staleTimeout: 60)
         let now = Build.date(Build.t0 + 3600)

@@ -47,6 +47,32 @@ struct CirclesFileTests {
         }
     }
 
+    @Test("A file nesting deeper than any circles file needs is refused before Yams overflows the stack", arguments: [
+        String(repeating: "[", count: 20_000),  // found by the circles fuzz harness: a stack overflow in Yams
+        "circles:\n" + String(repeating: "- ", count: 10_000) + "x\n",
+        "circles: [" + String(repeating: "{a: [", count: 40) + "\n",
+    ])
+    func deepNesting(yaml: String) {
+        #expect {
+            try CirclesFile.parse(yaml: yaml)
+        } throws: { error in
+            let error = error as! CirclesFileError
+            return error.message.contains("nests more than 64 levels") && error.line != nil
+        }
+    }
+
+    @Test("Deep nesting is counted outside quotes and comments only")
+    func nestingInStrings() throws {
+        let yaml = """
+            circles:
+              - id: family
+                name: '[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[['
+                members: [{user: alice, device: phone, name: "Alice {{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{{"}]  # [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[
+            """
+        let file = try CirclesFile.parse(yaml: yaml)
+        #expect(file.circles.first?.members.count == 1)
+    }
+
     @Test("Invalid YAML is reported with its line")
     func syntax() {
         #expect {

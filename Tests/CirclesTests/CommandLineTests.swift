@@ -28,7 +28,7 @@ struct CommandLineTests {
         let path = TestPaths.packageRoot.appendingPathComponent("examples/circles.yaml").path
         let result = try Self.run(["acl", "--circles", path, "--subscriber-user", "sub"])
         #expect(result.status == 0)
-        let expected = AccessControlList(circles: try CirclesFile.load(path: path).circles, subscriberUser: "sub").render()
+        let expected = try AccessControlList(circles: try CirclesFile.load(path: path).circles, subscriberUser: "sub").render()
         #expect(result.output == expected)
     }
 

@@ -55,4 +55,31 @@ struct FlatJSONTests {
         bytes = Array(#"{"tid":"a"#.utf8) + [0xC3] + Array(#""}"#.utf8)
         #expect(throws: FlatJSON.Error.self) { try FlatJSON.parseObject(bytes) { _, _ in } }
     }
+
+    @Test("A top-level array of strings is kept (inregions); other arrays are skipped; nested ones stay validated")
+    func stringArrays() throws {
+        let parsed = try members(#"{"a":["Home","Work \u00e9"],"b":[],"c":["x",1],"d":[["x"]],"e":"s"}"#)
+        #expect(parsed.count == 5)
+        guard case .strings(let a) = parsed[0].1, case .strings(let b) = parsed[1].1 else {
+            Issue.record("not string arrays")
+            return
+        }
+        #expect(a == ["Home", "Work é"] && b.isEmpty)
+        if case .nested = parsed[2].1 {} else { Issue.record("a mixed array is skipped") }
+        if case .nested = parsed[3].1 {} else { Issue.record("an array of arrays is skipped") }
+        #expect(throws: FlatJSON.Error.self) { try members(#"{"a":["x",]}"#) }
+        #expect(throws: FlatJSON.Error.self) { try members(#"{"a":["x"}"#) }
+    }
+
+    @Test("Numeric strings read as numbers; anything else is not a number", arguments: [
+        ("1795452224", 1_795_452_224.0), (" 52.5 ", 52.5), ("-8.6", -8.6), ("1e3", 1000.0),
+    ])
+    func numericStrings(text: String, value: Double) {
+        #expect(WirePayload.numericString(text) == value)
+    }
+
+    @Test("Strings that only look numeric are refused", arguments: ["", "nan", "inf", "0x10", "1,5", "12abc", "--1"])
+    func notNumeric(text: String) {
+        #expect(WirePayload.numericString(text) == nil)
+    }
 }

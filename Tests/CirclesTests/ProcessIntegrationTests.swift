@@ -56,7 +56,7 @@ struct ProcessIntegrationTests {
         let child = try ChildProcess.spawn(
             Self.executable!.path,
             ["--circles", Self.circlesPath, "--broker", "mqtt://\(broker.host):\(broker.port)", "--client-id", "sub-process",
-             "--view-interval", "0.1"],
+             "--view-interval", "0.1", "--state-file", directory.appendingPathComponent("status.json").path],
             logFile: log)
         @Sendable func logText() -> String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
         try await waitUntil("the subscriber's subscriptions") { logText().contains("Subscribed to the circles' members.") }
@@ -83,7 +83,7 @@ struct ProcessIntegrationTests {
             Self.executable!.path,
             ["--circles", Self.circlesPath, "--broker", "mqtts://localhost:\(try #require(broker.tlsPort))",
              "--ca-file", certificates.caCertificate.path, "--username", "whereabouts-sub",
-             "--password-file", passwordFile.path, "--client-id", "sub-tls"],
+             "--password-file", passwordFile.path, "--client-id", "sub-tls", "--state-file", "none"],
             logFile: log)
         @Sendable func logText() -> String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
         try await waitUntil("the subscriber's subscriptions over TLS") { logText().contains("Subscribed to the circles' members.") }

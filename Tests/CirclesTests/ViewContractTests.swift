@@ -21,7 +21,7 @@ struct ViewContractTests {
         #expect(Set(object.keys) == ["_type", "circle", "generatedAt", "members"])
         let first = try #require((object["members"] as? [[String: Any]])?.first)
         #expect(Set(first.keys) == ["user", "device", "name", "color", "tid", "status", "statusSince", "fix", "age",
-                                    "speed", "course", "display", "trail"])
+                                    "speed", "course", "display", "trail", "inregions", "cardName", "face"])
         let fixObject = try #require(first["fix"] as? [String: Any])
         #expect(Set(fixObject.keys) == ["tst", "lat", "lon", "acc", "alt", "vel", "cog", "t", "batt", "ve", "vn", "ms"])
         #expect(try JSONDecoder().decode(CircleView.self, from: data) == view)
@@ -43,5 +43,9 @@ struct ViewContractTests {
         #expect(object["_type"] as? String == "event")
         #expect(object["event"] as? String == "stale")
         #expect(object["circle"] as? String == "family")
+        #expect(object["region"] == nil, "region only on enter/leave")
+        let enter = CircleEvent(circle: "family", user: "alice", device: "phone", event: .enter, tst: 1_700_000_000, region: "Home")
+        let enterObject = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(enter)) as? [String: Any])
+        #expect(enterObject["event"] as? String == "enter" && enterObject["region"] as? String == "Home")
     }
 }

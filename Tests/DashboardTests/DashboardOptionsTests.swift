@@ -19,11 +19,26 @@ struct DashboardOptionsTests {
         ))
     }
 
+    @Test("Allowed hosts and origins go to the configuration")
+    func allowed() throws {
+        let options = try DashboardOptions.parse([
+            "--allowed-host", "dash.example.org", "--allowed-host", ".fleet.example", "--allowed-origin", "https://dash.example.org",
+        ])
+        let configuration = options.configuration(port: 8080)
+        #expect(configuration.allowedHosts == ["dash.example.org", ".fleet.example"])
+        #expect(configuration.allowedOrigins == ["https://dash.example.org"])
+    }
+
     @Test("Bad flags are rejected with a message naming the flag", arguments: [
         (["--http-host", " "], "--http-host must not be empty"),
         (["--tile-url", "tiles/{z}/{x}/{y}.png"], "--tile-url must start with https:// or http://"),
         (["--tile-url", "https://t.example/{z}/{x}.png"], "lacks {y}"),
         (["--tile-attribution", "©"], "--tile-attribution needs --tile-url"),
+        (["--allowed-host", "https://dash.example.org"], "--allowed-host takes a host name without scheme or port"),
+        (["--allowed-host", "dash.example.org:8080"], "--allowed-host takes a host name"),
+        (["--allowed-origin", "dash.example.org"], "--allowed-origin takes an origin such as https://dash.example.org"),
+        (["--allowed-origin", "https://dash.example.org/page"], "no path"),
+        (["--allowed-origin", "ftp://dash.example.org"], "--allowed-origin takes an origin"),
     ])
     func rejects(arguments: [String], message: String) {
         do {

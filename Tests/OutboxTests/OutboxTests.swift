@@ -34,6 +34,48 @@ struct OutboxTests {
         #expect(try await outbox.remove(ids: [ids[0]]) == 0, "removing twice deletes nothing")
     }
 
+    @Test("The retained entry acknowledged last is kept across reopening, for a broker that lost it")
+    func lastRetained() async throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.path("outbox.sqlite")
+        do {
+            let outbox = try Outbox(path: path, logger: logger)
+            #expect(try await outbox.lastRetained() == nil)
+            let a = try await outbox.append(topic: "owntracks/a/b", payload: payload(1), tst: 1001)
+            let b = try await outbox.append(topic: "owntracks/a/b", payload: payload(2), tst: 1002)
+            let entries = try await outbox.oldest(limit: 2)
+            try await outbox.remove(ids: [a.id, b.id], retained: entries[1])
+        }
+        let reopened = try Outbox(path: path, logger: logger)
+        let last = try #require(try await reopened.lastRetained())
+        #expect(last.tst == 1002 && last.payload == payload(2) && last.topic == "owntracks/a/b")
+        #expect(reopened.depth == 0)
+    }
+
+    @Test("A version 1 outbox (before the migrator) is migrated and keeps its entries")
+    func migratesVersion1() async throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.path("v1.sqlite")
+        let old = try DatabaseQueue(path: path)
+        try await old.write { db in
+            try db.execute(sql: """
+                CREATE TABLE report (id INTEGER PRIMARY KEY, topic TEXT NOT NULL, payload BLOB NOT NULL,
+                                     tst INTEGER NOT NULL, created_at REAL NOT NULL);
+                CREATE TABLE progress (newest_tst INTEGER NOT NULL);
+                INSERT INTO progress (newest_tst) VALUES (1001);
+                INSERT INTO report (topic, payload, tst, created_at) VALUES ('t', x'7b7d', 1001, 0);
+                PRAGMA application_id = \(Outbox.applicationID);
+                PRAGMA user_version = 1;
+                """)
+        }
+        try old.close()
+        let outbox = try Outbox(path: path, logger: logger)
+        #expect(outbox.depth == 1)
+        #expect(try await outbox.newestCommittedTST() == 1001)
+        #expect(try await outbox.lastRetained() == nil)
+        #expect(outbox.damage.isEmpty)
+    }
+
     @Test("What a killed process committed is there after reopening, in order")
     func reopenAfterCrash() async throws {
         let dir = try TemporaryDirectory()

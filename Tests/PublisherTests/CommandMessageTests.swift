@@ -23,6 +23,11 @@ struct CommandMessageTests {
         (#"{"_type":"cmd","action":"reboot"}"#, .unknownAction("reboot")),
         (#"{"_type":"cmd","action":"setConfiguration","configuration":{}}"#, .missingMonitoring),
         (#"{"_type":"cmd","action":"setConfiguration","configuration":{"monitoring":0}}"#, .unsupportedMonitoring(0)),
+        (#"{"_type":"cmd","action":"setConfiguration","configuration":{"monitoring":true}}"#, .missingMonitoring),
+        (#"{"_type":"cmd","action":"setConfiguration","configuration":{"monitoring":false}}"#, .missingMonitoring),
+        (#"{"_type":"cmd","action":"setConfiguration","configuration":{"monitoring":"1"}}"#, .missingMonitoring),
+        (#"{"_type":"cmd","action":"setConfiguration","configuration":{"monitoring":1.5}}"#, .missingMonitoring),
+        (#"{"_type":"cmd","action":"setConfiguration","configuration":{"monitoring":null}}"#, .missingMonitoring),
         (#"{"_type":"cmd","action":"setProfile","profile":"turbo"}"#, .unknownProfile("turbo")),
     ])
     func rejects(json: String, expected: CommandMessageError) {

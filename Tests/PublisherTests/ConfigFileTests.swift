@@ -80,6 +80,31 @@ struct ConfigFileTests {
         #expect(throws: ConfigFileError.self) { try ConfigFile(text: "broker: [unclosed\n", path: "p", keys: keys) }
     }
 
+    @Test("A file nesting deeper than a config file can is refused before Yams overflows the stack")
+    func deepNesting() {
+        // Found by the config fuzz harness: 20,000 `[` overflowed the stack inside Yams.
+        for text in [String(repeating: "[", count: 20_000), "broker: " + String(repeating: "{a: ", count: 70)] {
+            do {
+                _ = try ConfigFile(text: text, path: "p", keys: keys)
+                Issue.record("accepted \(text.prefix(20))")
+            } catch {
+                guard case .malformedYAML(let path, let reason) = error else { Issue.record("\(error)"); continue }
+                #expect(path == "p" && reason.contains("nests more than 64 levels"))
+            }
+        }
+    }
+
+    @Test("A key that is itself a list or mapping is an unknown key, not a crash")
+    func complexKey() {
+        // Found by the config fuzz harness: `? ? - -` crashed inside Yams while the key was named.
+        #expect(throws: ConfigFileError.unknownKey(path: "p", key: "a mapping", line: 1)) {
+            try ConfigFile(text: "? ? - -", path: "p", keys: keys)
+        }
+        #expect(throws: ConfigFileError.unknownKey(path: "p", key: "a list", line: 1)) {
+            try ConfigFile(text: "? [a, b]\n: 1\n", path: "p", keys: keys)
+        }
+    }
+
     @Test("A missing file is an error naming it")
     func missingFile() throws {
         let dir = try TemporaryDirectory()

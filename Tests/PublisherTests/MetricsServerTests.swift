@@ -12,31 +12,7 @@ import Testing
 struct MetricsServerTests {
     /// Sends a raw HTTP request over a real TCP connection and returns the whole response.
     private func request(port: Int, _ text: String) async throws -> String {
-        try await Task.detached {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard fd >= 0 else { throw POSIXError(.EIO) }
-            defer { close(fd) }
-            var timeout = timeval(tv_sec: 5, tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
-            let bytes = Array(text.utf8)
-            _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
-            var response: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 65_536)
-            while true {
-                let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-                if n <= 0 { break }
-                response += buffer[0..<n]
-            }
-            return String(decoding: response, as: UTF8.self)
-        }.value
+        try await rawHTTPExchange(port: port, request: text)
     }
 
     @Test("GET /metrics serves the counters in Prometheus text format; other paths are 404")

@@ -58,7 +58,7 @@ struct WhereaboutsEvalCLITests {
         #expect(body.allSatisfy { ($0[6] == "0.00" && $0[7] == "0.00") == $0[8].isEmpty })
         #expect(body.filter { !$0[8].isEmpty }.allSatisfy { Int($0[8]).map { (1...120).contains($0) } ?? false })
         #expect(body.allSatisfy { Int($0[1]).map { (0..<300).contains($0) } ?? false })
-        #expect(body.allSatisfy { ["f", "t", "T", "k", "v", "m"].contains($0[5]) })
+        #expect(body.allSatisfy { ["f", "t", "T", "k", "v", "r"].contains($0[5]) })
         #expect(body.filter { $0[5] == "f" }.map { $0[0] } == ["seed", "bounded(50m)"])
         // Seed never sends a velocity; bounded does while the car moves.
         #expect(body.filter { $0[0] == "seed" }.allSatisfy { $0[6] == "0.00" && $0[7] == "0.00" })

@@ -33,8 +33,24 @@ public struct AccessControlList: Sendable, Hashable {
         self.viewPrefix = viewPrefix
     }
 
-    /// The ACL file's text.
-    public func render() -> String {
+    /// Refuses a member whose user name is the subscriber's or an operator's account: in the ACL
+    /// file their rights would merge, and the member would read every position or write views.
+    public func validate() throws(AccessControlError) {
+        for circle in circles {
+            for member in circle.members {
+                if member.user == subscriberUser {
+                    throw .memberCollides(user: member.user, with: subscriberUser, role: "subscriber")
+                }
+                if operatorUsers.contains(member.user) {
+                    throw .memberCollides(user: member.user, with: member.user, role: "operator")
+                }
+            }
+        }
+    }
+
+    /// The ACL file's text, after ``validate()``.
+    public func render() throws(AccessControlError) -> String {
+        try validate()
         var circlesOfUser: [String: [String]] = [:]
         for circle in circles {
             for user in Set(circle.members.map(\.user)) { circlesOfUser[user, default: []].append(circle.id) }

@@ -30,13 +30,17 @@ public struct Member: Sendable, Hashable, Codable {
     public var name: String
     /// Colour as `#rrggbb`, if configured.
     public var color: String?
+    /// The file holding the OwnTracks secret this device encrypts with (`secretFile`), as written
+    /// in the circles file; never the secret itself.
+    public var secretFile: String?
 
     /// Creates a member.
-    public init(user: String, device: String, name: String? = nil, color: String? = nil) {
+    public init(user: String, device: String, name: String? = nil, color: String? = nil, secretFile: String? = nil) {
         self.user = user
         self.device = device
         self.name = name ?? user
         self.color = color
+        self.secretFile = secretFile
     }
 
     /// The device's identity, independent of its label.

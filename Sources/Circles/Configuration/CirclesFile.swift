@@ -1,4 +1,6 @@
 import Foundation
+import OwnTracksCrypto
+import WhereaboutsCore
 import Yams
 
 /// The parsed, validated contents of a circles file.
@@ -19,6 +21,8 @@ import Yams
 public struct CirclesFile: Sendable, Hashable {
     /// The circles in file order.
     public var circles: [Circle]
+    /// The decryption key of each member with a `secretFile`, read by ``load(path:)``.
+    public var secrets: [MemberID: OwnTracksKey] = [:]
 
     /// Creates a circles file from already-validated circles.
     public init(circles: [Circle]) {
@@ -38,11 +42,19 @@ public struct CirclesFile: Sendable, Hashable {
         } catch {
             throw CirclesFileError("The circles file \(path) cannot be read: \(error.localizedDescription)")
         }
-        return try parse(yaml: text)
+        var file = try parse(yaml: text)
+        file.secrets = try file.readSecrets(relativeTo: URL(fileURLWithPath: path).deletingLastPathComponent())
+        return file
     }
 
     /// Parses and validates circles-file YAML.
     public static func parse(yaml: String) throws(CirclesFileError) -> CirclesFile {
+        if let line = YAMLNesting.lineDeeperThanLimit(in: yaml) {
+            throw CirclesFileError(
+                "The circles file nests more than \(YAMLNesting.limit) levels deep; it needs 5 (circles, circle, members, member).",
+                line: line
+            )
+        }
         let root: Node?
         do {
             root = try Yams.compose(yaml: yaml)

@@ -52,12 +52,12 @@ struct CirclesFileReader {
     }
 
     private func readMember(_ node: Node, key: String) throws(CirclesFileError) -> Member {
-        let fields = try mapping(node, key: key, allowed: ["user", "device", "name", "color"])
+        let fields = try mapping(node, key: key, allowed: ["user", "device", "name", "color", "secretFile"])
         let user = try string(fields, "user", in: key, parent: node, required: true)!
         let device = try string(fields, "device", in: key, parent: node, required: true)!
         for (field, value) in [("user", user), ("device", device)] {
             try check(value, matches: Self.isTopicLevel, key: "\(key).\(field)", line: line(fields[field]),
-                      rule: "a \(field) name is one lower-case MQTT topic level: no `/`, `+`, `#`, spaces or upper case")
+                      rule: "a \(field) name is one MQTT topic level (matched exactly, upper case included): no `/`, `+`, `#`, spaces or control characters")
         }
         let name = try string(fields, "name", in: key, parent: node, required: false)
         let color = try string(fields, "color", in: key, parent: node, required: false)
@@ -65,7 +65,8 @@ struct CirclesFileReader {
             try check(color, matches: Self.isColor, key: "\(key).color", line: line(fields["color"]),
                       rule: "a colour is written `#rrggbb` (quote it: `color: \"#e6194b\"`)")
         }
-        return Member(user: user, device: device, name: name, color: color)
+        let secretFile = try string(fields, "secretFile", in: key, parent: node, required: false)
+        return Member(user: user, device: device, name: name, color: color, secretFile: secretFile)
     }
 
     // MARK: Helpers
@@ -126,7 +127,6 @@ struct CirclesFileReader {
     static func isTopicLevel(_ s: String) -> Bool {
         s.utf8.count <= 64 && s.unicodeScalars.allSatisfy { c in
             !c.properties.isWhitespace && !"/+#".unicodeScalars.contains(c) && c.value >= 0x21
-                && !c.properties.isUppercase
         }
     }
 

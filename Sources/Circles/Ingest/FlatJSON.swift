@@ -13,7 +13,9 @@ struct FlatJSON {
         case number(Double)
         case bool(Bool)
         case null
-        /// An object or array (validated, not kept).
+        /// A top-level array whose elements are all strings (OwnTracks `inregions`), at most 64.
+        case strings([String])
+        /// An object or any other array (validated, not kept).
         case nested
     }
 
@@ -74,6 +76,12 @@ struct FlatJSON {
         guard let byte = peek() else { throw Error() }
         switch byte {
         case UInt8(ascii: "\""): return .string(try readString())
+        case UInt8(ascii: "[") where depth == 1:
+            let start = index
+            if let strings = try? readStringArray() { return .strings(strings) }
+            index = start
+            try skipNested(depth: depth)
+            return .nested
         case UInt8(ascii: "{"), UInt8(ascii: "["):
             try skipNested(depth: depth)
             return .nested
@@ -81,6 +89,27 @@ struct FlatJSON {
         case UInt8(ascii: "f"): try literal("false"); return .bool(false)
         case UInt8(ascii: "n"): try literal("null"); return .null
         default: return .number(try readNumber())
+        }
+    }
+
+    /// Reads `[` string, ... `]` (at most 64 strings); throws on anything else, and the caller
+    /// rewinds and skips the array as an ordinary nested value.
+    private mutating func readStringArray() throws -> [String] {
+        try expect(UInt8(ascii: "["))
+        var strings: [String] = []
+        skipWhitespace()
+        if peek() == UInt8(ascii: "]") {
+            index += 1
+            return strings
+        }
+        while true {
+            skipWhitespace()
+            guard peek() == UInt8(ascii: "\""), strings.count < 64 else { throw Error() }
+            strings.append(try readString())
+            skipWhitespace()
+            let separator = try next()
+            if separator == UInt8(ascii: "]") { return strings }
+            guard separator == UInt8(ascii: ",") else { throw Error() }
         }
     }
 

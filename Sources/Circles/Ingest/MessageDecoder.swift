@@ -3,12 +3,15 @@ import WhereaboutsCore
 
 /// Turns a raw payload into a validated ``InboundMessage`` or a ``RejectionReason``.
 ///
-/// Checks: size limit, JSON object, `_type`, JSON types of every known key, required keys,
-/// ranges (finite numbers, latitude and longitude, `tst` after 2001 and not in the future beyond
-/// the tolerance, accuracy, battery, course, velocity, `ms`), and string lengths. A value type;
-/// each ingest task owns its own.
+/// Only what makes a message meaningless rejects it: the size limit, not a JSON object, no
+/// `_type`, and the required keys of its type (`lat`, `lon`, `tst` of a location: missing, of the
+/// wrong type, out of range or too far in the future). Informational fields (`acc`, `alt`, `vac`,
+/// `vel`, `cog`, `batt`, `bs`, `m`, `t`, `tid`, `created_at`, `ve`/`vn`, `ms`, a card's face...)
+/// that are out of range or of the wrong type are dropped and listed in
+/// ``Decoded/droppedFields``, never rejecting the fix (an app in quiet mode sends `"m":-1`).
+/// Numbers may come as numeric strings. A value type; each ingest task owns its own.
 public struct MessageDecoder: Sendable {
-    /// The largest payload accepted, in bytes.
+    /// The largest payload accepted, in bytes (cards on `<base>/info` have their own limit).
     public var maxPayloadBytes: Int
     /// How far in the future a timestamp may lie, in seconds.
     public var futureTolerance: Int
@@ -16,6 +19,22 @@ public struct MessageDecoder: Sendable {
     /// The earliest `tst` accepted: 2001-09-09 (epoch 1,000,000,000). Rejects `tst` 0 and
     /// milliseconds-vs-seconds mix-ups in the other direction are caught by the future check.
     public static let earliestTimestamp = 1_000_000_000
+    /// The largest card face accepted, in bytes once decoded: 256 KiB.
+    public static let maxFaceBytes = 256 * 1024
+    /// The payload limit on `<base>/info`, where cards carry their face in base64: room for a
+    /// 256 KiB face (4/3 of it) and the rest of the card.
+    public static let maxCardPayloadBytes = (maxFaceBytes + 2) / 3 * 4 + 8 * 1024
+    /// The payload limit on `<base>/info` when the card comes encrypted: the largest card sealed
+    /// (24-byte nonce and 16-byte tag), in base64 again, inside `{"_type":"encrypted","data":…}`.
+    public static let maxEncryptedCardPayloadBytes = (maxCardPayloadBytes + 40 + 2) / 3 * 4 + 64
+
+    /// A decoded message and the informational fields dropped from it.
+    public struct Decoded: Sendable, Hashable {
+        /// The message.
+        public var message: InboundMessage
+        /// Keys whose value was out of range or of the wrong type, dropped (counted by the store).
+        public var droppedFields: [String]
+    }
 
     /// Creates a decoder with the limits of `settings`.
     public init(settings: ViewSettings = ViewSettings()) {
@@ -23,10 +42,16 @@ public struct MessageDecoder: Sendable {
         futureTolerance = settings.futureTolerance
     }
 
-    /// Decodes and validates `payload` received at `now`.
+    /// Decodes and validates `payload` received at `now`, dropping bad informational fields.
     public func decode(_ payload: some Collection<UInt8>, now: Date) throws(RejectionReason) -> InboundMessage {
-        guard payload.count <= maxPayloadBytes else {
-            throw .oversize(bytes: payload.count, limit: maxPayloadBytes)
+        try decodeReporting(payload, now: now).message
+    }
+
+    /// Decodes and validates `payload` received at `now`; `limit` overrides ``maxPayloadBytes``.
+    public func decodeReporting(_ payload: some Collection<UInt8>, now: Date, limit: Int? = nil) throws(RejectionReason) -> Decoded {
+        let limit = limit ?? maxPayloadBytes
+        guard payload.count <= limit else {
+            throw .oversize(bytes: payload.count, limit: limit)
         }
         let wire: WirePayload
         do {
@@ -37,68 +62,110 @@ public struct MessageDecoder: Sendable {
         } catch {
             throw .malformedJSON
         }
+        if wire.wrongTypes.contains("_type") { throw .wrongType("_type") }
         guard let type = wire.type else { throw .missingType }
-        let nowSeconds = Int(now.timeIntervalSince1970)
+        var fields = FieldReader(wire: wire, now: Int(now.timeIntervalSince1970), futureTolerance: futureTolerance)
+        let message = try fields.message(type: type)
+        return Decoded(message: message, droppedFields: fields.dropped)
+    }
+}
+
+/// Reads one message's fields, rejecting on required keys and collecting dropped informational ones.
+private struct FieldReader {
+    let wire: WirePayload
+    let now: Int
+    let futureTolerance: Int
+    var dropped: [String] = []
+
+    static let informationalLocationKeys: Set<String> = [
+        "acc", "alt", "vac", "vel", "cog", "batt", "bs", "m", "created_at", "ve", "vn", "ms", "inregions",
+    ]
+
+    init(wire: WirePayload, now: Int, futureTolerance: Int) {
+        self.wire = wire
+        self.now = now
+        self.futureTolerance = futureTolerance
+    }
+
+    mutating func message(type: String) throws(RejectionReason) -> InboundMessage {
         switch type {
         case "location":
-            return .location(try location(wire, now: nowSeconds))
-        case "lwt":
-            return .lastWill(tst: try optionalTimestamp(wire.tst, "tst", now: nowSeconds) ?? nowSeconds)
-        case "presence":
-            guard let state = wire.state else { throw .missingField("state") }
+            return try location()
+        case "lwt" where wire.state == nil:
+            return .lastWill(tst: informationalTimestamp(wire.tst, "tst") ?? now)
+        case "lwt", "presence":  // presence: `lwt` with a `state` (issue 10), or the older `presence`
+            let state = try required(wire.state, "state")
             guard state == "online" || state == "offline" else { throw .outOfRange("state") }
-            let tst = try optionalTimestamp(wire.tst, "tst", now: nowSeconds) ?? nowSeconds
-            let since = try optionalTimestamp(wire.since, "since", now: nowSeconds)
-            return .presence(online: state == "online", since: since, tst: tst)
+            let tst = try requiredTimestamp(wire.tst, "tst", absentMeans: now)
+            return .presence(online: state == "online", since: informationalTimestamp(wire.since, "since"), tst: tst)
         case "transition":
-            guard let event = wire.event else { throw .missingField("event") }
+            let event = try required(wire.event, "event")
             guard event == "enter" || event == "leave" else { throw .outOfRange("event") }
-            guard let tst = try optionalTimestamp(wire.tst, "tst", now: nowSeconds) else { throw .missingField("tst") }
-            return .transition(event: event, tst: tst)
+            let tst = try requiredTimestamp(wire.tst, "tst", absentMeans: nil)
+            return .transition(event: event, region: boundedString(wire.desc, "desc", maxBytes: 200), tst: tst)
         case "card":
-            if let name = wire.name, name.utf8.count > 200 { throw .outOfRange("name") }
-            return .card(name: wire.name)
+            return .card(name: boundedString(wire.name, "name", maxBytes: 200), face: face())
         default:
             guard type.utf8.count <= 32 else { throw .outOfRange("_type") }
             return .ignored(type: type)
         }
     }
 
-    private func location(_ wire: WirePayload, now: Int) throws(RejectionReason) -> LocationMessage {
-        guard let lat = wire.lat else { throw .missingField("lat") }
-        guard let lon = wire.lon else { throw .missingField("lon") }
-        guard let tst = try optionalTimestamp(wire.tst, "tst", now: now) else { throw .missingField("tst") }
+    private mutating func location() throws(RejectionReason) -> InboundMessage {
+        let lat = try required(wire.lat, "lat")
+        let lon = try required(wire.lon, "lon")
+        let tst = try requiredTimestamp(wire.tst, "tst", absentMeans: nil)
         guard lat.isFinite, (-90...90).contains(lat) else { throw .outOfRange("lat") }
         guard lon.isFinite, (-180...180).contains(lon) else { throw .outOfRange("lon") }
-        let createdAt = try optionalTimestamp(wire.createdAt, "created_at", now: now)
-        if let tid = wire.tid, tid.utf8.count > 8 { throw .outOfRange("tid") }
-        if let t = wire.t, t.utf8.count > 8 { throw .outOfRange("t") }
-        let ve = try optionalVelocity(wire.ve, "ve")
-        let vn = try optionalVelocity(wire.vn, "vn")
-        return LocationMessage(
-            tid: wire.tid ?? "",
+        for key in wire.wrongTypes where Self.informationalLocationKeys.contains(key) { drop(key) }
+        var ve = velocity(wire.ve, "ve")
+        var vn = velocity(wire.vn, "vn")
+        if dropped.contains("ve") || dropped.contains("vn") {  // extrapolation needs both components
+            ve = nil
+            vn = nil
+        }
+        let message = LocationMessage(
+            tid: boundedString(wire.tid, "tid", maxBytes: 8) ?? "",
             tst: tst,
             lat: lat,
             lon: lon,
-            acc: try optionalInt(wire.acc, "acc", in: 0...1_000_000) ?? 0,
-            alt: try optionalInt(wire.alt, "alt", in: -20_000...100_000),
-            vac: try optionalInt(wire.vac, "vac", in: 0...1_000_000),
-            vel: try optionalInt(wire.vel, "vel", in: 0...5_000),
-            cog: try optionalInt(wire.cog, "cog", in: 0...360).map { $0 % 360 },
-            batt: try optionalInt(wire.batt, "batt", in: 0...100),
-            bs: try optionalInt(wire.bs, "bs", in: 0...3),
-            t: wire.t,
-            m: try optionalInt(wire.m, "m", in: 0...10),
-            createdAt: createdAt,
+            acc: int(wire.acc, "acc", in: 0...1_000_000) ?? 0,
+            alt: int(wire.alt, "alt", in: -20_000...100_000),
+            vac: int(wire.vac, "vac", in: 0...1_000_000),
+            vel: int(wire.vel, "vel", in: 0...5_000),
+            cog: int(wire.cog, "cog", in: 0...360).map { $0 % 360 },
+            batt: int(wire.batt, "batt", in: 0...100),
+            bs: int(wire.bs, "bs", in: 0...3),
+            t: boundedString(wire.t, "t", maxBytes: 8),
+            m: int(wire.m, "m", in: -1...10),
+            createdAt: informationalTimestamp(wire.createdAt, "created_at"),
             ve: ve,
             vn: vn,
-            ms: try optionalInt(wire.ms, "ms", in: 1...86_400)
+            ms: int(wire.ms, "ms", in: 1...86_400)
         )
+        var regions = wire.inregions
+        if let list = regions, list.contains(where: { $0.isEmpty || $0.utf8.count > 200 }) {
+            drop("inregions")
+            regions = nil
+        }
+        return .location(message, inregions: regions)
     }
 
-    private func optionalTimestamp(_ value: Double?, _ key: String, now: Int) throws(RejectionReason) -> Int? {
-        guard let value else { return nil }
-        guard value.isFinite, value >= Double(Self.earliestTimestamp), value < 4_000_000_000 else {
+    // MARK: Required keys reject
+
+    private func required<T>(_ value: T?, _ key: String) throws(RejectionReason) -> T {
+        if wire.wrongTypes.contains(key) { throw .wrongType(key) }
+        guard let value else { throw .missingField(key) }
+        return value
+    }
+
+    private func requiredTimestamp(_ value: Double?, _ key: String, absentMeans fallback: Int?) throws(RejectionReason) -> Int {
+        if wire.wrongTypes.contains(key) { throw .wrongType(key) }
+        guard let value else {
+            guard let fallback else { throw .missingField(key) }
+            return fallback
+        }
+        guard value.isFinite, value >= Double(MessageDecoder.earliestTimestamp), value < 4_000_000_000 else {
             throw .outOfRange(key)
         }
         let seconds = Int(value.rounded(.down))
@@ -106,17 +173,63 @@ public struct MessageDecoder: Sendable {
         return seconds
     }
 
-    private func optionalInt(_ value: Double?, _ key: String, in range: ClosedRange<Int>) throws(RejectionReason) -> Int? {
+    // MARK: Informational keys drop
+
+    private mutating func drop(_ key: String) {
+        if !dropped.contains(key) { dropped.append(key) }
+    }
+
+    private mutating func informationalTimestamp(_ value: Double?, _ key: String) -> Int? {
+        if wire.wrongTypes.contains(key) { drop(key) }
+        guard let value else { return nil }
+        guard value.isFinite, value >= Double(MessageDecoder.earliestTimestamp), value < 4_000_000_000,
+              Int(value.rounded(.down)) <= now + futureTolerance
+        else {
+            drop(key)
+            return nil
+        }
+        return Int(value.rounded(.down))
+    }
+
+    private mutating func int(_ value: Double?, _ key: String, in range: ClosedRange<Int>) -> Int? {
         guard let value else { return nil }
         guard value.isFinite, value >= Double(range.lowerBound), value <= Double(range.upperBound) else {
-            throw .outOfRange(key)
+            drop(key)
+            return nil
         }
         return Int(value.rounded())
     }
 
-    private func optionalVelocity(_ value: Double?, _ key: String) throws(RejectionReason) -> Double? {
+    private mutating func velocity(_ value: Double?, _ key: String) -> Double? {
         guard let value else { return nil }
-        guard value.isFinite, abs(value) <= 1_000 else { throw .outOfRange(key) }
+        guard value.isFinite, abs(value) <= 1_000 else {
+            drop(key)
+            return nil
+        }
         return value
+    }
+
+    private mutating func boundedString(_ value: String?, _ key: String, maxBytes: Int) -> String? {
+        if wire.wrongTypes.contains(key) { drop(key) }
+        guard let value else { return nil }
+        guard value.utf8.count <= maxBytes else {
+            drop(key)
+            return nil
+        }
+        return value
+    }
+
+    private mutating func face() -> MemberFace? {
+        if wire.wrongTypes.contains("face") { drop("face") }
+        guard let text = wire.face, !text.isEmpty else { return nil }
+        guard text.utf8.count <= MessageDecoder.maxCardPayloadBytes,
+              let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters),
+              data.count <= MessageDecoder.maxFaceBytes,
+              let face = MemberFace(data: Array(data))
+        else {
+            drop("face")
+            return nil
+        }
+        return face
     }
 }

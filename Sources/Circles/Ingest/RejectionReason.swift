@@ -16,6 +16,12 @@ public enum RejectionReason: Error, Sendable, Hashable, CustomStringConvertible 
     case futureTimestamp(tst: Int)
     /// The topic is not one of a tracked member's topics.
     case unknownTopic
+    /// An encrypted message that does not decrypt with the member's secret (wrong secret, altered
+    /// data, garbage).
+    case undecryptable
+    /// A message type arrived on a topic where OwnTracks does not use it: a `location` or `lwt`
+    /// on a sub-topic (only the base topic sets the live position), a `card` outside `<base>/info`.
+    case wrongTopic(type: String, subtopic: String?)
 
     /// A short stable code for counters and logs, such as `out_of_range.lat`.
     public var code: String {
@@ -28,6 +34,8 @@ public enum RejectionReason: Error, Sendable, Hashable, CustomStringConvertible 
         case .outOfRange(let key): "out_of_range.\(key)"
         case .futureTimestamp: "future_timestamp"
         case .unknownTopic: "unknown_topic"
+        case .undecryptable: "undecryptable"
+        case .wrongTopic(let type, _): "wrong_topic.\(type)"
         }
     }
 
@@ -42,6 +50,9 @@ public enum RejectionReason: Error, Sendable, Hashable, CustomStringConvertible 
         case .outOfRange(let key): "The value of `\(key)` is out of range."
         case .futureTimestamp(let tst): "The timestamp \(tst) lies in the future."
         case .unknownTopic: "The topic belongs to no member of this subscriber's circles."
+        case .undecryptable: "The encrypted message does not decrypt with the member's secret."
+        case let .wrongTopic(type, subtopic):
+            "A `\(type)` message is not used on \(subtopic.map { "the sub-topic `\($0)`" } ?? "the base topic"); OwnTracks sends it on \(type == "card" ? "`<base>/info`" : "the base topic")."
         }
     }
 }

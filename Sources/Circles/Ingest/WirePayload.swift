@@ -1,8 +1,11 @@
 import Foundation
 
 /// Every key Whereabouts reads from OwnTracks and presence JSON, all optional, filled in one pass
-/// over the payload. Unknown keys are ignored (OwnTracks receivers must tolerate them); a known
-/// key with a value of the wrong JSON type is an error naming the key; `null` counts as absent.
+/// over the payload. Unknown keys are ignored (OwnTracks receivers must tolerate them); `null`
+/// counts as absent. A number may also come as a numeric string (`"tst":"1795452224"`), as the
+/// OwnTracks Recorder accepts it. A known key with a value of the wrong JSON type is left absent
+/// and listed in ``wrongTypes``: ``MessageDecoder`` rejects the message when the key is required
+/// and drops the field (counted) when it is informational.
 struct WirePayload {
     var type: String?
     var tid: String?
@@ -26,20 +29,24 @@ struct WirePayload {
     var since: Double?
     var event: String?
     var name: String?
+    var desc: String?
+    var face: String?
+    var inregions: [String]?
+    /// Known keys whose value had the wrong JSON type, in payload order.
+    var wrongTypes: [String] = []
 
-    /// Parses `payload`, throwing ``RejectionReason/malformedJSON`` or ``RejectionReason/wrongType(_:)``.
+    /// Parses `payload`, throwing ``RejectionReason/malformedJSON`` when it is not a JSON object.
     init(parsing payload: UnsafeBufferPointer<UInt8>) throws(RejectionReason) {
-        var wrongType: String?
         do {
             try FlatJSON.parseObject(payload) { key, value in
-                guard wrongType == nil else { return }
                 if case .null = value { return }
-                if !assign(key, value) { wrongType = String(decoding: key, as: UTF8.self) }
+                if !assign(key, value), wrongTypes.count < 32 {
+                    wrongTypes.append(String(decoding: key, as: UTF8.self))
+                }
             }
         } catch {
             throw .malformedJSON
         }
-        if let wrongType { throw .wrongType(wrongType) }
     }
 
     /// Stores `value` under the key spelled by `key`; returns false when a known key has the
@@ -83,6 +90,16 @@ struct WirePayload {
             if `is`("event") { return Self.string(value, into: &event) }
         case UInt8(ascii: "n"):
             if `is`("name") { return Self.string(value, into: &name) }
+        case UInt8(ascii: "d"):
+            if `is`("desc") { return Self.string(value, into: &desc) }
+        case UInt8(ascii: "f"):
+            if `is`("face") { return Self.string(value, into: &face) }
+        case UInt8(ascii: "i"):
+            if `is`("inregions") {
+                guard case .strings(let regions) = value else { return false }
+                inregions = regions
+                return true
+            }
         default:
             break
         }
@@ -96,8 +113,28 @@ struct WirePayload {
     }
 
     private static func number(_ value: FlatJSON.Value, into field: inout Double?) -> Bool {
-        guard case .number(let number) = value else { return false }
-        field = number
-        return true
+        switch value {
+        case .number(let number):
+            field = number
+            return true
+        case .string(let text):
+            guard let number = numericString(text) else { return false }
+            field = number
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// The value of a string that spells a JSON number (optionally surrounded by spaces), as
+    /// the OwnTracks Recorder accepts `"tst":"1795452224"`; `nil` for anything else (`"nan"`,
+    /// `"inf"`, hexadecimal and empty strings included).
+    static func numericString(_ text: String) -> Double? {
+        let trimmed = text.utf8.count <= 32 ? text.trimmingCharacters(in: .whitespaces) : ""
+        guard !trimmed.isEmpty, trimmed.utf8.allSatisfy({ byte in
+            (48...57).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+")
+                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E")
+        }), let number = Double(trimmed), number.isFinite else { return nil }
+        return number
     }
 }

@@ -30,22 +30,56 @@ public struct Ingestor: Sendable {
 
 extension CircleViewStore {
     /// Routes, decodes, validates and applies one message; see ``Ingestor``.
+    ///
+    /// Topics keep their OwnTracks meaning: only the base topic carries `location` and `lwt`
+    /// (a location on a sub-topic never sets the live position), cards come on `<base>/info`
+    /// (with a payload limit that fits a 256 KiB face), `<base>/cmd` holds commands to the
+    /// device (counted as ignored), transitions come on `<base>/event` or the base topic.
     func ingest(_ message: TransportMessage, router: TopicRouter, decoder: MessageDecoder, at now: Date) -> ApplyOutcome? {
         guard let route = router.route(message.topic) else {
             reject(.unknownTopic, topic: message.topic)
             return nil
         }
-        if route.subtopic == "cmd" { return nil }  // commands to the device, not news from it
-        let inbound: InboundMessage
+        guard memberCircles[route.member] != nil else {
+            reject(.unknownTopic, topic: message.topic)
+            return nil
+        }
+        // An empty retained payload clears a retained message; it carries no news.
+        if message.payload.isEmpty { return nil }
+        if route.subtopic == "cmd" {  // commands to the device, not news from it
+            return apply(.ignored(type: "cmd"), from: route.member, retained: message.retained, at: now)
+        }
+        let limit = route.subtopic == "info" ? max(decoder.maxPayloadBytes, MessageDecoder.maxEncryptedCardPayloadBytes) : nil
+        var decoded: MessageDecoder.Decoded
         do {
-            inbound = try decoder.decode(message.payload, now: now)
+            decoded = try decoder.decodeReporting(message.payload, now: now, limit: limit)
+            if case .ignored(type: "encrypted") = decoded.message {  // OwnTracks encryption: decode the plaintext
+                switch decrypt(message.payload, from: route.member) {
+                case .plaintext(let plaintext): decoded = try decoder.decodeReporting(plaintext, now: now, limit: limit)
+                case .failed: return nil
+                case .noSecret: break  // stays the ignored type `encrypted`
+                }
+            }
         } catch {
-            // An empty retained payload clears a retained message; it carries no news.
-            if message.payload.isEmpty { return nil }
             reject(error, topic: message.topic)
             return nil
         }
-        return apply(inbound, from: route.member, retained: message.retained, at: now)
+        switch decoded.message {
+        case .location, .lastWill:
+            if let subtopic = route.subtopic {
+                reject(.wrongTopic(type: decoded.message.typeName, subtopic: subtopic), topic: message.topic)
+                return nil
+            }
+        case .card:
+            if route.subtopic != "info" {
+                reject(.wrongTopic(type: "card", subtopic: route.subtopic), topic: message.topic)
+                return nil
+            }
+        case .transition, .presence, .ignored:
+            break
+        }
+        if !decoded.droppedFields.isEmpty { countDropped(decoded.droppedFields, of: route.member, topic: message.topic) }
+        return apply(decoded.message, from: route.member, retained: message.retained, at: now)
     }
 
     func ingestAll<Messages: AsyncSequence & Sendable>(

@@ -16,13 +16,19 @@ public struct SubscriberConfiguration: Sendable {
     public var reloadPollInterval: Double
     /// How many filters go into one SUBSCRIBE or UNSUBSCRIBE. Default 500.
     public var subscribeBatchSize: Int
+    /// The file that keeps member statuses across restarts; `nil` keeps them in memory only.
+    public var statusPath: String?
+    /// How often changed statuses are written to ``statusPath``, in seconds. Default 0.5 s.
+    public var statusWriteInterval: Double
 
     /// Creates a configuration; every argument has the documented default.
     public init(
         viewPrefix: String = "whereabouts/circles", topicPrefix: String = "owntracks", viewInterval: Double = 1,
         settings: ViewSettings = ViewSettings(), circlesPath: String? = nil, reloadPollInterval: Double = 2,
-        subscribeBatchSize: Int = 500
+        subscribeBatchSize: Int = 500, statusPath: String? = nil, statusWriteInterval: Double = 0.5
     ) {
+        self.statusPath = statusPath
+        self.statusWriteInterval = statusWriteInterval
         self.viewPrefix = viewPrefix
         self.topicPrefix = topicPrefix
         self.viewInterval = viewInterval

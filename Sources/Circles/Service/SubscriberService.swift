@@ -33,6 +33,8 @@ public struct SubscriberService<Transport: CircleTransport>: Service {
     /// Subscribes and runs ingest, view publishing and reloading until graceful shutdown.
     public func run() async throws {
         let router = TopicRouter(prefix: configuration.topicPrefix)
+        let statusFile = configuration.statusPath.map(StatusFile.init(path:))
+        if let statusFile { await restore(from: statusFile) }
         // Graceful shutdown cancels the whole group at once; the loops themselves iterate plainly
         // (a per-message `cancelOnGracefulShutdown()` merge costs more than the parsing).
         try await cancelWhenGracefulShutdown {
@@ -48,6 +50,9 @@ public struct SubscriberService<Transport: CircleTransport>: Service {
                     await onSubscribed?()
                     await ViewPublisher(store: store, transport: transport, configuration: configuration, logger: logger).run()
                 }
+                if let statusFile {
+                    group.addTask { await keepStatus(in: statusFile) }
+                }
                 if let path = configuration.circlesPath {
                     let watcher = CirclesFileWatcher(path: path, pollInterval: configuration.reloadPollInterval, logger: logger)
                     group.addTask { await watcher.watch { await reload($0, router: router) } }
@@ -61,7 +66,44 @@ public struct SubscriberService<Transport: CircleTransport>: Service {
                 group.cancelAll()
             }
         }
+        if let statusFile, let records = await store.takeStatusSnapshot() { save(records, to: statusFile) }
         logger.info("Stopped the subscriber.")
+    }
+
+    private func restore(from file: StatusFile) async {
+        do {
+            let records = try file.load()
+            let restored = await store.restoreStatus(records)
+            logger.info("Restored member statuses.", metadata: ["whereabouts.file": "\(file.path)", "whereabouts.members": "\(restored)"])
+        } catch {
+            logger.error("\(error)", metadata: ["whereabouts.file": "\(file.path)"])
+        }
+    }
+
+    /// Writes changed statuses every ``SubscriberConfiguration/statusWriteInterval`` until cancelled.
+    /// A failing write is logged once (not every interval) and retried every interval;
+    /// the first success after failures is logged too.
+    private func keepStatus(in file: StatusFile) async {
+        var failing = false
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(configuration.statusWriteInterval))
+            guard let records = await store.takeStatusSnapshot() else { continue }
+            let saved = save(records, to: file, quietly: failing)
+            if saved, failing { logger.info("The status file is written again.", metadata: ["whereabouts.file": "\(file.path)"]) }
+            if !saved { await store.markStatusUnsaved() }  // retried at the next interval
+            failing = !saved
+        }
+    }
+
+    @discardableResult
+    private func save(_ records: [StatusRecord], to file: StatusFile, quietly: Bool = false) -> Bool {
+        do {
+            try file.save(records)
+            return true
+        } catch {
+            if !quietly { logger.warning("\(error)", metadata: ["whereabouts.file": "\(file.path)"]) }
+            return false
+        }
     }
 
     private func ingest(router: TopicRouter) async throws {

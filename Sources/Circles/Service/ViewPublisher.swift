@@ -16,14 +16,16 @@ struct ViewPublisher<Transport: CircleTransport> {
         while !Task.isCancelled {
             let batch = await store.collectDue(at: Date())
             for view in batch.views {
-                await send(to: configuration.viewTopic(view.circle.id), retain: true, circle: view.circle.id) {
+                let sent = await send(to: configuration.viewTopic(view.circle.id), retain: true, circle: view.circle.id) {
                     try encoder.encode(view)
                 }
+                if sent { store.metrics.viewsPublished(1) }
             }
             for event in batch.events {
-                await send(to: configuration.eventsTopic(event.circle), retain: false, circle: event.circle) {
+                let sent = await send(to: configuration.eventsTopic(event.circle), retain: false, circle: event.circle) {
                     try encoder.encode(event)
                 }
+                if sent { store.metrics.event(event.event.rawValue) }
             }
             for id in batch.removedCircles {
                 await send(to: configuration.viewTopic(id), retain: true, circle: id) { Data() }
@@ -32,14 +34,18 @@ struct ViewPublisher<Transport: CircleTransport> {
         }
     }
 
-    private func send(to topic: String, retain: Bool, circle: String, payload: () throws -> Data) async {
+    @discardableResult
+    private func send(to topic: String, retain: Bool, circle: String, payload: () throws -> Data) async -> Bool {
         do {
             try await transport.publish(to: topic, payload: Array(try payload()), retain: retain)
+            return true
         } catch {
+            store.metrics.publishFailed()
             logger.warning(
                 "Could not publish; the view will be published again.",
                 metadata: ["whereabouts.topic": "\(topic)", "whereabouts.error": "\(error)"])
             if retain { await store.invalidate(circleIDs: [circle]) }
+            return false
         }
     }
 

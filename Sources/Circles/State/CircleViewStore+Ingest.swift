@@ -25,17 +25,53 @@ extension CircleViewStore {
         let nowSeconds = now.timeIntervalSince1970
         let staleTimeout = settings.staleTimeout
         // Mutated in place (no copy of the trail's storage per message).
-        let (outcome, newestTst, statusChange, deadline) = Self.mutate(&states[member, default: MemberState()]) { state in
+        let (outcome, live, newestTst, statusChange, deadline) = Self.mutate(&states[member, default: MemberState()]) { state in
+            var live = false
+            if case .location(let location, _) = message {
+                live = state.isLive(location, now: nowSeconds, retained: retained, liveWindow: settings.liveWindow)
+            }
             let outcome = state.apply(message, receivedAt: now, retained: retained, settings: settings)
             let change = state.takeStatusChange(at: nowSeconds, staleTimeout: staleTimeout)
-            return (outcome, state.fix?.tst, change, state.staleDeadline(staleTimeout: staleTimeout))
+            return (outcome, live, state.fix?.tst, change, state.staleDeadline(staleTimeout: staleTimeout))
         }
         stats.accepted += 1
-        if case .location(let location) = message {
-            if (location.createdAt ?? location.tst) > location.tst { stats.backlog += 1 }
-            if outcome != .duplicate, let newestTst, newestTst > location.tst { stats.olderFixes += 1 }
+        var extraChange = false
+        switch message {
+        case .location(let location, let inregions):
+            if outcome == .duplicate {
+                metrics.ingest(outcome: "duplicate", reason: "location")
+            } else if live {
+                metrics.ingest(outcome: "live", reason: "location")
+            } else {
+                stats.backlog += 1
+                let older = newestTst.map { $0 > location.tst } ?? false
+                if older { stats.olderFixes += 1 }
+                metrics.ingest(outcome: older ? "older" : "backlog", reason: "location")
+            }
+            if outcome != .duplicate, let inregions, newestTst == location.tst {
+                extraChange = setRegions(inregions, of: member)
+            }
+        case let .transition(event, region, tst):
+            metrics.ingest(outcome: "state", reason: "transition")
+            extraChange = applyTransition(event: event, region: region, tst: tst, of: member, in: circleIDs, retained: retained)
+        case .card(let name, let face):
+            metrics.ingest(outcome: "state", reason: "card")
+            extraChange = setCard(MemberCard(name: name, face: face), of: member)
+        case .ignored(let type):
+            stats.ignored += 1
+            let reason = SubscriberMetrics.knownIgnoredTypes.contains(type) ? type : "other"
+            stats.ignoredByType[reason, default: 0] += 1
+            metrics.ingest(outcome: "ignored", reason: reason)
+            logOnce(member: member, key: "type.\(reason)") {
+                logger.notice(
+                    "Ignored a message type the views do not use (logged once per member and type).",
+                    metadata: ["whereabouts.member": "\(member)", "whereabouts.type": "\(type)"])
+            }
+        case .lastWill:
+            metrics.ingest(outcome: "state", reason: "lwt")
+        case .presence:
+            metrics.ingest(outcome: "state", reason: "presence")
         }
-        if case .ignored = message { stats.ignored += 1 }
         if let deadline { nextStaleCheck = min(nextStaleCheck, deadline) }
         switch outcome {
         case .duplicate:
@@ -45,10 +81,29 @@ extension CircleViewStore {
         case .changed:
             markDirty(circleIDs, at: nowSeconds)
         case .unchanged:
-            if statusChange != nil { markDirty(circleIDs, at: nowSeconds) }
+            if statusChange != nil || extraChange { markDirty(circleIDs, at: nowSeconds) }
         }
         if let statusChange { announce(statusChange, of: member, in: circleIDs, at: nowSeconds) }
-        return outcome == .changed || statusChange != nil ? .changed : .unchanged
+        return outcome == .changed || statusChange != nil || extraChange ? .changed : .unchanged
+    }
+
+    /// Counts the informational fields dropped from an accepted message of `member`, logging each
+    /// field once per member.
+    func countDropped(_ fields: [String], of member: MemberID, topic: String) {
+        for field in fields {
+            stats.droppedFields[field, default: 0] += 1
+            metrics.droppedField(field)
+            logOnce(member: member, key: "field.\(field)") {
+                logger.notice(
+                    "Dropped an informational field that was out of range or of the wrong type; the rest of the message was used (logged once per member and field).",
+                    metadata: ["whereabouts.topic": "\(topic)", "whereabouts.field": "\(field)"])
+            }
+        }
+    }
+
+    /// Runs `log` the first time `key` is seen for `member`.
+    func logOnce(member: MemberID, key: String, _ log: () -> Void) {
+        if loggedOnce.insert("\(member.user)/\(member.device)\u{0}\(key)").inserted { log() }
     }
 
     private static func mutate<R>(_ state: inout MemberState, _ body: (inout MemberState) -> R) -> R {
@@ -58,6 +113,7 @@ extension CircleViewStore {
     /// Counts and logs a rejected message.
     public func reject(_ reason: RejectionReason, topic: String) {
         stats.rejected[reason.code, default: 0] += 1
+        metrics.ingest(outcome: "rejected", reason: reason.code)
         logger.notice(
             "Rejected a message.",
             metadata: [
@@ -78,6 +134,7 @@ extension CircleViewStore {
         for id in circleIDs {
             pendingEvents.append(CircleEvent(circle: id, user: member.user, device: member.device, event: kind, tst: Int(now)))
         }
+        statusDirty = true
         signalChange()
     }
 

@@ -15,6 +15,7 @@ extension CircleViewStore {
     public func replaceCircles(_ file: CirclesFile, at now: Date = Date()) -> MembershipChange {
         let nowSeconds = now.timeIntervalSince1970
         let owned = file.circles.filter { shard.owns(circleID: $0.id) }
+        secrets = file.secrets
         let newByID = Dictionary(owned.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         var newMemberCircles: [MemberID: [String]] = [:]
         for circle in owned {
@@ -39,7 +40,11 @@ extension CircleViewStore {
         var change = MembershipChange()
         change.added = newMemberCircles.keys.filter { memberCircles[$0] == nil }.sorted()
         change.removed = memberCircles.keys.filter { newMemberCircles[$0] == nil }.sorted()
-        for member in change.removed { states[member] = nil }
+        for member in change.removed {
+            states[member] = nil
+            cards[member] = nil
+            regions[member] = nil
+        }
         circleList = owned
         circlesByID = newByID
         memberCircles = newMemberCircles

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import OwnTracksCrypto
 import WhereaboutsCore
 
 /// The one owner of the subscriber's state: the circles this instance owns, every tracked
@@ -22,6 +23,17 @@ public actor CircleViewStore {
     var memberCircles: [MemberID: [String]] = [:]
     var states: [MemberID: MemberState] = [:]
     var stats = IngestStatistics()
+    /// Decryption keys by member, from the circles file's `secretFile`s.
+    var secrets: [MemberID: OwnTracksKey] = [:]
+    /// Members whose unreadable encrypted messages were already logged.
+    var decryptionWarned: Set<MemberID> = []
+    let metrics = SubscriberMetrics()
+    var cards: [MemberID: MemberCard] = [:]
+    var regions: [MemberID: ReportedRegions] = [:]
+    /// Member and key pairs already logged once (ignored types, dropped fields).
+    var loggedOnce: Set<String> = []
+    /// Whether a member's status changed since the status file was last written.
+    var statusDirty = false
 
     var dirty: Set<String> = []
     var lastCollected: [String: Double] = [:]
@@ -49,6 +61,7 @@ public actor CircleViewStore {
         self.viewInterval = viewInterval
         self.logger = logger
         let owned = file.circles.filter { shard.owns(circleID: $0.id) }
+        secrets = file.secrets
         circleList = owned
         for circle in owned {
             circlesByID[circle.id] = circle
@@ -97,7 +110,10 @@ public actor CircleViewStore {
 
     /// Views as they are published, from now on. Each call returns an independent sequence.
     public func updates() -> CircleViewUpdates {
-        let (stream, continuation) = AsyncStream.makeStream(of: CircleView.self, bufferingPolicy: .bufferingNewest(64))
+        // Unbounded: one collection yields every due view at once, and a bound would drop the
+        // oldest ones, which can be some circle's only, newest view. The dashboard reads with
+        // one consumer that only encodes (ViewBroadcaster), so nothing accumulates.
+        let (stream, continuation) = AsyncStream.makeStream(of: CircleView.self, bufferingPolicy: .unbounded)
         let id = nextSubscriberID
         nextSubscriberID += 1
         subscribers[id] = continuation
@@ -127,6 +143,11 @@ public actor CircleViewStore {
         view.status = state.status(at: now, staleTimeout: settings.staleTimeout)
         view.statusSince = state.statusSince(at: now, staleTimeout: settings.staleTimeout)
         view.trail = state.trail.trailPoints
+        view.inregions = regions[member.id]?.names
+        if let card = cards[member.id] {
+            view.cardName = card.name
+            view.face = card.face?.tag
+        }
         guard let fix = state.fix else { return view }
         view.tid = fix.tid.isEmpty ? nil : fix.tid
         view.fix = FixView(fix)

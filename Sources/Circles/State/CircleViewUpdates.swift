@@ -1,7 +1,8 @@
 /// An endless sequence of circle views, one each time the subscriber publishes a circle's view.
 ///
 /// Obtained from ``CircleViewStore/updates()``; the dashboard pushes these over its WebSocket.
-/// A slow consumer sees only the newest 64 unread views; stopping iteration unregisters it.
+/// Every view is buffered until read, so a consumer must keep reading (the dashboard has one,
+/// shared by all its clients); stopping iteration unregisters it.
 public struct CircleViewUpdates: AsyncSequence, Sendable {
     /// The element: a freshly published view.
     public typealias Element = CircleView

@@ -6,10 +6,15 @@ public struct IngestStatistics: Sendable, Hashable, Codable {
     public var duplicates = 0
     /// Fixes older than the member's live fix: kept in the trail only.
     public var olderFixes = 0
-    /// Backlog fixes (`created_at` later than `tst`): history, never news of being online.
+    /// Fixes that were not live news (older than the live fix, or older than the live window on
+    /// arrival): history for the trail, never news of being online. Includes ``olderFixes``.
     public var backlog = 0
-    /// Well-formed messages of a type views do not use (`cmd`, `status`...).
+    /// Well-formed messages of a type views do not use (`cmd`, `status`, `encrypted`...).
     public var ignored = 0
+    /// Ignored messages by `_type` (unknown types as `other`).
+    public var ignoredByType: [String: Int] = [:]
+    /// Informational fields dropped from accepted messages, by key.
+    public var droppedFields: [String: Int] = [:]
     /// Rejected messages by ``RejectionReason/code``.
     public var rejected: [String: Int] = [:]
     /// Views handed to the publisher.

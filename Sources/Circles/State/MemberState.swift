@@ -5,15 +5,24 @@ import WhereaboutsCore
 /// the measured bytes per member): the live fix, a bounded trail, and the status bookkeeping.
 ///
 /// Status rules (documented in `docs/subscriber.md`):
-/// - Messages that say the device is up (a live non-backlog fix, presence `online`) or down (a last
+/// - A fix is *live* when it is newer than the live fix (by ``orderKey``) and, unless the broker
+///   replayed it as retained state, its `tst` is at most the live window old on arrival. Anything
+///   else is *backlog*: trail only, never news of being online. `created_at` plays no part (the
+///   OwnTracks apps always send it, seconds after `tst`).
+/// - Messages that say the device is up (a live fix, presence `online`) or down (a last
 ///   will, presence `offline`) are ordered by an *event time*: the receive time for messages that
-///   arrive live, the message's own `tst` for retained ones (which replay old state in any order).
-///   A message changes the base status only if its event time is not older than the last one's.
+///   arrive live, the message's own `tst` (capped at the receive time) for retained ones (which
+///   replay old state in any order). A message changes the base status only if its event time is
+///   not older than the last one's.
+/// - A fix dated ahead of its arrival (clock skew, within the future tolerance) counts as of its
+///   arrival time when later fixes are ordered against it, so it never holds the live position.
 /// - `stale` is derived: base status online, but the newest news (`tst` of any accepted message,
 ///   capped at the receive time) is older than the stale timeout.
 struct MemberState: Sendable {
     /// The newest fix: never replaced by an older one.
     var fix: LocationMessage?
+    /// What a new fix's `tst` must exceed to replace ``fix``: its `tst`, capped at its arrival.
+    var orderKey: Int = .min
     /// Recent fixes including the live one.
     var trail = Trail()
     /// Online, offline or unknown, as last announced; `stale` is derived from `lastNews`.
@@ -73,18 +82,18 @@ struct MemberState: Sendable {
     ) -> Outcome {
         let nowSeconds = now.timeIntervalSince1970
         switch message {
-        case .location(let location):
+        case .location(let location, _):
             return applyLocation(location, now: nowSeconds, retained: retained, settings: settings)
         case .lastWill(let tst):
             // A will is sent by the broker when the connection is lost; its tst is the connect time.
-            let eventTime = retained ? Double(tst) : nowSeconds
+            let eventTime = retained ? min(Double(tst), nowSeconds) : nowSeconds
             return setBase(.offline, eventTime: eventTime, since: Int(eventTime)) ? .changed : .unchanged
         case let .presence(online, _, tst):
             noteNews(tst, now: nowSeconds)
-            let eventTime = retained ? Double(tst) : nowSeconds
+            let eventTime = retained ? min(Double(tst), nowSeconds) : nowSeconds
             let changed = setBase(online ? .online : .offline, eventTime: eventTime, since: min(tst, Int(nowSeconds)))
             return changed ? .changed : .unchanged
-        case .transition(_, let tst):
+        case .transition(_, _, let tst):
             let before = status(at: nowSeconds, staleTimeout: settings.staleTimeout)
             noteNews(tst, now: nowSeconds)
             return before == status(at: nowSeconds, staleTimeout: settings.staleTimeout) ? .unchanged : .changed
@@ -93,21 +102,33 @@ struct MemberState: Sendable {
         }
     }
 
+    /// Whether `location`, received at `now`, would be live: newer than the live fix and fresh
+    /// on arrival (or replayed retained state). Everything else is backlog.
+    func isLive(_ location: LocationMessage, now: Double, retained: Bool, liveWindow: Double) -> Bool {
+        guard location.tst > orderKey else { return false }
+        return retained || now - Double(location.tst) <= liveWindow
+    }
+
     private mutating func applyLocation(
         _ location: LocationMessage, now: Double, retained: Bool, settings: ViewSettings
     ) -> Outcome {
         if let fix, fix.tst == location.tst { return .duplicate }
         if trail.contains(tst: location.tst) { return .duplicate }
-        let isBacklog = (location.createdAt ?? location.tst) > location.tst
+        let live = isLive(location, now: now, retained: retained, liveWindow: settings.liveWindow)
+        if location.tst > orderKey, let old = fix, old.tst > location.tst {
+            // The live fix was dated ahead of its arrival: a skewed clock's point leaves the trail.
+            trail.remove(tst: old.tst)
+        }
         var changed = trail.insert(
             tst: location.tst, lat: location.lat, lon: location.lon,
             maxCount: settings.trailLength, maxSpan: settings.trailDuration)
-        if fix == nil || location.tst > fix!.tst {
+        if location.tst > orderKey {
             fix = location
+            orderKey = min(location.tst, Int(now))
             changed = true
             noteNews(location.tst, now: now)
-            if !isBacklog {
-                let eventTime = retained ? Double(location.tst) : now
+            if live {
+                let eventTime = retained ? min(Double(location.tst), now) : now
                 _ = setBase(.online, eventTime: eventTime, since: min(location.tst, Int(now)))
             }
         }

@@ -34,6 +34,12 @@ struct Trail: Sendable, Hashable {
         return drop <= index
     }
 
+    /// Removes the point with exactly this time, if held.
+    mutating func remove(tst: Int) {
+        let index = insertionIndex(for: UInt32(clamping: tst))
+        if index < points.count, points[index].tst == UInt32(clamping: tst) { points.remove(at: index) }
+    }
+
     /// The points, oldest first.
     var trailPoints: [TrailPoint] {
         points.map { TrailPoint(tst: Int($0.tst), lat: Double($0.lat) / 1e6, lon: Double($0.lon) / 1e6) }

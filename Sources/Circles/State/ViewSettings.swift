@@ -14,13 +14,19 @@ public struct ViewSettings: Sendable, Hashable {
     /// Default 300 s.
     public var futureTolerance: Int
     /// The largest payload accepted, in bytes; larger ones are rejected unparsed. Default 16 KiB.
+    /// Cards on `<base>/info` may be larger (``MessageDecoder/maxCardPayloadBytes``).
     public var maxPayloadBytes: Int
+    /// How old a fix's `tst` may be on arrival for the fix to count as live news (setting the
+    /// member online), in seconds. Older fixes, and fixes older than the live one, are backlog:
+    /// trail only. Default 60 s.
+    public var liveWindow: Double
 
     /// Creates settings; every argument has the documented default.
     public init(
         staleTimeout: Double = 300, trailLength: Int = 20, trailDuration: Int = 600,
-        futureTolerance: Int = 300, maxPayloadBytes: Int = 16 * 1024
+        futureTolerance: Int = 300, maxPayloadBytes: Int = 16 * 1024, liveWindow: Double = 60
     ) {
+        self.liveWindow = liveWindow
         self.staleTimeout = staleTimeout
         self.trailLength = trailLength
         self.trailDuration = trailDuration

@@ -14,8 +14,10 @@ public struct CircleEvent: Sendable, Hashable, Codable {
     public var device: String
     /// What happened.
     public var event: Kind
-    /// Epoch seconds at which the subscriber noticed it.
+    /// Epoch seconds at which the subscriber noticed it (for `enter`/`leave`: the device's `tst`).
     public var tst: Int
+    /// For `enter`/`leave`: the region's name as the device reported it (its `desc`).
+    public var region: String?
 
     /// What happened to a member.
     public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
@@ -29,19 +31,24 @@ public struct CircleEvent: Sendable, Hashable, Codable {
         case offline
         /// Nothing was heard from the member for longer than the stale timeout.
         case stale
+        /// The device reported entering one of its own regions (an OwnTracks `transition`).
+        case enter
+        /// The device reported leaving one of its own regions (an OwnTracks `transition`).
+        case leave
     }
 
     enum CodingKeys: String, CodingKey {
         case type = "_type"
-        case circle, user, device, event, tst
+        case circle, user, device, event, tst, region
     }
 
     /// Creates an event.
-    public init(circle: String, user: String, device: String, event: Kind, tst: Int) {
+    public init(circle: String, user: String, device: String, event: Kind, tst: Int, region: String? = nil) {
         self.circle = circle
         self.user = user
         self.device = device
         self.event = event
         self.tst = tst
+        self.region = region
     }
 }

@@ -28,6 +28,14 @@ public struct MemberView: Sendable, Hashable, Codable {
     public var display: DisplayPosition?
     /// The member's recent fixes, oldest first, the current one included.
     public var trail: [TrailPoint]
+    /// The device's own regions it last reported being in (OwnTracks `inregions` and
+    /// `transition`s), or `nil` when it never said.
+    public var inregions: [String]?
+    /// The name from the member's OwnTracks `card`, if one arrived.
+    public var cardName: String?
+    /// The tag of the face image from the member's card: the dashboard serves the image at
+    /// `/api/circles/<id>/members/<user>/<device>/face` (the tag is its ETag), never inline.
+    public var face: String?
 
     /// Creates a member view.
     public init(
@@ -67,6 +75,9 @@ public struct MemberView: Sendable, Hashable, Codable {
         try container.encode(course, forKey: .course)
         try container.encode(display, forKey: .display)
         try container.encode(trail, forKey: .trail)
+        try container.encode(inregions, forKey: .inregions)
+        try container.encode(cardName, forKey: .cardName)
+        try container.encode(face, forKey: .face)
     }
 }
 

@@ -27,6 +27,24 @@ public struct APIError: Error, Sendable, Hashable, HTTPResponseError {
         APIError(status: .notFound, code: "not_found", message: "Nothing is served at '\(path)'; the API starts at /api/circles.")
     }
 
+    /// The request's `Host` or `Origin` is not this dashboard's (see ``RequestOriginPolicy``).
+    static func refused(_ refusal: RequestOriginPolicy.Refusal) -> APIError {
+        switch refusal {
+        case .malformedHost(let host):
+            APIError(
+                status: .badRequest, code: "bad_host",
+                message: "The Host header \(host.map { "'\($0)'" } ?? "is missing; it") must be a host name or address with an optional port.")
+        case .foreignHost(let host):
+            APIError(
+                status: .forbidden, code: "forbidden_host",
+                message: "This dashboard does not answer to the host '\(host)'. Open it by its IP address or localhost, or start whereabouts-sub with --allowed-host and that name.")
+        case .foreignOrigin(let origin):
+            APIError(
+                status: .forbidden, code: "forbidden_origin",
+                message: "Pages from '\(origin)' may not use this dashboard. Open the dashboard's own page, or start whereabouts-sub with --allowed-origin \(origin).")
+        }
+    }
+
     /// Writes the JSON body.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         try JSONBody.response(Body(error: code, message: message), status: status)

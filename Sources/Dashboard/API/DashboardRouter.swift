@@ -10,14 +10,16 @@ public typealias DashboardRequestContext = BasicWebSocketRequestContext
 public enum DashboardRouter {
     /// Builds the HTTP router: the page, the JSON API and the health check.
     ///
-    /// Routes (with ``webSocketRouter(source:)`` for the WebSocket ones):
+    /// Routes (the WebSocket ones are upgraded by a second router, see `DashboardApplication`):
     /// - `GET /` the page; `GET /healthz` `{"status":"ok"}`.
     /// - `GET /api/circles` every circle with its member and status counts.
     /// - `GET /api/circles/<id>` the circle's view, exactly as the subscriber publishes it.
     /// - `GET /api/circles/<id>/members/<user>/<device>/trail` one member's trail.
     /// - WebSocket `/ws` (every circle) and `/api/circles/<id>/ws` (one circle): the current
     ///   views at once, then each changed view.
-    /// Unknown circles, members and paths answer 404 with a JSON `{"error","message"}` body.
+    /// Unknown circles, members and paths answer 404 with a JSON `{"error","message"}` body; a
+    /// request whose `Host` or `Origin` is not this dashboard's answers 403
+    /// (``DashboardConfiguration/allowedHosts``).
     public static func build<Source: CircleViewSource>(
         source: Source,
         configuration: DashboardConfiguration
@@ -25,6 +27,7 @@ public enum DashboardRouter {
         let router = Router(context: DashboardRequestContext.self)
         router.middlewares.add(LogRequestsMiddleware(.debug))
         router.middlewares.add(JSONNotFoundMiddleware())
+        router.middlewares.add(RequestOriginMiddleware(policy: configuration.originPolicy))
 
         let page = DashboardPage(configuration: configuration)
         router.get("/") { _, _ in
@@ -58,15 +61,22 @@ public enum DashboardRouter {
             }
             return try JSONBody.response(MemberTrail(circle: id, user: user, device: device, trail: trail))
         }
+        addSubscriberRoutes(to: router, source: source)  // /metrics and card faces (SubscriberRoutes.swift)
 
         return router
     }
 
     /// Builds the router that decides WebSocket upgrades: `/ws` and `/api/circles/<id>/ws`
-    /// (404 for an unknown circle).
-    public static func webSocketRouter<Source: CircleViewSource>(source: Source) -> Router<DashboardRequestContext> {
+    /// (404 for an unknown circle, 403 for a foreign `Host` or `Origin`), served by `broadcaster`.
+    static func webSocketRouter<Source: CircleViewSource>(
+        broadcaster: ViewBroadcaster<Source>,
+        configuration: DashboardConfiguration,
+        maxFrameSize: Int
+    ) -> Router<DashboardRequestContext> {
         let router = Router(context: DashboardRequestContext.self)
-        let pusher = ViewPusher(source: source)
+        // A refused upgrade falls through to the HTTP router, whose same check answers 403.
+        router.middlewares.add(RequestOriginMiddleware(policy: configuration.originPolicy))
+        let pusher = ViewPusher(broadcaster: broadcaster, maxFrameSize: maxFrameSize)
         router.ws("/ws") { _, _ in
             .upgrade()
         } onUpgrade: { inbound, outbound, context in
@@ -74,7 +84,7 @@ public enum DashboardRouter {
         }
         router.ws("/api/circles/:id/ws") { _, context in
             let id = try context.parameters.require("id")
-            guard await source.currentView(id: id) != nil else { throw APIError.circleNotFound(id) }
+            guard await broadcaster.hasCircle(id) else { throw APIError.circleNotFound(id) }
             return .upgrade()
         } onUpgrade: { inbound, outbound, context in
             let id = context.requestContext.parameters.get("id")

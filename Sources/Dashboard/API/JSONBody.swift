@@ -17,6 +17,11 @@ enum JSONBody {
         String(decoding: try encode(value), as: UTF8.self)
     }
 
+    /// Encodes `value` as JSON bytes.
+    static func data(_ value: some Encodable) throws -> Data {
+        try encode(value)
+    }
+
     private static func encode(_ value: some Encodable) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

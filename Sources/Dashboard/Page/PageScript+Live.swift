@@ -133,6 +133,16 @@ extension DashboardPage {
         const swatch = li.querySelector(".swatch");
         swatch.style.background = memberColor(m);
         setText(swatch, W.initials(m.name));
+        // The card's face, fetched once per face (its tag is in the URL, cached as immutable).
+        if (m.face) {
+          swatch.style.backgroundImage = 'url("api/circles/' + encodeURIComponent(view.circle.id) + "/members/" +
+            encodeURIComponent(m.user) + "/" + encodeURIComponent(m.device) + "/face?v=" + encodeURIComponent(m.face) + '")';
+          swatch.style.backgroundSize = "cover";
+          swatch.style.color = "transparent";
+        } else {
+          swatch.style.color = "";
+        }
+        swatch.title = m.cardName || "";
         const who = li.querySelector(".who");
         if (who.dataset.text !== m.name + key) {
           who.dataset.text = m.name + key;

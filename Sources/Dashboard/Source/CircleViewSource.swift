@@ -10,6 +10,9 @@ public protocol CircleViewSource: Sendable {
     /// The current view of every circle, in the order the circles file lists them.
     func currentViews() async -> [CircleView]
 
+    /// The ids of the circles, in the order the circles file lists them.
+    func circleIDs() async -> [String]
+
     /// The current view of the circle `id`, or `nil` when no circle has that id.
     func currentView(id: String) async -> CircleView?
 
@@ -19,4 +22,12 @@ public protocol CircleViewSource: Sendable {
 
     /// A new subscription to the views that change from now on, each delivered whole.
     func viewUpdates() async -> ViewUpdates
+}
+
+extension CircleViewSource {
+    /// The ids of ``currentViews()``; sources that can list their circles without building their
+    /// views should answer directly.
+    public func circleIDs() async -> [String] {
+        await currentViews().map(\.circle.id)
+    }
 }

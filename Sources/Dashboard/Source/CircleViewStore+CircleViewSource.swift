@@ -10,6 +10,11 @@ extension CircleViewStore: CircleViewSource {
         return circles().compactMap { view(id: $0.id, at: now) }
     }
 
+    /// The ids of the owned circles, without building their views.
+    public func circleIDs() -> [String] {
+        circles().map(\.id)
+    }
+
     /// The circle's view now, or `nil` when this instance does not own the circle.
     public func currentView(id: String) -> CircleView? {
         view(id: id)

@@ -1,16 +1,21 @@
 import Circles
 import HummingbirdWebSocket
 import Logging
+import NIOCore
+import NIOWebSocket
 
-/// Pushes circle views to one WebSocket client: the current views at once, then every change.
+/// Pushes circle views to one WebSocket client: the latest views at once, then every change.
 ///
-/// Each text message is one view, encoded exactly as `GET /api/circles/<id>` serves it. A view
-/// never follows a newer view of the same circle (`generatedAt` only grows per circle), so a
-/// change that raced the initial snapshot is not sent twice or out of order.
+/// Each text message is one view, encoded exactly as `GET /api/circles/<id>` serves it. Views
+/// come from the shared ``ViewBroadcaster``: per circle they never go backwards
+/// (`generatedAt` only grows), and a client that reads slowly skips intermediate views, never
+/// the newest.
 struct ViewPusher<Source: CircleViewSource>: Sendable {
-    let source: Source
+    let broadcaster: ViewBroadcaster<Source>
+    /// The largest frame sent; longer views go out as continuation frames.
+    let maxFrameSize: Int
 
-    /// Runs until the client closes the socket, the server shuts down, or the source ends.
+    /// Runs until the client closes the socket, the server shuts down, or the broadcaster ends.
     ///
     /// - Parameter circle: The circle to push, or `nil` for every circle.
     func push(
@@ -19,14 +24,8 @@ struct ViewPusher<Source: CircleViewSource>: Sendable {
         outbound: WebSocketOutboundWriter,
         logger: Logger
     ) async throws {
-        // Subscribe before taking the snapshot, so no change falls between the two.
-        let updates = await source.viewUpdates()
-        let snapshot: [CircleView]
-        if let circle {
-            snapshot = await source.currentView(id: circle).map { [$0] } ?? []
-        } else {
-            snapshot = await source.currentViews()
-        }
+        guard let client = await broadcaster.register(circle: circle) else { return }
+        defer { broadcaster.unregister(client) }
         logger.debug("Dashboard WebSocket client connected", metadata: ["whereabouts.circle": "\(circle ?? "*")"])
 
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -35,23 +34,25 @@ struct ViewPusher<Source: CircleViewSource>: Sendable {
                 for try await _ in inbound {}
             }
             group.addTask {
-                var newest: [String: Double] = [:]
-                func send(_ view: CircleView) async throws {
-                    if let last = newest[view.circle.id], view.generatedAt <= last { return }
-                    newest[view.circle.id] = view.generatedAt
-                    try await outbound.writeTextMessage(JSONBody.string(view))
-                }
-                for view in snapshot {
-                    try await send(view)
-                }
-                for try await view in updates where circle == nil || view.circle.id == circle {
-                    try await send(view)
+                while let views = await broadcaster.next(for: client) {
+                    for view in views { try await send(view.json, to: outbound) }
                 }
             }
-            // Whichever ends first (client gone, or no more updates) ends the other.
+            // Whichever ends first (client gone, or no more views) ends the other.
             try await group.next()
             group.cancelAll()
         }
         logger.debug("Dashboard WebSocket client disconnected", metadata: ["whereabouts.circle": "\(circle ?? "*")"])
+    }
+
+    /// Writes `json` as one text message, split into continuation frames past ``maxFrameSize``.
+    private func send(_ json: ByteBuffer, to outbound: WebSocketOutboundWriter) async throws {
+        var rest = json
+        var opcode = WebSocketOpcode.text
+        while rest.readableBytes > maxFrameSize, let slice = rest.readSlice(length: maxFrameSize) {
+            try await outbound.write(.custom(WebSocketFrame(fin: false, opcode: opcode, data: slice)))
+            opcode = .continuation
+        }
+        try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: opcode, data: rest)))
     }
 }

@@ -37,14 +37,20 @@ final class GPXParser {
 
     /// Parses `data` to the end (or to the first XML error, which is counted), calling `emit` for
     /// each valid track point.
-    func parse(_ data: Data) {
-        if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+    ///
+    /// - Parameter release: Passed to the scanner: told which bytes were read, so a mapped file
+    ///   can hand their pages back (see ``MappedFile``).
+    func parse(_ data: some ContiguousBytes, release: ((Int) -> Void)? = nil) {
+        let blank = data.withUnsafeBytes { bytes in
+            bytes.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+        }
+        if blank {
             rejections.record(.emptyInput, at: label)
             return
         }
         // Bytes from 0x80 up are never decoded by the scanner, so invalid UTF-8 cannot trap; a
         // damaged number simply fails to parse and is counted.
-        let fault = XMLScanner.scan(data) { (scanner: inout XMLScanner) -> XMLSyntaxError? in
+        let fault = XMLScanner.scan(data, release: release) { (scanner: inout XMLScanner) -> XMLSyntaxError? in
             do throws(XMLSyntaxError) {
                 while let token = try scanner.next() {
                     switch token {
@@ -52,6 +58,7 @@ final class GPXParser {
                         startElement(XMLScanner.localName(name), scanner: &scanner)
                     case .endElement:
                         endElement()
+                        if release != nil, !inPoint { scanner.releaseConsumed() }
                         if stoppedByConsumer { return nil }
                     case let .text(bytes):
                         if capturing != nil { text.append(contentsOf: bytes) }

@@ -4,8 +4,9 @@ import WhereaboutsCore
 
 /// The track points of a GPX 1.0 or 1.1 file as an async sequence of fixes, in file order.
 ///
-/// The file is parsed on its own thread as the consumer iterates; stopping the iteration stops the
-/// parser. Iterating again reads the file again. Throws ``PositionSourceError`` from the iterator
+/// The file is parsed on its own thread as the consumer iterates, at most
+/// ``FixEmitter/bufferLimit`` fixes ahead of it (a slow replay holds the parser back instead of
+/// buffering the whole file); stopping the iteration stops the parser. Iterating again reads the file again. Throws ``PositionSourceError`` from the iterator
 /// when the file cannot be read.
 public struct GPXSource: PositionSource {
     /// The file read.
@@ -25,12 +26,17 @@ public struct GPXSource: PositionSource {
     /// Starts reading the file.
     public func makeAsyncIterator() -> FixIterator {
         let (url, options, rejections) = (url, options, rejections)
-        return FixIterator(FixEmitter.threadedStream(name: "whereabouts.gpx") { emitter in
-            let data = try Data.readFile(at: url)
+        return FixEmitter.threadedIterator(name: "whereabouts.gpx") { emitter in
             let parser = GPXParser(options: options, rejections: rejections, label: url.lastPathComponent) { fix, _ in
                 emitter.yield(fix)
             }
-            parser.parse(data)
-        })
+            // A regular file is mapped and its pages handed back behind the parser; with the
+            // bounded hand-over to the consumer, memory stays flat on a file of any size.
+            if let mapped = MappedFile(url: url) {
+                parser.parse(mapped, release: mapped.release(before:))
+            } else {
+                parser.parse(try Data.readFile(at: url))
+            }
+        }
     }
 }

@@ -80,9 +80,14 @@ struct XMLScanner {
 
     /// Scans `bytes` (UTF-8, or UTF-16 with a byte-order mark) with `body`, which reads the
     /// tokens with ``next()``. The scanner and every view it hands out live only inside `body`.
+    ///
+    /// - Parameter release: Told now and then (``releaseConsumed()``, and during the first pass
+    ///   over the input) that the bytes before an offset were read: a mapped file hands those
+    ///   pages back, so resident memory stays small on any input size.
     static func scan<R, E: Error>(
         _ bytes: some ContiguousBytes,
         maximumDepth: Int = 1024,
+        release: ((Int) -> Void)? = nil,
         _ body: (inout XMLScanner) throws(E) -> R
     ) throws(E) -> R {
         let result: Result<R, E> = bytes.withUnsafeBytes { raw in
@@ -94,7 +99,7 @@ struct XMLScanner {
                     return Result(catching: { () throws(E) -> R in try body(&scanner) })
                 }
             }
-            var scanner = XMLScanner(buffer, maximumDepth: maximumDepth, declaredUTF16: false)
+            var scanner = XMLScanner(buffer, maximumDepth: maximumDepth, declaredUTF16: false, release: release)
             defer { scanner.decodedText.deallocate() }
             return Result(catching: { () throws(E) -> R in try body(&scanner) })
         }
@@ -102,19 +107,31 @@ struct XMLScanner {
     }
 
     private let allowsUTF16Declaration: Bool
+    private let release: ((Int) -> Void)?
 
-    private init(_ input: UnsafeBufferPointer<UInt8>, maximumDepth: Int, declaredUTF16: Bool) {
+    /// Tells the input's owner that everything before the current position was read (see
+    /// `release` of ``scan(_:maximumDepth:release:_:)``).
+    mutating func releaseConsumed() {
+        release?(position)
+    }
+
+    private init(_ input: UnsafeBufferPointer<UInt8>, maximumDepth: Int, declaredUTF16: Bool, release: ((Int) -> Void)? = nil) {
         self.input = input
         self.maximumDepth = maximumDepth
+        self.release = release
         allowsUTF16Declaration = declaredUTF16
         var limit = input.count
-        for index in input.indices where input[index] < 0x20 {
+        var index = 0
+        while index < input.count {
             let byte = input[index]
-            if byte != 0x09, byte != 0x0A, byte != 0x0D {
+            if byte < 0x20, byte != 0x09, byte != 0x0A, byte != 0x0D {
                 limit = index
                 break
             }
+            index += 1
+            if index & 0x3F_FFFF == 0 { release?(index) }
         }
+        release?(limit)
         self.limit = limit
         decodedText = .allocate(capacity: 64)
         if input.count >= 3, input[0] == 0xEF, input[1] == 0xBB, input[2] == 0xBF { position = 3 }

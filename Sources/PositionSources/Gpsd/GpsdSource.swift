@@ -31,9 +31,9 @@ public struct GpsdSource: PositionSource {
     /// Connects and starts streaming; the connection closes when the iteration ends.
     public func makeAsyncIterator() -> FixIterator {
         let (options, rejections, logger) = (options, rejections, logger)
-        return FixIterator(FixEmitter.threadedStream(name: "whereabouts.gpsd") { emitter in
+        return FixEmitter.threadedIterator(name: "whereabouts.gpsd") { emitter in
             Self.run(options: options, rejections: rejections, logger: logger, emitter: emitter)
-        })
+        }
     }
 
     private static func run(options: GpsdOptions, rejections: RejectionCounter, logger: Logger, emitter: FixEmitter) {

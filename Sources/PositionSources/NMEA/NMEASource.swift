@@ -49,7 +49,7 @@ public struct NMEASource: PositionSource {
     /// Opens the input and starts reading.
     public func makeAsyncIterator() -> FixIterator {
         let (input, options, rejections, logger) = (input, options, rejections, logger)
-        return FixIterator(FixEmitter.threadedStream(name: "whereabouts.nmea") { emitter in
+        return FixEmitter.threadedIterator(name: "whereabouts.nmea") { emitter in
             let (descriptor, ownsDescriptor) = try Self.open(input, options: options, logger: logger)
             defer { if ownsDescriptor { close(descriptor) } }
             var reader = DescriptorLineReader(descriptor: descriptor)
@@ -71,7 +71,7 @@ public struct NMEASource: PositionSource {
                     return
                 }
             }
-        })
+        }
     }
 
     private static func open(_ input: Input, options: NMEAOptions, logger: Logger) throws(PositionSourceError) -> (Int32, Bool) {

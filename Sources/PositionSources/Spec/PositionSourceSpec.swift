@@ -128,7 +128,10 @@ public struct PositionSourceSpec: Sendable, Hashable, CustomStringConvertible {
 
     /// Makes the source and the clock its consumers must read "now" from: the wall clock for live
     /// sources, a ``ReplayFixClock`` that follows the replayed fixes otherwise.
-    public func makeSource(logger: Logger) -> (source: AnyPositionSource, clock: any FixClock) {
+    ///
+    /// - Parameter resumeAfter: For a replay, fixes before this time are handed on without waiting
+    ///   (an earlier run already sent them; see ``ReplaySource/resumeAfter``).
+    public func makeSource(logger: Logger, resumeAfter: Date? = nil) -> (source: AnyPositionSource, clock: any FixClock) {
         let base: AnyPositionSource
         switch kind {
         case let .gpsd(options): base = AnyPositionSource(GpsdSource(options: options, logger: logger))
@@ -140,7 +143,7 @@ public struct PositionSourceSpec: Sendable, Hashable, CustomStringConvertible {
             base = AnyPositionSource(SimulatorSource(options: options, logger: logger))
         }
         guard let replay = replay ?? defaultReplay else { return (base, WallFixClock()) }
-        let replaying = ReplaySource(base, speed: replay)
+        let replaying = ReplaySource(base, speed: replay, resumeAfter: resumeAfter)
         return (AnyPositionSource(replaying), replaying.clock)
     }
 

@@ -17,11 +17,41 @@ final class FixEmitter: Sendable {
     /// Whether the consumer stopped iterating (or the task was cancelled).
     var isCancelled: Bool { stopped.withLock { $0 } }
 
-    /// Passes a fix on; returns `false` when nobody listens any more and the producer should stop.
+    /// The most fixes handed over and not yet taken by the consumer; the producer waits beyond it.
+    static let bufferLimit = 1024
+    /// Fixes handed over and not yet taken; the mutex is its single owner, `wakeUp` tells a
+    /// waiting producer that it went down.
+    private let waiting = Mutex(0)
+
+    /// Passes a fix on, first waiting while ``bufferLimit`` fixes wait for the consumer (so a
+    /// slow consumer holds a fast producer back instead of the buffer growing with the input);
+    /// returns `false` when nobody listens any more and the producer should stop.
     @discardableResult
     func yield(_ fix: Fix) -> Bool {
+        if waiting.withLock({ $0 }) >= Self.bufferLimit {
+            wakeUp.lock()
+            while waiting.withLock({ $0 }) >= Self.bufferLimit, !isCancelled {
+                _ = wakeUp.wait(until: Date(timeIntervalSinceNow: 0.1))
+            }
+            wakeUp.unlock()
+        }
+        if isCancelled { return false }
+        waiting.withLock { $0 += 1 }
         if case .terminated = continuation.yield(fix) { return false }
         return !isCancelled
+    }
+
+    /// The consumer took one fix: room for one more.
+    fileprivate func taken() {
+        let before = waiting.withLock { count in
+            defer { count -= 1 }
+            return count
+        }
+        if before >= Self.bufferLimit {
+            wakeUp.lock()
+            wakeUp.broadcast()
+            wakeUp.unlock()
+        }
     }
 
     /// Ends the stream, with an error if the producer failed.
@@ -49,12 +79,12 @@ final class FixEmitter: Sendable {
 }
 
 extension FixEmitter {
-    /// A stream whose fixes come from `body`, run on a dedicated thread so that blocking reads
+    /// An iterator whose fixes come from `body`, run on a dedicated thread so that blocking reads
     /// (files, serial ports, sockets) never block Swift's cooperative thread pool.
-    static func threadedStream(
+    static func threadedIterator(
         name: String,
         _ body: @escaping @Sendable (FixEmitter) throws -> Void
-    ) -> AsyncThrowingStream<Fix, any Error> {
+    ) -> FixIterator {
         let (stream, continuation) = AsyncThrowingStream<Fix, any Error>.makeStream()
         let emitter = FixEmitter(continuation)
         continuation.onTermination = { _ in emitter.cancel() }
@@ -68,6 +98,6 @@ extension FixEmitter {
         }
         thread.name = name
         thread.start()
-        return stream
+        return FixIterator(stream, onElement: emitter.taken)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import WhereaboutsCore
 import Yams
 
 /// A `whereabouts-pub` config file: a YAML mapping whose keys are the long command-line flags
@@ -19,6 +20,12 @@ public struct ConfigFile: Sendable, Hashable {
     ///   - path: The file's path, for error messages.
     ///   - keys: The keys the command accepts.
     public init(text: String, path: String, keys: [ConfigKey]) throws(ConfigFileError) {
+        if let line = YAMLNesting.lineDeeperThanLimit(in: text) {
+            throw .malformedYAML(
+                path: path,
+                reason: "line \(line) nests more than \(YAMLNesting.limit) levels deep; a config file is a flat mapping of keys to values."
+            )
+        }
         let root: Node?
         do {
             root = try Yams.compose(yaml: text)
@@ -35,7 +42,7 @@ public struct ConfigFile: Sendable, Hashable {
         for (keyNode, valueNode) in mapping {
             let line = keyNode.mark?.line
             guard let key = keyNode.string, !key.isEmpty else {
-                throw .unknownKey(path: path, key: "\(keyNode.any)", line: line)
+                throw .unknownKey(path: path, key: Self.text(of: keyNode), line: line)  // not `.any`: Yams crashes on a mapping key
             }
             guard let kind = known[key] else {
                 throw .unknownKey(path: path, key: key, line: line)

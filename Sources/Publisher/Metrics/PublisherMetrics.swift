@@ -19,15 +19,16 @@ public struct PublisherMetrics: Sendable {
     public let publishFailures: Counter
     /// Reports dropped by the outbox cap.
     public let droppedByCap: Counter
+    /// Reports the outbox could not store (a full disk, an I/O error): lost.
+    public let lost: Counter
     /// Entries waiting in the outbox.
     public let outboxDepth: Gauge
-    /// Battery level in percent, when there is a battery.
-    public let batteryLevel: Gauge
     /// 1 while the `significant` profile is in force, 0 while `active`.
     public let significantProfile: Gauge
     private let rejectedCounters: [RejectionReasonKey: Counter]
     private let commandsAccepted: Counter
     private let commandsRejected: Counter
+    private let commandsRetained: Counter
     private let factory: any MetricsFactory
 
     /// A rejection reason as a metric label.
@@ -42,12 +43,13 @@ public struct PublisherMetrics: Sendable {
         acknowledged = Counter(label: "whereabouts_pub_acknowledged_total", factory: factory)
         publishFailures = Counter(label: "whereabouts_pub_publish_failures_total", factory: factory)
         droppedByCap = Counter(label: "whereabouts_pub_outbox_dropped_total", factory: factory)
+        lost = Counter(label: "whereabouts_pub_reports_lost_total", factory: factory)
         outboxDepth = Gauge(label: "whereabouts_pub_outbox_depth", factory: factory)
-        batteryLevel = Gauge(label: "whereabouts_pub_battery_percent", factory: factory)
         significantProfile = Gauge(label: "whereabouts_pub_profile_significant", factory: factory)
         rejectedCounters = [:]
         commandsAccepted = Counter(label: "whereabouts_pub_commands_total", dimensions: [("result", "accepted")], factory: factory)
         commandsRejected = Counter(label: "whereabouts_pub_commands_total", dimensions: [("result", "rejected")], factory: factory)
+        commandsRetained = Counter(label: "whereabouts_pub_commands_total", dimensions: [("result", "retained")], factory: factory)
     }
 
     /// Counts a fix the rejection filters turned away, labelled with the reason.
@@ -61,5 +63,26 @@ public struct PublisherMetrics: Sendable {
     /// Counts a command from `<base>/cmd`, accepted or rejected.
     public func command(accepted: Bool) {
         (accepted ? commandsAccepted : commandsRejected).increment()
+    }
+
+    /// Counts a retained command, which is ignored (a retained `reportLocation` would fire on every
+    /// restart).
+    public func retainedCommandIgnored() {
+        commandsRetained.increment()
+    }
+
+    /// Records the battery level in percent. The gauge exists only once a battery was read, so a
+    /// device without one exports no `whereabouts_pub_battery_percent` at all rather than a 0 that
+    /// reads as an empty battery.
+    public func recordBattery(level: Int) {
+        Gauge(label: "whereabouts_pub_battery_percent", factory: factory).record(level)
+    }
+
+    /// Counts input the position source skipped (bad checksums, points without a time, ...),
+    /// labelled with the source's reason; `count` is how many since the last call.
+    public func sourceRejected(reason: String, count: Int) {
+        guard count > 0 else { return }
+        Counter(label: "whereabouts_pub_source_rejected_total", dimensions: [("reason", reason)], factory: factory)
+            .increment(by: count)
     }
 }

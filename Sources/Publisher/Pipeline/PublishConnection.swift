@@ -13,4 +13,15 @@ public protocol PublishConnection: Sendable {
 
     /// Returns once connected, or after `timeout`, whichever comes first. Returns whether connected.
     func waitUntilConnected(timeout: Duration) async -> Bool
+
+    /// Whether the current connection started a new broker session (the broker kept none for this
+    /// client: it restarted without persistence, or it is another broker) that the drainer has not
+    /// yet answered; reading it clears it. Such a broker may also have lost the retained location,
+    /// so the drainer publishes the newest acknowledged report again.
+    func takeFreshSession() async -> Bool
+}
+
+extension PublishConnection {
+    /// No session tracking: never a fresh session.
+    public func takeFreshSession() async -> Bool { false }
 }

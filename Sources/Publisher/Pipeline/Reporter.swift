@@ -25,6 +25,7 @@ public actor Reporter {
     private let logger: Logger
     private let resumeAfter: Int?
     private var skipped = 0
+    private var lostInRow = 0
 
     /// Creates the reporter, starting in `initialProfile`.
     ///
@@ -101,7 +102,7 @@ public actor Reporter {
     /// Records a battery reading and whether the low-battery rule holds.
     public func updateBattery(_ reading: BatteryReading?, low: Bool) {
         battery = reading
-        if let reading { metrics.batteryLevel.record(reading.level) }
+        if let reading { metrics.recordBattery(level: reading.level) }
         apply(selector.setBatteryLow(low), reason: "battery")
     }
 
@@ -116,9 +117,28 @@ public actor Reporter {
         ])
     }
 
+    /// Commits a report. A report the outbox cannot store (a full disk, an I/O error) is logged
+    /// at error level and counted in `whereabouts_pub_reports_lost_total`, and reading goes on:
+    /// the drainer keeps publishing what is stored (which frees space), and the next report is
+    /// tried afresh. Only one error line is written per run of failures.
     private func commit(_ report: Report) async throws(OutboxError) {
         let message = encoder.message(for: report, mode: selector.effective, battery: battery)
-        let result = try await outbox.append(topic: topic, payload: ReportEncoder.encode(message), tst: message.tst)
+        let result: OutboxAppendResult
+        do {
+            result = try await outbox.append(topic: topic, payload: ReportEncoder.encode(message), tst: message.tst)
+        } catch {
+            metrics.lost.increment()
+            lostInRow += 1
+            logger.log(level: lostInRow == 1 ? .error : .debug, "Report lost: the outbox could not store it.", metadata: [
+                "whereabouts.tst": "\(message.tst)", "whereabouts.error": "\(error)",
+                "whereabouts.lost": "\(lostInRow)",
+            ])
+            return
+        }
+        if lostInRow > 0 {
+            logger.notice("The outbox stores reports again.", metadata: ["whereabouts.lost": "\(lostInRow)"])
+            lostInRow = 0
+        }
         metrics.reported.increment()
         metrics.outboxDepth.record(result.depth)
         if result.dropped > 0 { metrics.droppedByCap.increment(by: result.dropped) }

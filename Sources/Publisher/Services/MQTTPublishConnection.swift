@@ -12,6 +12,8 @@ import WhereaboutsMQTT
 /// - A second, small connection (`<client id>-presence`) exists only for its will: a retained
 ///   `offline` presence on `<base>/presence`. After every (re)connect it publishes the retained
 ///   `online` presence, since the broker may have fired the will in between.
+/// - With `--secret-file`, every payload it publishes is encrypted (``PayloadSealer``); the two
+///   wills are not. With a card, it publishes the card retained on `<base>/info` after each connect.
 ///
 /// On graceful shutdown (last in the service group, after the drainer) it publishes `offline`
 /// presence and disconnects both cleanly, so the broker sends no will.
@@ -23,13 +25,21 @@ public final class MQTTPublishConnection: PublishConnection, Service {
     private let startedAt: Int
     private let logger: Logger
     private let since = Mutex<Date?>(nil)
+    private let sealer: PayloadSealer
+    private let freshSession = Mutex(false)
+    private let doorbell: Doorbell?
 
     /// Creates both clients from `base` (host, port, credentials, TLS), not yet connected.
-    public init(base: MQTTConfiguration, settings: PublisherSettings, startedAt: Date = Date(), logger: Logger) {
+    ///
+    /// - Parameter doorbell: Rung when a connection starts a new broker session, so that an idle
+    ///   drainer wakes up to publish the newest report again.
+    public init(base: MQTTConfiguration, settings: PublisherSettings, startedAt: Date = Date(), doorbell: Doorbell? = nil, logger: Logger) {
+        self.doorbell = doorbell
         let start = Int(startedAt.timeIntervalSince1970)
         self.startedAt = start
         self.settings = settings
         self.logger = logger
+        sealer = PayloadSealer(key: settings.encryptionKey)
         var main = base
         main.will = MQTTConfiguration.Will(
             topic: settings.topicBase, payload: ReportEncoder.encode(LastWillMessage(tst: start)),
@@ -49,12 +59,20 @@ public final class MQTTPublishConnection: PublishConnection, Service {
 
     /// Publishes on the main connection.
     public func publish(to topic: String, payload: Data, qos: Int, retain: Bool, timeout: Duration) async throws {
-        try await client.publish(to: topic, payload: payload, qos: QoS(rawValue: qos) ?? .atLeastOnce, retain: retain, timeout: timeout)
+        try await client.publish(to: topic, payload: sealer.seal(payload), qos: QoS(rawValue: qos) ?? .atLeastOnce, retain: retain, timeout: timeout)
     }
 
     /// When the main connection came up, or `nil` while it is down.
     public func connectedSince() async -> Date? {
         since.withLock { $0 }
+    }
+
+    /// Whether the current connection started a new broker session not yet answered; clears it.
+    public func takeFreshSession() async -> Bool {
+        freshSession.withLock { value in
+            defer { value = false }
+            return value
+        }
     }
 
     /// Waits for the main connection, polling its state every 20 ms, at most `timeout`.
@@ -88,6 +106,7 @@ public final class MQTTPublishConnection: PublishConnection, Service {
         let now = Int(Date().timeIntervalSince1970)
         let offline = ReportEncoder.encode(PresenceMessage(state: .offline, since: startedAt, tst: now))
         do {
+            let offline = try sealer.seal(offline)
             try await presenceClient.publish(
                 to: settings.presenceTopic, payload: offline, qos: QoS(rawValue: max(1, settings.qos)) ?? .atLeastOnce,
                 retain: true, timeout: .seconds(2))
@@ -102,14 +121,18 @@ public final class MQTTPublishConnection: PublishConnection, Service {
     private func followMainState(_ states: MQTTConnectionStates) async {
         for await state in states {
             switch state {
-            case .connected:
+            case .connected(let sessionPresent):
+                // The flag first: a drainer that sees the connection up sees the flag as well.
+                if !sessionPresent { freshSession.withLock { $0 = true } }
                 since.withLock { $0 = Date() }
                 logger.info("Connected.", metadata: ["whereabouts.mqtt.state": "\(state)"])
+                if !sessionPresent { doorbell?.ring() }
                 do {
                     try await client.subscribe(to: settings.commandTopic, qos: .atLeastOnce, timeout: .seconds(10))
                 } catch {
                     logger.warning("Could not subscribe to the command topic.", metadata: ["whereabouts.error": "\(error)"])
                 }
+                await publishCard()
             case .disconnected, .reconnecting:
                 let wasConnected = since.withLock { value in
                     defer { value = nil }
@@ -122,11 +145,26 @@ public final class MQTTPublishConnection: PublishConnection, Service {
         }
     }
 
+    /// Publishes the card (if any) retained on `<base>/info`, after every connect: the broker may
+    /// have lost its retained messages meanwhile. A failure is logged; the next connect retries.
+    private func publishCard() async {
+        guard let card = settings.card else { return }
+        do {
+            try await publish(
+                to: settings.infoTopic, payload: ReportEncoder.encode(card), qos: max(1, settings.qos),
+                retain: true, timeout: settings.publishTimeout)
+            logger.debug("Card published.", metadata: ["whereabouts.topic": "\(settings.infoTopic)"])
+        } catch {
+            logger.warning("Could not publish the card.", metadata: ["whereabouts.error": "\(error)"])
+        }
+    }
+
     private func followPresenceState(_ states: MQTTConnectionStates) async {
         for await state in states {
             guard case .connected = state else { continue }
             let online = ReportEncoder.encode(PresenceMessage(state: .online, since: startedAt, tst: Int(Date().timeIntervalSince1970)))
             do {
+                let online = try sealer.seal(online)
                 try await presenceClient.publish(
                     to: settings.presenceTopic, payload: online, qos: QoS(rawValue: max(1, settings.qos)) ?? .atLeastOnce,
                     retain: true, timeout: .seconds(10))

@@ -6,9 +6,16 @@ import ServiceLifecycle
 public struct MetricsService: Service {
     private let server: MetricsServer
 
-    /// Binds the port now (so a bad port fails at start) and serves `registry`.
-    public init(address: String, port: Int, registry: PrometheusCollectorRegistry, logger: Logger) throws(MetricsServerError) {
-        server = try MetricsServer(address: address, port: port, logger: logger) { registry.emitToBuffer() }
+    /// Binds the port now (so a bad port fails at start) and serves `registry`; `beforeRendering`
+    /// runs before each rendering (to bring counters kept elsewhere up to date).
+    public init(
+        address: String, port: Int, registry: PrometheusCollectorRegistry, logger: Logger,
+        beforeRendering: @escaping @Sendable () -> Void = {}
+    ) throws(MetricsServerError) {
+        server = try MetricsServer(address: address, port: port, logger: logger) {
+            beforeRendering()
+            return registry.emitToBuffer()
+        }
     }
 
     /// The port bound.

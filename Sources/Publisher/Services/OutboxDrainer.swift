@@ -59,6 +59,7 @@ public struct OutboxDrainer: Service {
             logger.info("Publishing the backlog left in the outbox.", metadata: ["whereabouts.outbox.depth": "\(initial)"])
         }
         var retried = Set<Int64>()
+        var pending = PendingRemoval()
         var failing = false
         let window = PublishWindow(connection: connection, settings: settings, metrics: metrics)
         while true {
@@ -67,11 +68,31 @@ public struct OutboxDrainer: Service {
                 logLeftover()
                 return
             }
+            // Acknowledged entries whose delete failed (a full disk) are deleted before anything
+            // else is sent, so they are not sent again.
+            if !pending.isEmpty {
+                guard await settle(&pending) else {
+                    try? await Task.sleep(for: remaining(until: deadline(), atMost: settings.retryDelay))
+                    continue
+                }
+            }
             // Several windows per read, so the window rarely runs dry and the delete transaction
             // (an fsync) is shared by many entries.
-            let entries = try await outbox.oldest(limit: max(settings.drainBatchSize, 8 * settings.maxInFlight))
+            let entries: [OutboxEntry]
+            let newestID: Int64?
+            do {
+                entries = try await outbox.oldest(limit: max(settings.drainBatchSize, 8 * settings.maxInFlight))
+                newestID = try await outbox.newestID()
+            } catch {
+                logger.error("Cannot read the outbox; retrying.", metadata: ["whereabouts.error": "\(error)"])
+                try? await Task.sleep(for: remaining(until: deadline(), atMost: settings.retryDelay))
+                continue
+            }
             if entries.isEmpty {
                 metrics.outboxDepth.record(0)
+                if await connection.connectedSince() != nil, await connection.takeFreshSession() {
+                    await republishLastRetained()
+                }
                 if deadline() != nil || completion.hasEnded { return }
                 await doorbell.wait()
                 continue
@@ -80,7 +101,9 @@ public struct OutboxDrainer: Service {
                 _ = await connection.waitUntilConnected(timeout: remaining(until: deadline(), atMost: .seconds(5)))
                 continue
             }
-            let newest = try await outbox.newestID() ?? entries[entries.count - 1].id
+            // The newest entry goes out retained anyway: a fresh broker session needs nothing more.
+            _ = await connection.takeFreshSession()
+            let newest = newestID ?? entries[entries.count - 1].id
             let items = entries.map { entry in
                 (entry: entry, plan: DeliveryPlan(
                     entry: entry, newestID: newest, connectedSince: since, retried: retried.contains(entry.id),
@@ -92,9 +115,11 @@ public struct OutboxDrainer: Service {
             }
             let settlement = WindowSettlement(sent.map { ($0.id, $0.retained, $0.error == nil) })
             if !settlement.remove.isEmpty {
-                try await outbox.remove(ids: settlement.remove)
+                let removed = Set(settlement.remove)
+                let retainedID = sent.last { $0.retained && $0.error == nil && removed.contains($0.id) }?.id
+                pending = PendingRemoval(ids: settlement.remove, retained: entries.first { $0.id == retainedID })
                 retried.subtract(settlement.remove)
-                metrics.outboxDepth.record(outbox.depth)
+                _ = await settle(&pending)
             }
             retried.formUnion(settlement.retry)
             if let error = sent.lazy.compactMap(\.error).first {
@@ -113,6 +138,50 @@ public struct OutboxDrainer: Service {
         }
     }
 
+    /// Deletes acknowledged entries (and records the retained one). On failure (a full disk: a
+    /// delete needs room in the write-ahead log too) the log is cut back, the failure logged, and
+    /// `pending` kept for the next try. Returns whether the delete succeeded.
+    private func settle(_ pending: inout PendingRemoval) async -> Bool {
+        do {
+            try await outbox.remove(ids: pending.ids, retained: pending.retained)
+            pending = PendingRemoval()
+            metrics.outboxDepth.record(outbox.depth)
+            return true
+        } catch {
+            logger.error("Cannot delete acknowledged reports from the outbox; retrying (they are not sent again meanwhile).", metadata: [
+                "whereabouts.error": "\(error)", "whereabouts.outbox.acknowledged": "\(pending.ids.count)",
+            ])
+            await outbox.truncateLog()
+            return false
+        }
+    }
+
+    /// Publishes the newest acknowledged report again, retained, as backlog (with `created_at`):
+    /// the broker started a new session for us, so it may have lost the retained location too
+    /// (restarted without persistence, replaced). Without it a device standing still would be
+    /// missing from every circle view until it moved.
+    private func republishLastRetained() async {
+        guard settings.retain else { return }
+        let last: OutboxEntry?
+        do {
+            last = try await outbox.lastRetained()
+        } catch {
+            logger.warning("Cannot read the last retained report.", metadata: ["whereabouts.error": "\(error)"])
+            return
+        }
+        guard let last else { return }
+        let payload = ReportEncoder.backlogPayload(last.payload, tst: last.tst, now: Date())
+        metrics.published.increment()
+        do {
+            try await connection.publish(to: last.topic, payload: payload, qos: settings.qos, retain: true, timeout: settings.publishTimeout)
+            metrics.acknowledged.increment()
+            logger.info("New broker session: published the newest report again, retained.", metadata: ["whereabouts.tst": "\(last.tst)"])
+        } catch {
+            metrics.publishFailures.increment()
+            logger.warning("Could not publish the newest report again.", metadata: ["whereabouts.error": "\(error)"])
+        }
+    }
+
     private func remaining(until deadline: ContinuousClock.Instant?, atMost limit: Duration) -> Duration {
         guard let deadline else { return limit }
         return max(.zero, min(limit, deadline - ContinuousClock.now))
@@ -126,4 +195,11 @@ public struct OutboxDrainer: Service {
             ])
         }
     }
+}
+
+/// Acknowledged outbox rows waiting to be deleted, and the retained one among them.
+private struct PendingRemoval {
+    var ids: [Int64] = []
+    var retained: OutboxEntry?
+    var isEmpty: Bool { ids.isEmpty }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import OwnTracksCrypto
 import WhereaboutsCore
 
 /// Everything the publisher pipeline needs to know, resolved from flags and the config file.
@@ -27,6 +28,13 @@ public struct PublisherSettings: Sendable {
     /// How long the drainer waits before retrying after a failed publish.
     public var retryDelay: Duration
 
+    /// The OwnTracks secret every published payload is encrypted with (`--secret-file`), or `nil`
+    /// (default) to publish plain JSON.
+    public var encryptionKey: OwnTracksKey? = nil
+    /// The card published retained on `<base>/info` after each connect (`--card-name`,
+    /// `--card-face`), or `nil` (default) for none.
+    public var card: CardMessage? = nil
+
     /// Creates settings; see each property for its default.
     public init(
         tid: String = "wb",
@@ -54,6 +62,8 @@ public struct PublisherSettings: Sendable {
 
     /// The retained presence topic, `<base>/presence`.
     public var presenceTopic: String { topicBase + "/presence" }
+    /// The card topic, `<base>/info`.
+    public var infoTopic: String { topicBase + "/info" }
     /// The command topic, `<base>/cmd`.
     public var commandTopic: String { topicBase + "/cmd" }
 

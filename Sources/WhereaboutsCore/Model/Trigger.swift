@@ -12,8 +12,9 @@ public enum Trigger: String, Sendable, Hashable, Codable, CaseIterable {
     case becameStationary = "k"
     /// The device went from stationary to moving.
     case startedMoving = "v"
-    /// Requested by a command (`reportLocation`).
-    case requested = "m"
+    /// Requested by a `reportLocation` command: `r`, the letter the OwnTracks apps answer with
+    /// (`m` is the monitoring-mode field, not a trigger).
+    case requested = "r"
     /// A ping.
     case ping = "p"
 }

@@ -8,7 +8,7 @@ import Foundation
 ///   (1 significant, 2 active; other configuration keys are ignored)
 /// - `{"_type":"cmd","action":"setProfile","profile":"active"|"significant"}`
 public enum CommandMessage: Sendable, Hashable {
-    /// Publish the current fix now, with trigger `m`.
+    /// Publish the current fix now, with trigger `r` (as the OwnTracks apps answer it).
     case reportLocation
     /// Switch to the given reporting profile.
     case setProfile(MonitoringMode)
@@ -38,8 +38,10 @@ public enum CommandMessage: Sendable, Hashable {
         case "reportLocation":
             self = .reportLocation
         case "setConfiguration":
-            guard let configuration = object["configuration"] as? [String: Any],
-                  let monitoring = configuration["monitoring"] as? Int
+            guard object["configuration"] is [String: Any] else { throw .missingMonitoring }
+            // JSONSerialization bridges `true` to a number that `as? Int` reads as 1, so the
+            // value's type is checked by a strict decoder: only a JSON integer is a mode.
+            guard let monitoring = (try? JSONDecoder().decode(ConfigurationEnvelope.self, from: payload))?.configuration.monitoring
             else { throw .missingMonitoring }
             guard let mode = MonitoringMode(rawValue: monitoring) else {
                 throw .unsupportedMonitoring(monitoring)
@@ -56,6 +58,13 @@ public enum CommandMessage: Sendable, Hashable {
             throw .unknownAction(action)
         }
     }
+}
+
+/// The part of a `setConfiguration` command that names the mode, decoded strictly (`true`, `1.5`
+/// or `"1"` fail to decode as an integer).
+private struct ConfigurationEnvelope: Decodable {
+    struct Configuration: Decodable { var monitoring: Int }
+    var configuration: Configuration
 }
 
 /// Why a command payload was rejected.

@@ -182,9 +182,11 @@ struct DevToolsPage: Sendable {
     let sessionID: String
 
     /// Loads `url` and waits for the document to finish loading.
-    func navigate(to url: String) async throws {
+    /// Navigates to `url` and waits until `condition` (JavaScript) holds, by default until the
+    /// document has loaded.
+    func navigate(to url: String, until condition: String = "document.readyState === 'complete'") async throws {
         _ = try await session.call("Page.navigate", ["url": url], session: sessionID)
-        _ = try await waitFor("document.readyState === 'complete'", timeout: .seconds(20))
+        _ = try await waitFor(condition, timeout: .seconds(20))
     }
 
     /// Evaluates a JavaScript expression (awaiting a promise) and returns its value as JSON text.

@@ -33,7 +33,8 @@ enum Fixtures {
             await store.apply(.location(location("al", tst: t - age, lat: lat, lon: lon)), from: alice.id, retained: false, at: now)
         }
         await store.apply(.location(location("al", tst: t - 3, lat: aliceStart.lat, lon: aliceStart.lon)), from: alice.id, retained: false, at: now)
-        await store.apply(.location(location("bo", tst: t - 700, lat: 52.6680, lon: -8.6200)), from: bob.id, retained: false, at: now)
+        // Retained: an old fix that arrives live is backlog (trail only) and would leave Bob `unknown`.
+        await store.apply(.location(location("bo", tst: t - 700, lat: 52.6680, lon: -8.6200)), from: bob.id, retained: true, at: now)
         await store.apply(.location(location("ca", tst: t - 4000, lat: 52.6600, lon: -8.6180)), from: carol.id, retained: false, at: now)
         await store.apply(.lastWill(tst: t - 5000), from: carol.id, retained: false, at: now)
         await store.apply(.location(location("er", tst: t - 1, lat: 52.6700, lon: -8.6400, ve: 8, vn: 2, ms: 60)), from: erin.id, retained: false, at: now)

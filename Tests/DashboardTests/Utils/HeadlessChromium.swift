@@ -35,11 +35,13 @@ enum HeadlessChromium {
     static var isInstalled: Bool { executable != nil }
 
     /// Runs `body` with a fresh page sized `width` x `height` CSS pixels; `mobile` emulates a phone
-    /// (viewport meta honoured, touch events).
+    /// (viewport meta honoured, touch events); `arguments` go to Chromium's command line (such as
+    /// `--host-resolver-rules=MAP evil.example 127.0.0.1`).
     static func withPage<T: Sendable>(
         width: Int = 1280,
         height: Int = 800,
         mobile: Bool = false,
+        arguments: [String] = [],
         _ body: @escaping @Sendable (DevToolsPage) async throws -> T
     ) async throws -> T {
         guard let executable else { throw ChromiumError.notInstalled }
@@ -60,6 +62,7 @@ enum HeadlessChromium {
             "--user-data-dir=\(profile.path)", "--window-size=\(width),\(height)",
             "--no-first-run", "--no-default-browser-check", "--disable-extensions",
             "--disable-background-networking", "--disable-sync", "--mute-audio",
+        ] + arguments + [
             "about:blank",
         ]
         process.standardOutput = log

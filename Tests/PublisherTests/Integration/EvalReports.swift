@@ -25,12 +25,20 @@ func evalReports(track: String, policyArguments: [String], directory: URL) throw
         throw SetupError("whereabouts-eval exited with \(process.terminationStatus)")
     }
     let text = try String(contentsOf: csv, encoding: .utf8)
-    return text.split(separator: "\n").dropFirst().map { line in
+    let lines = text.split(separator: "\n")
+    // Columns by name from the header (policy,index,time,lat,lon,trigger,ve,vn,ms today), so a new
+    // column does not shift the others; the policy name may be quoted but has no comma here.
+    let header = (lines.first ?? "").split(separator: ",").map(String.init)
+    guard let time = header.firstIndex(of: "time"), let lat = header.firstIndex(of: "lat"),
+          let lon = header.firstIndex(of: "lon"), let trigger = header.firstIndex(of: "trigger") else {
+        throw SetupError("a --reports CSV header with time, lat, lon and trigger (got \(header))")
+    }
+    return try lines.dropFirst().map { line in
         let fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-        // policy,index,time,lat,lon,trigger,ve,vn (the policy name may be quoted but has no comma here)
-        let n = fields.count
-        return EvalReport(
-            tst: Int(Double(fields[n - 6])!.rounded(.down)), lat: Double(fields[n - 5])!, lon: Double(fields[n - 4])!,
-            trigger: fields[n - 3])
+        guard fields.count == header.count, let t = Double(fields[time]), let la = Double(fields[lat]),
+              let lo = Double(fields[lon]) else {
+            throw SetupError("a well-formed --reports CSV row (got \(line))")
+        }
+        return EvalReport(tst: Int(t.rounded(.down)), lat: la, lon: lo, trigger: fields[trigger])
     }
 }

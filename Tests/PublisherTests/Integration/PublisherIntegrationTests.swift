@@ -50,6 +50,7 @@ struct PublisherIntegrationTests {
         let presence = try await retainedMessage(on: Self.topic + "/presence", broker: broker)
         let state = try JSONDecoder().decode(PresenceMessage.self, from: presence.payload)
         #expect(state.state == .offline)
+        #expect(state.type == "lwt", "a type Home Assistant accepts without a warning")
         await recorder.stop()
         await broker.stop()
     }
@@ -185,12 +186,12 @@ struct PublisherIntegrationTests {
         try await pub.waitForLogCount("Command rejected.", atLeast: 2)
         #expect(pub.log.contains("turbo"), "the log line names what was wrong")
         #expect(!pub.log.contains("Profile switched."))
-        // Still active: a reportLocation answers at once with trigger m, monitoring mode 2 and the battery.
+        // Still active: a reportLocation answers at once with trigger r (as the apps do), monitoring mode 2 and the battery.
         try await commander.publish(to: Self.topic + "/cmd", payload: #"{"_type":"cmd","action":"reportLocation"}"#)
         try await recorder.waitUntil("the requested report") { messages in
-            messages.contains { ($0.payloadString ?? "").contains(#""t":"m""#) }
+            messages.contains { ($0.payloadString ?? "").contains(#""t":"r""#) }
         }
-        let requested = recorder.locations(on: Self.topic).map(\.message).first { $0.t == "m" }
+        let requested = recorder.locations(on: Self.topic).map(\.message).first { $0.t == "r" }
         #expect(requested?.m == 2)
         #expect(requested?.batt == 50 && requested?.bs == 1)
         // SIGUSR1 selects significant, a setConfiguration with monitoring 2 active again.

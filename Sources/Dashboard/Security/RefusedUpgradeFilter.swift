@@ -1,0 +1,80 @@
+import Hummingbird
+import HummingbirdCore
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// Turns a WebSocket upgrade that ``RequestOriginPolicy`` refuses into a plain HTTP request, so
+/// that the router answers it with 403 and a JSON reason.
+///
+/// hummingbird-websocket answers every refused upgrade with a bare `400 Bad Request`, whatever
+/// the reason. This handler sits between the HTTP decoder and the upgrade handler: for a request
+/// asking to upgrade whose `Host` or `Origin` is refused, it removes the `Upgrade` header, so no
+/// upgrade is attempted; the request reaches the HTTP router, whose ``RequestOriginMiddleware``
+/// answers 403 and logs it.
+final class RefusedUpgradeFilter: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+
+    private let policy: RequestOriginPolicy
+
+    init(policy: RequestOriginPolicy) {
+        self.policy = policy
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard case .head(var head) = unwrapInboundIn(data) else {
+            context.fireChannelRead(data)
+            return
+        }
+        if head.headers.contains(name: "upgrade") {
+            let hosts = head.headers["host"]
+            if hosts.count != 1 || policy.refusal(host: hosts.first, origins: head.headers["origin"]) != nil {
+                head.headers.remove(name: "upgrade")
+            }
+        }
+        context.fireChannelRead(wrapInboundOut(.head(head)))
+        // Only a connection's first request may upgrade (NIO's upgrade handler leaves after it),
+        // and after an upgrade this position would see WebSocket bytes: leave now.
+        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+    }
+}
+
+/// The dashboard's server channel: hummingbird-websocket's HTTP/1 channel with WebSocket upgrades,
+/// plus a ``RefusedUpgradeFilter`` in front of its upgrade handler.
+struct OriginCheckedUpgradeChannel: ServerChildChannel {
+    typealias Value = HTTP1WebSocketUpgradeChannel.Value
+
+    let base: HTTP1WebSocketUpgradeChannel
+    let policy: RequestOriginPolicy
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        base.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            try channel.pipeline.syncOperations.addHandler(RefusedUpgradeFilter(policy: policy), position: .after(decoder))
+            return value
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await base.handle(value: value, logger: logger)
+    }
+}
+
+extension HTTPServerBuilder {
+    /// HTTP/1 with WebSocket upgrades decided by `webSocketRouter`, where upgrades that `policy`
+    /// refuses are answered by the HTTP router (403) instead of a bare 400.
+    static func originCheckedWebSocketUpgrade(
+        webSocketRouter: Router<DashboardRequestContext>,
+        configuration: HTTP1WebSocketUpgradeChannel.Configuration,
+        policy: RequestOriginPolicy
+    ) -> HTTPServerBuilder {
+        let webSocketResponder = webSocketRouter.buildResponder()
+        return .init { responder in
+            OriginCheckedUpgradeChannel(
+                base: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: configuration),
+                policy: policy)
+        }
+    }
+}

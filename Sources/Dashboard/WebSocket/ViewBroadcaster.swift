@@ -1,0 +1,218 @@
+import Foundation
+import Circles
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// Fans circle views out to every WebSocket client from one subscription to the source.
+///
+/// Each client used to take its own subscription, snapshot and JSON encoding of every view: with
+/// 200 clients the first view took 3 to 8 s and most updates were dropped (issue 9). Here each
+/// published view is encoded once and kept as its circle's latest. Each client has a mailbox that
+/// holds at most one unsent view per circle, replaced when a newer one arrives: a slow client
+/// skips intermediate views but always ends with the newest, and costs at most one shared buffer
+/// per circle however far behind it is. A new client is served from the latest views at once,
+/// without touching the source. Measured in BENCHMARKS.md ("Dashboard: WebSocket fan-out").
+///
+/// Runs as a service of the dashboard's application: it subscribes to the source, seeds the
+/// latest views, and when it ends (graceful shutdown) every client's push loop ends too.
+final class ViewBroadcaster<Source: CircleViewSource>: Service, Sendable {
+    /// Identifies one registered client.
+    typealias ClientID = UInt64
+
+    /// One client's mailbox.
+    private struct Client {
+        /// The circle it watches, or `nil` for every circle.
+        let circle: String?
+        /// The newest unsent view of each circle, and the order in which circles became pending.
+        var pending: [String: EncodedView] = [:]
+        var order: [String] = []
+        /// The push loop, when it waits for a view.
+        var waiter: CheckedContinuation<[EncodedView]?, Never>?
+
+        func wants(_ circleID: String) -> Bool { circle == nil || circle == circleID }
+
+        /// Hands `view` to a waiting push loop (returned, to resume outside the lock) or keeps it
+        /// as the circle's pending view, replacing an older one.
+        mutating func deliver(_ view: EncodedView) -> CheckedContinuation<[EncodedView]?, Never>? {
+            if let waiter {
+                // A waiting loop has nothing pending: the view goes to it directly.
+                self.waiter = nil
+                return waiter
+            }
+            if pending.updateValue(view, forKey: view.circleID) == nil { order.append(view.circleID) }
+            return nil
+        }
+
+        /// Takes every pending view, in the order their circles became pending.
+        mutating func takePending() -> [EncodedView] {
+            defer {
+                pending.removeAll(keepingCapacity: false)
+                order.removeAll(keepingCapacity: false)
+            }
+            return order.compactMap { pending[$0] }
+        }
+    }
+
+    private enum Phase { case open, closed }
+
+    private struct State {
+        var phase = Phase.open
+        var latest: [String: EncodedView] = [:]
+        var clients: [ClientID: Client] = [:]
+        var nextID: ClientID = 0
+    }
+
+    private let source: Source
+    private let logger: Logger
+    /// Guards every client's mailbox and the latest views; held only for dictionary updates.
+    private let state = Mutex(State())
+    /// One element per departure wave: the trimming loop gives freed memory back afterwards.
+    private let departures: AsyncStream<Void>
+    private let departureSink: AsyncStream<Void>.Continuation
+
+    /// Creates the broadcaster; nothing is subscribed until ``run()``.
+    init(source: Source, logger: Logger) {
+        self.source = source
+        self.logger = logger
+        (departures, departureSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Subscribes to the source, seeds every circle's latest view, and forwards views until
+    /// graceful shutdown; then ends every client's push loop.
+    func run() async throws {
+        let updates = await source.viewUpdates()
+        for view in await source.currentViews() { offer(view) }
+        defer { close() }
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { await self.releaseMemoryAfterDepartures() }
+            for try await view in updates.cancelOnGracefulShutdown() { offer(view) }
+            group.cancelAll()
+        }
+    }
+
+    // MARK: Clients
+
+    /// Registers a client of `circle` (or of every circle) with the latest view of each of its
+    /// circles already in its mailbox; `nil` once the broadcaster has closed.
+    func register(circle: String?) async -> ClientID? {
+        let circleIDs = if let circle { [circle] } else { await source.circleIDs() }
+        // A page extrapolates from a view's `generatedAt` as if it arrived when generated, so a
+        // latest view older than a second is generated anew for the new client (one generation
+        // per circle and second, however many clients connect at once).
+        let now = Date().timeIntervalSince1970
+        let missing = state.withLock { state in
+            circleIDs.filter { id in state.latest[id].map { now - $0.generatedAt > 1 } ?? true }
+        }
+        for id in missing {
+            if let view = await source.currentView(id: id) { offer(view) }
+        }
+        return state.withLock { state -> ClientID? in
+            guard state.phase == .open else { return nil }
+            let id = state.nextID
+            state.nextID += 1
+            var client = Client(circle: circle)
+            for circleID in circleIDs {
+                if let view = state.latest[circleID] { _ = client.deliver(view) }
+            }
+            state.clients[id] = client
+            return id
+        }
+    }
+
+    /// Removes a client; its push loop, if waiting, gets `nil`.
+    func unregister(_ id: ClientID) {
+        let waiter = state.withLock { state in state.clients.removeValue(forKey: id)?.waiter }
+        waiter?.resume(returning: nil)
+        departureSink.yield()
+    }
+
+    /// The client's pending views, oldest circle first, waiting until there is at least one;
+    /// `nil` when the client was removed, the broadcaster closed, or the task was cancelled.
+    func next(for id: ClientID) async -> [EncodedView]? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<[EncodedView]?, Never>) in
+                let now = state.withLock { state -> MailboxAnswer in
+                    guard state.phase == .open, !Task.isCancelled, var client = state.clients[id] else { return .answer(nil) }
+                    let batch = client.takePending()
+                    if batch.isEmpty { client.waiter = continuation }
+                    state.clients[id] = client
+                    return batch.isEmpty ? .wait : .answer(batch)
+                }
+                if case .answer(let batch) = now { continuation.resume(returning: batch) }
+            }
+        } onCancel: {
+            let waiter = state.withLock { state -> CheckedContinuation<[EncodedView]?, Never>? in
+                defer { state.clients[id]?.waiter = nil }
+                return state.clients[id]?.waiter
+            }
+            waiter?.resume(returning: nil)
+        }
+    }
+
+    /// Whether circle `id` exists: from the latest views, else asking the source once.
+    func hasCircle(_ id: String) async -> Bool {
+        if state.withLock({ $0.latest[id] != nil }) { return true }
+        guard let view = await source.currentView(id: id) else { return false }
+        offer(view)
+        return true
+    }
+
+    /// How many clients are registered (for tests and logs).
+    var clientCount: Int {
+        state.withLock { $0.clients.count }
+    }
+
+    // MARK: Views
+
+    /// Encodes `view` once and, if it is its circle's newest, hands it to every client of that
+    /// circle.
+    private func offer(_ view: CircleView) {
+        let encoded: EncodedView
+        do {
+            encoded = try EncodedView(view)
+        } catch {
+            logger.error("A circle view could not be encoded for the dashboard.", metadata: ["whereabouts.circle": "\(view.circle.id)", "whereabouts.error": "\(error)"])
+            return
+        }
+        let woken = state.withLock { state -> [CheckedContinuation<[EncodedView]?, Never>] in
+            if let current = state.latest[encoded.circleID], current.generatedAt >= encoded.generatedAt { return [] }
+            state.latest[encoded.circleID] = encoded
+            var woken: [CheckedContinuation<[EncodedView]?, Never>] = []
+            for index in state.clients.indices where state.clients.values[index].wants(encoded.circleID) {
+                if let waiter = state.clients.values[index].deliver(encoded) { woken.append(waiter) }
+            }
+            return woken
+        }
+        for waiter in woken { waiter.resume(returning: [encoded]) }
+    }
+
+    private func close() {
+        let waiters = state.withLock { state in
+            state.phase = .closed
+            var waiters: [CheckedContinuation<[EncodedView]?, Never>] = []
+            for index in state.clients.indices {
+                if let waiter = state.clients.values[index].waiter { waiters.append(waiter) }
+                state.clients.values[index].waiter = nil
+            }
+            return waiters
+        }
+        for waiter in waiters { waiter.resume(returning: nil) }
+    }
+
+    /// After clients leave, gives the memory their connections used back to the system (see
+    /// ``MemoryRelease``); waits a second so that a wave of departures costs one release.
+    private func releaseMemoryAfterDepartures() async {
+        for await _ in departures {
+            do { try await Task.sleep(for: .seconds(1)) } catch { return }
+            let released = MemoryRelease.releaseFreeMemory()
+            logger.debug("Released free memory after WebSocket clients left.", metadata: ["whereabouts.released": "\(released)"])
+        }
+    }
+}
+
+/// What a push loop's request for views finds: nothing yet (it waits), or an answer.
+private enum MailboxAnswer {
+    case wait
+    case answer([EncodedView]?)
+}

@@ -1,0 +1,126 @@
+import Foundation
+
+/// Damage to the outbox's files that SQLite would open silently, as empty or shorter: found by
+/// ``OutboxFileCheck/inspect(path:)`` before the outbox is opened.
+public enum OutboxDamage: Sendable, Equatable, CustomStringConvertible {
+    /// The outbox file exists but has no bytes (truncated or replaced): whatever it held is gone.
+    case emptyFile(path: String)
+    /// The write-ahead log is missing while its index (`-shm`) is still there: the log was deleted
+    /// after an unclean stop, with the reports committed since the last checkpoint.
+    case missingLog(path: String)
+    /// A frame of the write-ahead log fails its checksum while later frames of the same log
+    /// generation include commits: SQLite ignores everything from the damaged frame on, so those
+    /// commits are lost.
+    case damagedLog(path: String, frame: Int, frames: Int, lostCommits: Int)
+
+    /// A sentence naming the file and what may be lost.
+    public var description: String {
+        switch self {
+        case let .emptyFile(path):
+            "The outbox file \(path) is empty (0 bytes): the reports it held, if any, are lost. Starting with an empty outbox."
+        case let .missingLog(path):
+            "The outbox's write-ahead log \(path) is missing although its index \(path.dropLast(4))-shm exists: it was deleted "
+                + "after an unclean stop, and reports committed since the last checkpoint are lost."
+        case let .damagedLog(path, frame, frames, lostCommits):
+            "The outbox's write-ahead log \(path) is damaged at frame \(frame) of \(frames): SQLite ignores the rest of it, "
+                + "so \(lostCommits) committed transaction(s) after that point (reports or deletions of sent ones) are lost."
+        }
+    }
+}
+
+/// Looks at the outbox's files before SQLite opens them.
+enum OutboxFileCheck {
+    /// The damage found at `path` and its `-wal`/`-shm` companions (none for a healthy or new outbox).
+    static func inspect(path: String) -> [OutboxDamage] {
+        let files = FileManager.default
+        var damage: [OutboxDamage] = []
+        let wal = path + "-wal", shm = path + "-shm"
+        if let size = (try? files.attributesOfItem(atPath: path))?[.size] as? Int, size == 0,
+           !files.fileExists(atPath: wal) || ((try? files.attributesOfItem(atPath: wal))?[.size] as? Int ?? 0) == 0 {
+            damage.append(.emptyFile(path: path))
+        }
+        if files.fileExists(atPath: path), files.fileExists(atPath: shm), !files.fileExists(atPath: wal) {
+            damage.append(.missingLog(path: wal))
+        }
+        if let data = files.contents(atPath: wal), let found = checkLog(data, path: wal) {
+            damage.append(found)
+        }
+        return damage
+    }
+
+    /// Verifies the frames of a write-ahead log as SQLite does (https://www.sqlite.org/fileformat2.html,
+    /// "The WAL file format": cumulative Fletcher-style checksums over 32-bit words, in the byte
+    /// order the magic number names, salts copied from the header into every frame).
+    static func checkLog(_ data: Data, path: String) -> OutboxDamage? {
+        let bytes = [UInt8](data)
+        guard bytes.count >= 32 else { return nil }
+        let magic = word(bytes, 0, bigEndian: true)
+        guard magic == 0x377F_0682 || magic == 0x377F_0683 else { return nil }
+        let bigEndian = magic & 1 == 1
+        let pageSize = Int(word(bytes, 8, bigEndian: true))
+        guard pageSize >= 512, pageSize <= 65536 else { return nil }
+        let salt1 = word(bytes, 16, bigEndian: true), salt2 = word(bytes, 20, bigEndian: true)
+        var (s0, s1) = checksum(bytes, 0..<24, bigEndian: bigEndian, start: (0, 0))
+        guard s0 == word(bytes, 24, bigEndian: true), s1 == word(bytes, 28, bigEndian: true) else { return nil }
+        let frameSize = 24 + pageSize
+        let frames = (bytes.count - 32) / frameSize
+        var firstBad: Int?
+        var lostCommits = 0
+        for index in 0..<frames {
+            let at = 32 + index * frameSize
+            guard word(bytes, at + 8, bigEndian: true) == salt1, word(bytes, at + 12, bigEndian: true) == salt2 else {
+                break  // an older generation of the log: not part of the current one
+            }
+            let isCommit = word(bytes, at + 4, bigEndian: true) != 0
+            if firstBad != nil {
+                if isCommit { lostCommits += 1 }
+                continue
+            }
+            var sums = checksum(bytes, at..<(at + 8), bigEndian: bigEndian, start: (s0, s1))
+            sums = checksum(bytes, (at + 24)..<(at + frameSize), bigEndian: bigEndian, start: sums)
+            if sums.0 == word(bytes, at + 16, bigEndian: true), sums.1 == word(bytes, at + 20, bigEndian: true) {
+                (s0, s1) = sums
+            } else {
+                firstBad = index
+                if isCommit { lostCommits += 1 }
+            }
+        }
+        // A bad last transaction alone is a write cut short by a crash before its commit
+        // returned: nothing committed is lost then.
+        guard let firstBad, lostCommits > 1 || (lostCommits == 1 && !isLastCommitOnly(bytes, from: firstBad, frames: frames, frameSize: frameSize, salts: (salt1, salt2))) else {
+            return nil
+        }
+        return .damagedLog(path: path, frame: firstBad + 1, frames: frames, lostCommits: lostCommits)
+    }
+
+    /// Whether the only commit frame from `first` on is the very last frame of the generation
+    /// (one transaction, possibly torn by the crash that interrupted it).
+    private static func isLastCommitOnly(_ bytes: [UInt8], from first: Int, frames: Int, frameSize: Int, salts: (UInt32, UInt32)) -> Bool {
+        var last = first
+        for index in first..<frames {
+            let at = 32 + index * frameSize
+            guard word(bytes, at + 8, bigEndian: true) == salts.0, word(bytes, at + 12, bigEndian: true) == salts.1 else { break }
+            last = index
+        }
+        let at = 32 + last * frameSize
+        return word(bytes, at + 4, bigEndian: true) != 0 && (first..<last).allSatisfy { index in
+            word(bytes, 32 + index * frameSize + 4, bigEndian: true) == 0
+        }
+    }
+
+    private static func word(_ bytes: [UInt8], _ at: Int, bigEndian: Bool) -> UInt32 {
+        let b = (UInt32(bytes[at]), UInt32(bytes[at + 1]), UInt32(bytes[at + 2]), UInt32(bytes[at + 3]))
+        return bigEndian ? b.0 << 24 | b.1 << 16 | b.2 << 8 | b.3 : b.3 << 24 | b.2 << 16 | b.1 << 8 | b.0
+    }
+
+    private static func checksum(_ bytes: [UInt8], _ range: Range<Int>, bigEndian: Bool, start: (UInt32, UInt32)) -> (UInt32, UInt32) {
+        var (s0, s1) = start
+        var at = range.lowerBound
+        while at + 8 <= range.upperBound {
+            s0 = s0 &+ word(bytes, at, bigEndian: bigEndian) &+ s1
+            s1 = s1 &+ word(bytes, at + 4, bigEndian: bigEndian) &+ s0
+            at += 8
+        }
+        return (s0, s1)
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+
+/// OwnTracks' encrypted payload, `{"_type":"encrypted","data":"<base64 of nonce + ciphertext>"}`:
+/// the whole plaintext message (its JSON bytes) sealed with libsodium's secretbox.
+///
+/// Sources of the format: the OwnTracks booklet ("Encryption"), Home Assistant's
+/// `homeassistant/components/owntracks/messages.py` (`_decrypt_payload`, `encrypt_message`: PyNaCl
+/// `SecretBox(key).encrypt(message, encoder=Base64Encoder)`, key = secret UTF-8 cut and
+/// zero-padded to 32 bytes).
+public enum EncryptedMessage {
+    /// Seals a plaintext message (JSON bytes) into the bytes of an encrypted message.
+    public static func seal(_ plaintext: Data, with key: OwnTracksKey) throws(OwnTracksCryptoError) -> Data {
+        let box = try SecretBox.seal(Array(plaintext), key: key)
+        // base64 has no characters JSON needs to escape.
+        return Data(#"{"_type":"encrypted","data":""#.utf8) + Data(box).base64EncodedData() + Data(#""}"#.utf8)
+    }
+
+    /// The plaintext of an encrypted message.
+    ///
+    /// - Throws: ``OwnTracksCryptoError`` saying whether the envelope, the base64, the length or
+    ///   the authentication (wrong secret, altered data) failed.
+    public static func open(_ payload: Data, with key: OwnTracksKey) throws(OwnTracksCryptoError) -> Data {
+        guard let object = try? JSONSerialization.jsonObject(with: payload) as? [String: Any],
+              object["_type"] as? String == "encrypted", let data = object["data"] as? String
+        else { throw .notAnEncryptedMessage }
+        guard let box = Data(base64Encoded: data) else { throw .notBase64 }
+        return Data(try SecretBox.open(Array(box), key: key))
+    }
+
+    /// Whether `payload` looks like an encrypted message: a JSON object whose `_type` is
+    /// `"encrypted"`. A cheap check for receivers deciding whether to decrypt.
+    public static func isEncrypted(_ payload: Data) -> Bool {
+        guard let object = try? JSONSerialization.jsonObject(with: payload) as? [String: Any] else { return false }
+        return object["_type"] as? String == "encrypted"
+    }
+}
