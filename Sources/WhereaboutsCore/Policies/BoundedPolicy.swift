@@ -138,6 +138,9 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
 
     private mutating func report(_ fix: Fix, trigger: Trigger) -> Report {
         let points = VelocityFit.recentPoints(history: history, fix: fix)
+        if let chord = turnChord(fix, points: points) {
+            return guardian.report(fix, trigger: trigger, velocity: chord.velocity, position: chord.position)
+        }
         let measured = fix.measuredVelocity
         var velocity = experts.velocity(experts.leader, points: points, fix: fix)
         var horizon: Int? = nil
@@ -159,5 +162,25 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
             }
         }
         return guardian.report(fix, trigger: trigger, velocity: velocity, horizon: horizon)
+    }
+
+    /// While the device turns steadily, the chord of the arc ahead (``TurnChord``): the position to
+    /// send, off the fix by at most a quarter of `epsilon`, and the chord's velocity; `nil` when
+    /// it does not turn steadily or the line would miss the fix itself.
+    private func turnChord(_ fix: Fix, points: [VelocityFit.Point]) -> (position: Coordinate, velocity: Velocity)? {
+        guard let newest = points.first, let chord = TurnChord.line(points: points, epsilon: parameters.epsilon) else { return nil }
+        // The points are in the frame of the sent (rounded) fix with times from the wire `tst`:
+        // the line passes `newest + offset` at the fix's own time, so it starts `tau` earlier.
+        let velocity = chord.velocity
+        let origin = Coordinate(
+            latitude: LocationMessage.roundCoordinate(fix.latitude),
+            longitude: LocationMessage.roundCoordinate(fix.longitude)
+        )
+        let position = LocalProjection(origin: origin).unproject(
+            east: newest.east + chord.east - velocity.east * newest.tau,
+            north: newest.north + chord.north - velocity.north * newest.tau
+        )
+        guard guardian.keeps(fix, from: position, velocity: velocity) else { return nil }
+        return (position, velocity)
     }
 }

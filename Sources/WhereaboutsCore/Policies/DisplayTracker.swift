@@ -100,20 +100,35 @@ struct PredictionGuard: Sendable {
     /// Whether dashboards are extrapolating the last message.
     var isMoving: Bool { display?.isMoving ?? false }
 
+    /// Whether a moving message for `fix` sent from `position` instead of the fix's own position
+    /// keeps the fix itself within `epsilon` (after wire rounding) and its velocity may be sent.
+    func keeps(_ fix: Fix, from position: Coordinate, velocity: Velocity) -> Bool {
+        guard velocity != .zero, allowed(velocity) else { return false }
+        let message = LocationMessage(report: Report(fix: fix.moved(to: position), trigger: .moving, velocity: velocity, maxSilence: maxSilence), tid: "--")
+        return !DisplayTracker(message: message).misses(fix, by: epsilon)
+    }
+
     /// Builds the report for `fix` with `velocity` (nil, zero or faster than `maxSpeed` holds), turning a `t` or `T` into
     /// `k` or `v` when the display stops or starts moving, and remembers what dashboards will show.
     /// A moving report carries `horizon` (clamped to 1...`maxSilence`) as its `ms`, or
-    /// `maxSilence` when `horizon` is nil.
-    mutating func report(_ fix: Fix, trigger: Trigger, velocity: Velocity?, horizon: Int? = nil) -> Report {
+    /// `maxSilence` when `horizon` is nil. With `position`, the report is sent from there instead
+    /// of the fix's own position (check it with ``keeps(_:from:velocity:)`` first; it is ignored
+    /// for a report that holds).
+    mutating func report(_ fix: Fix, trigger: Trigger, velocity: Velocity?, horizon: Int? = nil, position: Coordinate? = nil) -> Report {
         var velocity = velocity.flatMap { $0 == .zero || !allowed($0) ? nil : $0 }
         let ms = horizon.map { min(max($0, 1), maxSilence) } ?? maxSilence
-        if let moving = velocity, missesOwnFix(fix, velocity: moving, ms: ms) { velocity = nil }
+        var sent = fix
+        if let position, let moving = velocity, keeps(fix, from: position, velocity: moving) {
+            sent = fix.moved(to: position)
+        } else if let moving = velocity, missesOwnFix(fix, velocity: moving, ms: ms) {
+            velocity = nil
+        }
         var trigger = trigger
         if trigger == .moving || trigger == .timePassed, let display {
             if display.isMoving, velocity == nil { trigger = .becameStationary }
             if !display.isMoving, velocity != nil { trigger = .startedMoving }
         }
-        let report = Report(fix: fix, trigger: trigger, velocity: velocity, maxSilence: velocity == nil ? nil : ms)
+        let report = Report(fix: sent, trigger: trigger, velocity: velocity, maxSilence: velocity == nil ? nil : ms)
         display = DisplayTracker(message: LocationMessage(report: report, tid: "--"))
         return report
     }
