@@ -9,11 +9,12 @@ import Foundation
 /// live error under the `predict` display model never exceeds `epsilon` at any accepted fix. While
 /// dashboards extrapolate, a report goes out at least every `maxSilence` seconds (trigger `T`).
 ///
-/// What makes it send fewer reports than plain dead reckoning is the velocity it sends: that of
-/// the estimator (receiver velocity, last two fixes, least squares over 2-16 s, hold) whose shadow of
-/// dead reckoning has needed the fewest reports on this track so far (`VelocityExperts`), and no
-/// velocity at all (hold) when that is slower than `stationarySpeed`, which also costs no
-/// `maxSilence` reports. Two rules read a
+/// What makes it send fewer reports than plain dead reckoning is what a report carries. While the
+/// device turns steadily (circling), the chord of the arc ahead, sent from a position a quarter of
+/// `epsilon` off the fix (``TurnChord``). Otherwise the velocity of the estimator (receiver
+/// velocity, last two fixes, least squares over 2-16 s, hold) whose shadow of dead reckoning has
+/// needed the fewest reports on this track so far (`VelocityExperts`), and no velocity at all
+/// (hold) when that is slower than `stationarySpeed`, which also costs no `maxSilence` reports. Two rules read a
 /// quadratic fit of the last few fixes (when it explains them within ``kinematicTolerance``):
 /// while the device turns (at least ``turnRate`` at ``turnSpeed`` or faster, and the receiver
 /// measured no velocity) the freshest velocity, that of the last two fixes, is sent; and while it
@@ -33,8 +34,8 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
         public var maxSilence: Int
         /// Below this speed (m/s) a fitted velocity is not sent: dashboards hold. Default 0.2 m/s.
         public var stationarySpeed: Double
-        /// Accepted for configuration compatibility and validated, but no longer used: the velocity
-        /// is chosen by `VelocityExperts` since issue 12 (docs/policies.md). Default 0.1.
+        /// Accepted for configuration compatibility and validated, but no longer used since issue
+        /// 12 (docs/policies.md). Default 0.1.
         public var fitTolerance: Double
         /// The fastest velocity (m/s) a report may carry; `nil` for no cap. Default 100 m/s, the
         /// rejection filters' `maxSpeed` (`--max-speed` sets both).
@@ -97,6 +98,10 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
     /// How many recent fixes the policy remembers for its velocity fit.
     public static let historyCapacity = 256
 
+    /// How far back (s) a report looks at the remembered fixes: 64 s, enough for the quadratic
+    /// fit (at most 30 s) and for five fixes of a steady turn at up to 16 s apart.
+    static let lookBack = 64.0
+
     /// The parameters in force.
     public let parameters: Parameters
     private var guardian: PredictionGuard
@@ -129,7 +134,7 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
         return report(fix, trigger: trigger)
     }
 
-    /// Reports the fix with the leading estimator's velocity.
+    /// Reports the fix with the velocity the policy would choose for it.
     public mutating func forceReport(_ fix: Fix, trigger: Trigger) -> Report {
         history.append(fix)
         experts.observe(fix, history: history)
@@ -137,7 +142,7 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
     }
 
     private mutating func report(_ fix: Fix, trigger: Trigger) -> Report {
-        let points = VelocityFit.recentPoints(history: history, fix: fix)
+        let points = VelocityFit.recentPoints(history: history, fix: fix, within: Self.lookBack)
         if let chord = turnChord(fix, points: points) {
             return guardian.report(fix, trigger: trigger, velocity: chord.velocity, position: chord.position)
         }

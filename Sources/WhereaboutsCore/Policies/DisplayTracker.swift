@@ -7,8 +7,14 @@ import Foundation
 /// ``Geodesy/distance(_:_:)``: a fast planar test settles clear cases and the exact computation
 /// settles the ones near the threshold.
 struct DisplayTracker: Sendable {
-    /// The message as sent.
-    let message: LocationMessage
+    // The wire values the display depends on (not the whole message: the policies copy the
+    // tracker per fix, and a `LocationMessage` is some 250 bytes).
+    private let lat: Double
+    private let lon: Double
+    private let wireTime: Int
+    private let ve: Double?
+    private let vn: Double?
+    private let ms: Int?
     private let projection: LocalProjection
     private let east: Double
     private let north: Double
@@ -19,7 +25,12 @@ struct DisplayTracker: Sendable {
     private let distortion: Double
 
     init(message: LocationMessage) {
-        self.message = message
+        lat = message.lat
+        lon = message.lon
+        wireTime = message.tst
+        ve = message.ve
+        vn = message.vn
+        ms = message.ms
         projection = LocalProjection(origin: message.coordinate)
         let velocity = message.extrapolationVelocity ?? .zero
         east = velocity.east
@@ -27,6 +38,12 @@ struct DisplayTracker: Sendable {
         tst = Double(message.tst)
         horizon = Double(message.ms ?? LocationMessage.defaultMaxSilence)
         distortion = 1e-4 * (1 + abs(tan(message.lat * .pi / 180)))
+    }
+
+    /// The part of the message sent that decides what dashboards display (position, time,
+    /// velocity and horizon), for ``LocationMessage/displayedPosition(at:)``.
+    var message: LocationMessage {
+        LocationMessage(tid: "--", tst: wireTime, lat: lat, lon: lon, acc: 1, ve: ve, vn: vn, ms: ms)
     }
 
     /// Whether dashboards extrapolate this message (it carries a non-zero velocity).
