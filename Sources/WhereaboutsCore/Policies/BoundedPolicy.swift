@@ -98,8 +98,8 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
     /// How many recent fixes the policy remembers for its velocity fit.
     public static let historyCapacity = 256
 
-    /// How far back (s) a report looks at the remembered fixes: 64 s, enough for the quadratic
-    /// fit (at most 30 s) and for five fixes of a steady turn at up to 16 s apart.
+    /// How far back (s) a report looks at the remembered fixes when the last 30 s (the quadratic
+    /// fit's reach) hold fewer than the five a steady turn needs: 64 s.
     static let lookBack = 64.0
 
     /// The parameters in force.
@@ -142,7 +142,10 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
     }
 
     private mutating func report(_ fix: Fix, trigger: Trigger) -> Report {
-        let points = VelocityFit.recentPoints(history: history, fix: fix, within: Self.lookBack)
+        var points = VelocityFit.recentPoints(history: history, fix: fix, within: Kinematics.reach)
+        if points.count < TurnChord.modelTurns + 2 {
+            points = VelocityFit.recentPoints(history: history, fix: fix, within: Self.lookBack)
+        }
         if let chord = turnChord(fix, points: points) {
             return guardian.report(fix, trigger: trigger, velocity: chord.velocity, position: chord.position)
         }

@@ -41,33 +41,23 @@ enum TurnChord {
     ///   - points: The recent fixes newest first (``VelocityFit/recentPoints(history:fix:within:)``).
     ///   - epsilon: The bound in metres.
     static func line(points: [VelocityFit.Point], epsilon: Double) -> (east: Double, north: Double, velocity: Velocity)? {
-        // Newest first: segment s runs from points[s + 1] to points[s].
-        let segments = min(points.count - 1, persistenceSegments(points))
-        guard segments >= modelTurns + 1 else { return nil }
-        var headings: [Double] = []
-        headings.reserveCapacity(segments)
-        for s in 0..<segments {
-            let dx = points[s].east - points[s + 1].east
-            let dy = points[s].north - points[s + 1].north
-            guard dx * dx + dy * dy > 0.01, points[s].tau > points[s + 1].tau else { return nil }
-            headings.append(atan2(dy, dx))
-        }
-        // rates[r]: the turn from segment r + 1 to segment r, per second between their midpoints.
-        var rates: [Double] = []
-        rates.reserveCapacity(segments - 1)
-        for r in 0..<(segments - 1) {
-            var turn = headings[r] - headings[r + 1]
-            if turn > .pi { turn -= 2 * .pi } else if turn < -.pi { turn += 2 * .pi }
-            rates.append(turn / ((points[r].tau - points[r + 2].tau) / 2))
-        }
+        // Newest first: segment s runs from points[s + 1] to points[s]; rate r is the turn from
+        // segment r + 1 to segment r, per second between their midpoints. The newest
+        // ``modelTurns`` rates are checked first (most reports are not made while circling).
+        guard points.count >= modelTurns + 2 else { return nil }
         var mean = 0.0
-        for r in 0..<modelTurns { mean += rates[r] }
+        for r in 0..<modelTurns {
+            guard let rate = rate(r, points) else { return nil }
+            mean += rate
+        }
         mean /= Double(modelTurns)
         guard abs(mean) >= minimumRate * .pi / 180 else { return nil }
-        for r in 0..<modelTurns where rates[r] * mean <= 0 || abs(rates[r] - mean) > rateTolerance * abs(mean) {
-            return nil
+        let segments = min(points.count - 1, persistenceSegments(points))
+        for r in 0..<(segments - 1) {
+            guard let rate = rate(r, points), rate * mean > 0, abs(rate) >= persistenceShare * abs(mean) else { return nil }
+            if r < modelTurns, abs(rate - mean) > rateTolerance * abs(mean) { return nil }
         }
-        for rate in rates where rate * mean <= 0 || abs(rate) < persistenceShare * abs(mean) { return nil }
+        guard let newestHeading = heading(0, points) else { return nil }
 
         let dt = points[0].tau - points[1].tau
         let speed = (pow(points[0].east - points[1].east, 2) + pow(points[0].north - points[1].north, 2)).squareRoot() / dt
@@ -77,7 +67,7 @@ enum TurnChord {
         let angle = cosine <= -1 ? Double.pi : min(.pi, 2 * acos(cosine))
         let horizon = angle / abs(mean)
         // The heading now: the last segment's, turned on by half of it.
-        let heading = headings[0] + mean * dt / 2
+        let heading = newestHeading + mean * dt / 2
         func arc(_ tau: Double) -> (Double, Double) {
             (speed / mean * (sin(heading + mean * tau) - sin(heading)),
              -speed / mean * (cos(heading + mean * tau) - cos(heading)))
@@ -89,6 +79,23 @@ enum TurnChord {
         let sagitta = (bulgeEast * bulgeEast + bulgeNorth * bulgeNorth).squareRoot()
         guard sagitta > 0, horizon > 0 else { return nil }
         return (bulgeEast / 2, bulgeNorth / 2, Velocity(east: endEast / horizon, north: endNorth / horizon))
+    }
+
+    /// The direction (radians, counter-clockwise from east) of segment `s`, or `nil` when its
+    /// ends are less than 10 cm or no time apart.
+    private static func heading(_ s: Int, _ points: [VelocityFit.Point]) -> Double? {
+        let dx = points[s].east - points[s + 1].east
+        let dy = points[s].north - points[s + 1].north
+        guard dx * dx + dy * dy > 0.01, points[s].tau > points[s + 1].tau else { return nil }
+        return atan2(dy, dx)
+    }
+
+    /// Turn rate `r` (radians per second): from segment `r + 1` to segment `r`.
+    private static func rate(_ r: Int, _ points: [VelocityFit.Point]) -> Double? {
+        guard let newer = heading(r, points), let older = heading(r + 1, points) else { return nil }
+        var turn = newer - older
+        if turn > .pi { turn -= 2 * .pi } else if turn < -.pi { turn += 2 * .pi }
+        return turn / ((points[r].tau - points[r + 2].tau) / 2)
     }
 
     /// How many segments reach back ``persistence`` seconds (at least ``modelTurns`` + 1).
