@@ -290,7 +290,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WhereaboutsEvalTests",
-            dependencies: ["EvalKit", "PolicyOptions", "PositionSources", "WhereaboutsCore"]
+            dependencies: ["EvalKit", "PolicyOptions", "PositionSources", "WhereaboutsCore", "WhereaboutsTestSupport"]
         ),
         .testTarget(
             name: "PositionSourcesTests",

@@ -26,27 +26,27 @@ struct AccessControlDynamicSecurityTests {
         try await DynamicSecurityBroker.with(circles: Self.circles) { broker, passwords in
             let sub = ("whereabouts-sub", try passwords("whereabouts-sub"))
             // The subscriber's persistent session exists, and it is offline.
-            let session = try Tools.sub(broker, account: sub, clientID: "whereabouts-sub", clean: false, topic: "owntracks/#", count: 0, wait: 1)
+            let session = try await Tools.sub(broker, account: sub, clientID: "whereabouts-sub", clean: false, topic: "owntracks/#", count: 0, wait: 1)
             #expect(!session.output.contains("not authorised"), "the subscriber logs in: \(session.output)")
             // bob reports; the broker queues the fix for the subscriber's session.
-            try Tools.pub(broker, account: ("whereabouts-bob-phone", try passwords("whereabouts-bob-phone")), clientID: "whereabouts-bob-phone",
+            try await Tools.pub(broker, account: ("whereabouts-bob-phone", try passwords("whereabouts-bob-phone")), clientID: "whereabouts-bob-phone",
                           topic: "owntracks/bob/phone", message: #"{"_type":"location","tid":"bo","tst":1700000000,"lat":52.1,"lon":-8.6,"acc":5}"#)
 
             // alice (a member, a valid account) tries the subscriber's id, and bob's, with a clean session.
             for victim in ["whereabouts-sub", "whereabouts-bob-phone", "whereabouts-bob-phone-presence"] {
-                let attack = try Tools.sub(broker, account: ("whereabouts-alice-phone", try passwords("whereabouts-alice-phone")),
+                let attack = try await Tools.sub(broker, account: ("whereabouts-alice-phone", try passwords("whereabouts-alice-phone")),
                                            clientID: victim, clean: true, topic: "owntracks/alice/#", count: 1, wait: 2)
                 #expect(attack.output.contains("not authorised"), "connecting as \(victim): \(attack.output)")
             }
             // A device's presence account works under its own id only.
             let presence = ("whereabouts-bob-phone-presence", try passwords("whereabouts-bob-phone"))
-            #expect(try Tools.sub(broker, account: presence, clientID: "whereabouts-bob-phone", clean: true, topic: "owntracks/bob/#", count: 0, wait: 1)
+            #expect(try await Tools.sub(broker, account: presence, clientID: "whereabouts-bob-phone", clean: true, topic: "owntracks/bob/#", count: 0, wait: 1)
                 .output.contains("not authorised"))
-            #expect(try !Tools.sub(broker, account: presence, clientID: "whereabouts-bob-phone-presence", clean: true, topic: "owntracks/bob/#", count: 0, wait: 1)
+            #expect(try await !Tools.sub(broker, account: presence, clientID: "whereabouts-bob-phone-presence", clean: true, topic: "owntracks/bob/#", count: 0, wait: 1)
                 .output.contains("not authorised"))
 
             // The subscriber comes back: its queued fix is still there.
-            let back = try Tools.sub(broker, account: sub, clientID: "whereabouts-sub", clean: false, topic: "owntracks/#", count: 1, wait: 5)
+            let back = try await Tools.sub(broker, account: sub, clientID: "whereabouts-sub", clean: false, topic: "owntracks/#", count: 1, wait: 5)
             #expect(back.output.contains("\"tid\":\"bo\""), "the queued fix: \(back.output)")
         }
     }
@@ -72,7 +72,7 @@ struct AccessControlDynamicSecurityTests {
             // presence connection (before the fix it was refused: its id is not the main account's).
             let sub = ("whereabouts-sub", try passwords("whereabouts-sub"))
             try await DynamicSecurityBroker.eventually("alice's presence online", timeout: .seconds(30)) {
-                try Tools.sub(broker, account: sub, clientID: "whereabouts-sub", clean: true,
+                try await Tools.sub(broker, account: sub, clientID: "whereabouts-sub", clean: true,
                               topic: "owntracks/alice/phone/presence", count: 1, wait: 2).output.contains("\"state\":\"online\"")
             }
             let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
@@ -87,12 +87,12 @@ struct AccessControlDynamicSecurityTests {
         let users = ["whereabouts-sub": "sub-pw", "alice": "alice-pw", "bob": "bob-pw"]
         let broker = try await Broker.start(.init(allowAnonymous: false, users: users, acl: acl))
         let sub = ("whereabouts-sub", "sub-pw")
-        _ = try Tools.sub(broker, account: sub, clientID: "whereabouts-sub", clean: false, topic: "owntracks/#", count: 0, wait: 1)
-        try Tools.pub(broker, account: ("bob", "bob-pw"), clientID: "whereabouts-bob-phone",
+        _ = try await Tools.sub(broker, account: sub, clientID: "whereabouts-sub", clean: false, topic: "owntracks/#", count: 0, wait: 1)
+        try await Tools.pub(broker, account: ("bob", "bob-pw"), clientID: "whereabouts-bob-phone",
                       topic: "owntracks/bob/phone", message: #"{"_type":"location","tid":"bo","tst":1700000000,"lat":52.1,"lon":-8.6,"acc":5}"#)
-        let attack = try Tools.sub(broker, account: ("alice", "alice-pw"), clientID: "whereabouts-sub", clean: true, topic: "owntracks/alice/#", count: 0, wait: 1)
+        let attack = try await Tools.sub(broker, account: ("alice", "alice-pw"), clientID: "whereabouts-sub", clean: true, topic: "owntracks/alice/#", count: 0, wait: 1)
         #expect(!attack.output.contains("not authorised"))
-        let back = try Tools.sub(broker, account: sub, clientID: "whereabouts-sub", clean: false, topic: "owntracks/#", count: 1, wait: 2)
+        let back = try await Tools.sub(broker, account: sub, clientID: "whereabouts-sub", clean: false, topic: "owntracks/#", count: 1, wait: 2)
         #expect(!back.output.contains("\"tid\":\"bo\""), "the plain ACL cannot stop the takeover: \(back.output)")
         await broker.stop()
     }
@@ -120,12 +120,12 @@ struct AccessControlDynamicSecurityTests {
             // The watcher creates carol's accounts (and writes her password file) on its own.
             let carolPassword = try await passwords.waitFor(carol)
             try await DynamicSecurityBroker.eventually("carol can log in") {
-                !(try Tools.sub(broker, account: (carol, carolPassword), clientID: carol, clean: true, topic: "owntracks/carol/#", count: 0, wait: 1)
+                !(try await Tools.sub(broker, account: (carol, carolPassword), clientID: carol, clean: true, topic: "owntracks/carol/#", count: 0, wait: 1)
                     .output.contains("not authorised"))
             }
             // bob left: his accounts are gone.
             try await DynamicSecurityBroker.eventually("bob is refused") {
-                try Tools.sub(broker, account: ("whereabouts-bob-phone", try passwords("whereabouts-bob-phone")), clientID: "whereabouts-bob-phone",
+                try await Tools.sub(broker, account: ("whereabouts-bob-phone", try passwords("whereabouts-bob-phone")), clientID: "whereabouts-bob-phone",
                               clean: true, topic: "owntracks/bob/#", count: 0, wait: 1).output.contains("not authorised")
             }
         }

@@ -40,9 +40,9 @@ enum DynamicSecurityBroker {
 
     /// Checks `condition` every 50 ms until it holds, at most `timeout` (for effects of polling
     /// that have no event to await: a file the watcher writes, an account the broker changes).
-    static func eventually(_ what: String, timeout: Duration = .seconds(20), _ condition: @escaping @Sendable () throws -> Bool) async throws {
+    static func eventually(_ what: String, timeout: Duration = .seconds(20), _ condition: @escaping @Sendable () async throws -> Bool) async throws {
         try await withTimeout(timeout, what) {
-            while try !condition() { try await Task.sleep(for: .milliseconds(50)) }
+            while try await !condition() { try await Task.sleep(for: .milliseconds(50)) }
         }
     }
 
@@ -56,7 +56,7 @@ enum DynamicSecurityBroker {
         let directory = try TestPaths.makeTemporaryDirectory(prefix: "dynsec")
         defer { try? FileManager.default.removeItem(at: directory) }
         let configuration = directory.appendingPathComponent("dynamic-security.json")
-        try Tools.run("/usr/bin/mosquitto_ctrl", ["dynsec", "init", configuration.path, "admin", "admin-pw"])
+        try await Tools.run("/usr/bin/mosquitto_ctrl", ["dynsec", "init", configuration.path, "admin", "admin-pw"])
         let passwords = Passwords(directory: directory.appendingPathComponent("passwords"))
         try FileManager.default.createDirectory(at: passwords.directory, withIntermediateDirectories: true)
 
@@ -103,42 +103,35 @@ enum Tools {
         var output: String
     }
 
+    /// Runs a tool off the cooperative pool (``ToolRun``); its standard output, then its errors.
     @discardableResult
-    static func run(_ executable: String, _ arguments: [String]) throws -> Output {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Output(status: process.terminationStatus, output: String(decoding: data, as: UTF8.self))
+    static func run(_ executable: String, _ arguments: [String]) async throws -> Output {
+        let result = try await ToolRun.run(executable, arguments)
+        return Output(status: result.status, output: result.stdout + result.stderr)
     }
 
     /// `mosquitto_sub` as `account` under `clientID` (`clean: false` keeps a persistent session),
     /// QoS 1; ends after `count` messages (0: no limit) or `wait` seconds.
     static func sub(
         _ broker: Broker, account: (String, String), clientID: String, clean: Bool, topic: String, count: Int, wait: Int
-    ) throws -> Output {
+    ) async throws -> Output {
         var arguments = ["-h", broker.host, "-p", "\(broker.port)", "-u", account.0, "-P", account.1, "-i", clientID,
                          "-q", "1", "-t", topic, "-W", "\(wait)"]
         if !clean { arguments.append("-c") }
         if count > 0 { arguments += ["-C", "\(count)"] }
         // The test runner's threads block signals and children inherit the mask, so mosquitto_sub's
         // own -W alarm never fires: timeout(1) ends it with SIGKILL, which cannot be blocked.
-        return try run("/usr/bin/timeout", ["-s", "KILL", "\(wait + 1)", "/usr/bin/mosquitto_sub"] + arguments)
+        return try await run("/usr/bin/timeout", ["-s", "KILL", "\(wait + 1)", "/usr/bin/mosquitto_sub"] + arguments)
     }
 
     /// `mosquitto_pub` of one QoS 1 message; throws when it fails.
     static func pub(
         _ broker: Broker, account: (String, String), clientID: String, topic: String, message: String, retain: Bool = false
-    ) throws {
+    ) async throws {
         var arguments = ["-h", broker.host, "-p", "\(broker.port)", "-u", account.0, "-P", account.1, "-i", clientID,
                          "-q", "1", "-t", topic, "-m", message]
         if retain { arguments.append("-r") }
-        let result = try run("/usr/bin/mosquitto_pub", arguments)
+        let result = try await run("/usr/bin/mosquitto_pub", arguments)
         guard result.status == 0 else { throw AccessControlTestError("mosquitto_pub failed (\(result.status)): \(result.output)") }
     }
 }

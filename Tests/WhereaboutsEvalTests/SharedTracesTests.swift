@@ -6,10 +6,18 @@ import Testing
 struct SharedTracesTests {
     static let files = ["around-visnjan-with-car.gpx", "bus-limerick.gpx", "cerknicko-jezero.gpx", "korita-zbevnica.gpx", "sailboat-zeus.nmea"]
 
-    /// Runs every policy on every shared track and returns reports and predict max per policy, per track.
-    static func measure() throws -> [String: [String: (reports: Int, predictMax: Double, holdMax: Double)]] {
+    typealias Measures = [String: [String: (reports: Int, predictMax: Double, holdMax: Double)]]
+
+    /// One run of the evaluator over the five tracks, shared by every test of the suite (each
+    /// used to start its own: five debug runs of every policy at once).
+    private static let shared = Task { try await measureOnce() }
+
+    /// Every policy on every shared track: reports and predict max per policy, per track.
+    static func measure() async throws -> Measures { try await shared.value }
+
+    private static func measureOnce() async throws -> Measures {
         let paths = files.map { EvalBinary.sharedTraces.appendingPathComponent($0).path }
-        let output = try EvalBinary.run(paths + ["--format", "json"])
+        let output = try await EvalBinary.run(paths + ["--format", "json"])
         let object = try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any]
         var result: [String: [String: (reports: Int, predictMax: Double, holdMax: Double)]] = [:]
         for track in object?["tracks"] as? [[String: Any]] ?? [] {
@@ -30,8 +38,8 @@ struct SharedTracesTests {
                                  "korita-zbevnica.gpx": 74, "sailboat-zeus.nmea": 2]
 
     @Test("bounded(50m) keeps the live error within 50 m on every track, and needs fewer reports than dead reckoning over the five")
-    func boundedGoals() throws {
-        let measured = try Self.measure()
+    func boundedGoals() async throws {
+        let measured = try await Self.measure()
         #expect(measured.count == Self.files.count)
         var boundedTotal = 0, plainTotal = 0
         for file in Self.files {
@@ -52,8 +60,8 @@ struct SharedTracesTests {
     @Test("seed and the 10 s timer match SPEC §5's reference numbers",
           arguments: [("bus-limerick.gpx", 180, 133.0, 294, 129.0), ("around-visnjan-with-car.gpx", 17, 208.0, 30, 208.0),
                       ("korita-zbevnica.gpx", 103, 50.0, 449, 13.0), ("cerknicko-jezero.gpx", 55, 471.0, 164, 198.0)])
-    func reference(file: String, seedReports: Int, seedError: Double, timerReports: Int, timerError: Double) throws {
-        let policies = try #require(try Self.measure()[file])
+    func reference(file: String, seedReports: Int, seedError: Double, timerReports: Int, timerError: Double) async throws {
+        let policies = try #require(try await Self.measure()[file])
         let seed = try #require(policies["seed"])
         let timer = try #require(policies["interval(10s)"])
         #expect(seed.reports == seedReports)

@@ -7,16 +7,16 @@ struct WhereaboutsEvalCLITests {
     static let track = EvalBinary.fixture("short-drive.gpx").path
 
     @Test("--help prints the whole documented help text")
-    func help() throws {
-        let output = try EvalBinary.run(["--help"])
+    func help() async throws {
+        let output = try await EvalBinary.run(["--help"])
         let expected = try String(contentsOf: EvalBinary.fixture("help.txt"), encoding: .utf8)
         #expect(output.status == 0)
         #expect(output.stdout == expected)
     }
 
     @Test("The table has a row per policy and the rejection line")
-    func table() throws {
-        let output = try EvalBinary.run([Self.track])
+    func table() async throws {
+        let output = try await EvalBinary.run([Self.track])
         #expect(output.status == 0)
         #expect(output.stderr.isEmpty)
         let lines = output.stdout.split(separator: "\n").map(String.init)
@@ -28,8 +28,8 @@ struct WhereaboutsEvalCLITests {
     }
 
     @Test("--format json parses and carries the same measures; bounded keeps its bound at each --epsilon")
-    func json() throws {
-        let output = try EvalBinary.run([Self.track, "--format", "json", "--policy", "bounded,seed", "--epsilon", "25,50,100"])
+    func json() async throws {
+        let output = try await EvalBinary.run([Self.track, "--format", "json", "--policy", "bounded,seed", "--epsilon", "25,50,100"])
         #expect(output.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any])
         let tracks = try #require(object["tracks"] as? [[String: Any]])
@@ -44,11 +44,11 @@ struct WhereaboutsEvalCLITests {
     }
 
     @Test("--reports writes policy,index,time,lat,lon,trigger,ve,vn,ms for every report")
-    func reportsCSV() throws {
+    func reportsCSV() async throws {
         let directory = try EvalBinary.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let csv = directory.appendingPathComponent("reports.csv")
-        let output = try EvalBinary.run([Self.track, "--policy", "seed,bounded", "--reports", csv.path, "--format", "json"])
+        let output = try await EvalBinary.run([Self.track, "--policy", "seed,bounded", "--reports", csv.path, "--format", "json"])
         #expect(output.status == 0)
         let rows = try String(contentsOf: csv, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         #expect(rows.first == ["policy", "index", "time", "lat", "lon", "trigger", "ve", "vn", "ms"])
@@ -70,8 +70,8 @@ struct WhereaboutsEvalCLITests {
     }
 
     @Test("--policy optimum prints the optimum's row; every row has its ratio to it")
-    func optimum() throws {
-        let output = try EvalBinary.run([Self.track, "--policy", "dead-reckoning,optimum", "--format", "json"])
+    func optimum() async throws {
+        let output = try await EvalBinary.run([Self.track, "--policy", "dead-reckoning,optimum", "--format", "json"])
         #expect(output.status == 0)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any])
         let policies = try #require((object["tracks"] as? [[String: Any]])?.first?["policies"] as? [[String: Any]])
@@ -85,7 +85,7 @@ struct WhereaboutsEvalCLITests {
     }
 
     @Test("--summary over a folder and a quoted glob: a row per track, groups by half and mode")
-    func summary() throws {
+    func summary() async throws {
         let directory = try EvalBinary.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         for name in ["x-car-one.gpx", "y-walk-two.gpx"] {
@@ -93,7 +93,7 @@ struct WhereaboutsEvalCLITests {
         }
         try "not a track".write(to: directory.appendingPathComponent("MANIFEST.md"), atomically: true, encoding: .utf8)
         for argument in [directory.path, directory.path + "/*.gpx"] {
-            let output = try EvalBinary.run(["--summary", "--format", "json", argument])
+            let output = try await EvalBinary.run(["--summary", "--format", "json", argument])
             #expect(output.status == 0, "\(output.stderr)")
             let object = try #require(try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any])
             let rows = try #require(object["rows"] as? [[String: Any]])
@@ -110,19 +110,19 @@ struct WhereaboutsEvalCLITests {
             #expect(all[2]["totalRatio"] as? Double == 1)
         }
         // The table form names the groups too.
-        let table = try EvalBinary.run(["--summary", directory.path])
+        let table = try await EvalBinary.run(["--summary", directory.path])
         #expect(table.stdout.contains("all: 2 tracks"))
         #expect(table.stdout.contains("mode walk: 1 tracks"))
         // --summary with --reports is a usage error.
-        #expect(try EvalBinary.run(["--summary", "--reports", "x.csv", directory.path]).status == 2)
+        #expect(try await EvalBinary.run(["--summary", "--reports", "x.csv", directory.path]).status == 2)
     }
 
     @Test("--plot draws an SVG of the chosen policy")
-    func plot() throws {
+    func plot() async throws {
         let directory = try EvalBinary.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let svg = directory.appendingPathComponent("plot.svg")
-        let output = try EvalBinary.run([Self.track, "--plot", svg.path, "--plot-policy", "bounded"])
+        let output = try await EvalBinary.run([Self.track, "--plot", svg.path, "--plot-policy", "bounded"])
         #expect(output.status == 0)
         let text = try String(contentsOf: svg, encoding: .utf8)
         #expect(text.hasPrefix("<svg"))
@@ -136,19 +136,19 @@ struct WhereaboutsEvalCLITests {
         (["--epsilon", "25,abc"], "--epsilon"),
         (["--max-silence", "0"], "--max-silence"),
     ])
-    func badFlags(_ flags: [String], _ message: String) throws {
-        let output = try EvalBinary.run([Self.track] + flags)
+    func badFlags(_ flags: [String], _ message: String) async throws {
+        let output = try await EvalBinary.run([Self.track] + flags)
         #expect(output.status == 2, "a bad command line exits with status 2")
         #expect(output.stderr.contains(message))
     }
 
     @Test("A file that is neither GPX nor NMEA is refused with a clear message")
-    func unknownFormat() throws {
+    func unknownFormat() async throws {
         let directory = try EvalBinary.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("notes.dat")
         try "hello".write(to: file, atomically: true, encoding: .utf8)
-        let output = try EvalBinary.run([file.path])
+        let output = try await EvalBinary.run([file.path])
         #expect(output.status != 0)
         #expect(output.stderr.contains("Cannot tell whether"))
     }

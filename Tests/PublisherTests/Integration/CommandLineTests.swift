@@ -8,20 +8,12 @@ struct CommandLineTests {
     /// Runs the binary to completion and returns its exit status and combined output.
     private func run(
         _ arguments: [String], environment: [String: String] = [:], executable: URL? = PublisherProcess.executable
-    ) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
+    ) async throws -> (status: Int32, output: String) {
+        guard let executable else { throw SetupError("the binary (build it first)") }
         var env = ProcessInfo.processInfo.environment
         for (key, value) in environment { env[key] = value }
-        process.environment = env
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let result = try await ToolRun.run(executable.path, arguments, environment: env)
+        return (result.status, result.stdout + result.stderr)
     }
 
     private let required = ["--source", "gpx:/nonexistent.gpx", "--user", "alice", "--device", "phone"]
@@ -41,38 +33,38 @@ struct CommandLineTests {
         (["--password-file", "/nonexistent/password"], "Cannot read the password file"),
         (["--no-such-flag"], "Unknown option '--no-such-flag'"),
     ])
-    func badFlags(extra: [String], message: String) throws {
-        let result = try run(required + extra)
+    func badFlags(extra: [String], message: String) async throws {
+        let result = try await run(required + extra)
         #expect(result.status == 2)
         #expect(result.output.contains(message), "\(result.output)")
     }
 
     @Test("A bad config file exits 2 naming the file, line and key; flags override the file")
-    func configFile() throws {
+    func configFile() async throws {
         let dir = try TestPaths.makeTemporaryDirectory(prefix: "pub-config")
         let unknown = dir.appendingPathComponent("unknown.yaml")
         try "user: alice\npasword-file: /x\n".write(to: unknown, atomically: true, encoding: .utf8)
-        var result = try run(["--config", unknown.path])
+        var result = try await run(["--config", unknown.path])
         #expect(result.status == 2)
         #expect(result.output.contains("\(unknown.path):2: unknown key 'pasword-file'"), "\(result.output)")
 
         let invalid = dir.appendingPathComponent("invalid.yaml")
         try "source: gpx:/x.gpx\nuser: a\ndevice: b\nqos: many\n".write(to: invalid, atomically: true, encoding: .utf8)
-        result = try run(["--config", invalid.path])
+        result = try await run(["--config", invalid.path])
         #expect(result.status == 2)
         #expect(result.output.contains("\(invalid.path):4: the value 'many' of 'qos' is invalid"), "\(result.output)")
 
         // The file says qos 2, the command line says 7: the command line wins (and 7 is refused).
         let valid = dir.appendingPathComponent("valid.yaml")
         try "source: gpx:/x.gpx\nuser: a\ndevice: b\nqos: 2\n".write(to: valid, atomically: true, encoding: .utf8)
-        result = try run(["--config", valid.path, "--qos", "7"])
+        result = try await run(["--config", valid.path, "--qos", "7"])
         #expect(result.status == 2)
         #expect(result.output.contains("The value '7' is invalid for '--qos"), "\(result.output)")
     }
 
     @Test("Every long flag in --help is a config key, and every config key a flag")
-    func configKeysMatchFlags() throws {
-        let help = try run(["--help"]).output
+    func configKeysMatchFlags() async throws {
+        let help = try await run(["--help"]).output
         let flags = Set(help.matches(of: /--([a-z][a-z0-9-]+)/).map { String($0.1) })
             .subtracting(["help", "version", "config", "no-retain"])
             .subtracting(Self.brokerFlagAliases)
@@ -90,7 +82,7 @@ struct CommandLineTests {
                 "flags missing from examples/publisher.yaml: \(flags.subtracting(exampleKeys).subtracting(policyFlags))")
         #expect(flags.isSuperset(of: policyFlags))
         // Every key of the example is accepted: the example itself parses (a bad key would exit 2).
-        let result = try run(["--config", TestPaths.packageRoot.appendingPathComponent("examples/publisher.yaml").path, "--qos", "9"])
+        let result = try await run(["--config", TestPaths.packageRoot.appendingPathComponent("examples/publisher.yaml").path, "--qos", "9"])
         #expect(result.output.contains("The value '9' is invalid for '--qos"), "\(result.output)")
     }
 
@@ -103,12 +95,12 @@ struct CommandLineTests {
     static let brokerFlagAliases: Set = ["ca-file", "cert-file", "key-file"]
 
     @Test("whereabouts-pub, whereabouts-sub run and whereabouts-sub dynsec accept the same broker flags")
-    func sameBrokerFlags() throws {
+    func sameBrokerFlags() async throws {
         let subscriber = PublisherProcess.executable?.deletingLastPathComponent().appendingPathComponent("whereabouts-sub")
         let helps = [
-            ("whereabouts-pub", try run(["--help"]).output),
-            ("whereabouts-sub run", try run(["run", "--help"], executable: subscriber).output),
-            ("whereabouts-sub dynsec", try run(["dynsec", "--help"], executable: subscriber).output),
+            ("whereabouts-pub", try await run(["--help"]).output),
+            ("whereabouts-sub run", try await run(["run", "--help"], executable: subscriber).output),
+            ("whereabouts-sub dynsec", try await run(["dynsec", "--help"], executable: subscriber).output),
         ]
         for (program, help) in helps {
             let flags = Set(help.matches(of: /--([a-z][a-z0-9-]+)/).map { String($0.1) })
@@ -116,8 +108,8 @@ struct CommandLineTests {
             #expect(missing.isEmpty, "\(program) lacks \(missing.sorted())")
         }
         // One TLS rule: a CA file with a plain mqtt:// URL is refused by both, naming the rule.
-        let publisher = try run(required + ["--ca-file", "/etc/hostname"])
-        let subscriberRun = try run(
+        let publisher = try await run(required + ["--ca-file", "/etc/hostname"])
+        let subscriberRun = try await run(
             ["run", "--circles", TestPaths.packageRoot.appendingPathComponent("examples/circles.yaml").path, "--ca-file", "/etc/hostname"],
             executable: subscriber)
         for result in [publisher, subscriberRun] {

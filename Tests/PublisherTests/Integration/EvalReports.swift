@@ -10,19 +10,14 @@ struct EvalReport: Hashable {
 }
 
 /// Runs the real `whereabouts-eval --reports` on `track` with `policyArguments` and parses the CSV.
-func evalReports(track: String, policyArguments: [String], directory: URL) throws -> [EvalReport] {
+func evalReports(track: String, policyArguments: [String], directory: URL) async throws -> [EvalReport] {
     guard let eval = TestPaths.builtExecutable(named: "whereabouts-eval") else {
         throw SetupError("the whereabouts-eval binary (build it first)")
     }
     let csv = directory.appendingPathComponent("reports.csv")
-    let process = Process()
-    process.executableURL = eval
-    process.arguments = policyArguments + ["--reports", csv.path, track]
-    process.standardOutput = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-        throw SetupError("whereabouts-eval exited with \(process.terminationStatus)")
+    let result = try await ToolRun.run(eval.path, policyArguments + ["--reports", csv.path, track])
+    guard result.status == 0 else {
+        throw SetupError("whereabouts-eval exited with \(result.status): \(result.stderr)")
     }
     let text = try String(contentsOf: csv, encoding: .utf8)
     let lines = text.split(separator: "\n")

@@ -27,7 +27,7 @@ struct PublisherIntegrationTests {
     func replayMatchesEval() async throws {
         let broker = try await Broker.start()
         let dir = try TestPaths.makeTemporaryDirectory(prefix: "pub-replay")
-        let expected = try evalReports(track: Self.track, policyArguments: Self.policy, directory: dir)
+        let expected = try await evalReports(track: Self.track, policyArguments: Self.policy, directory: dir)
         try #require(expected.count > 5)
         let recorder = try await Recorder(broker: broker)
         let pub = try PublisherProcess(arguments: arguments(broker: broker, outbox: dir.appendingPathComponent("outbox.sqlite")),
@@ -134,7 +134,7 @@ struct PublisherIntegrationTests {
     func brokerOutage() async throws {
         let broker = try await Broker.start(Broker.Options(persistence: true))
         let dir = try TestPaths.makeTemporaryDirectory(prefix: "pub-outage")
-        let expected = try evalReports(track: Self.track, policyArguments: Self.policy, directory: dir)
+        let expected = try await evalReports(track: Self.track, policyArguments: Self.policy, directory: dir)
         let recorder = try await Recorder(broker: broker)
         let pub = try PublisherProcess(arguments: arguments(broker: broker, outbox: dir.appendingPathComponent("o.sqlite"), speed: "40"),
                                        logFile: dir.appendingPathComponent("pub.log"))

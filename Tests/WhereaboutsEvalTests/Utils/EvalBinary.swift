@@ -1,4 +1,5 @@
 import Foundation
+import WhereaboutsTestSupport
 
 /// Runs the built `whereabouts-eval` executable, found next to the test bundle (or in the
 /// package's `.build/debug`), and locates fixtures and the shared traces.
@@ -41,21 +42,12 @@ enum EvalBinary {
         var description: String { "whereabouts-eval is not built; run swift build first." }
     }
 
-    /// Runs the executable with `arguments` and waits for it to exit.
-    static func run(_ arguments: [String]) throws -> Output {
+    /// Runs the executable with `arguments` and waits for it to exit, off the cooperative pool
+    /// (``ToolRun``).
+    static func run(_ arguments: [String]) async throws -> Output {
         guard let executable else { throw Failure.notBuilt }
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // Read both pipes to the end before waiting, so a large output cannot block the child.
-        let stdoutData = out.fileHandleForReading.readDataToEndOfFile()
-        let stderrData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Output(status: process.terminationStatus, stdout: String(decoding: stdoutData, as: UTF8.self), stderr: String(decoding: stderrData, as: UTF8.self))
+        let result = try await ToolRun.run(executable.path, arguments)
+        return Output(status: result.status, stdout: result.stdout, stderr: result.stderr)
     }
 
     /// A fresh temporary directory.
