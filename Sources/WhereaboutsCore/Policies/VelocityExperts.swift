@@ -27,13 +27,14 @@ struct VelocityExperts: Sendable {
     }
 
     /// The estimators, in order of preference on a tie: the receiver's measurement (the last two
-    /// fixes' velocity where the receiver gave none, so it needs no history to be right), the
-    /// last two fixes, least squares over 2, 4, 8 and 16 s, and hold (chosen on half A of the
-    /// corpus, BENCHMARKS.md: 32 and 64 s windows sent more reports there).
-    static let estimators: [Estimator] = [.measured, .lastTwo, .window(2), .window(4), .window(8), .window(16), .hold]
+    /// fixes' velocity where the receiver gave none, so it needs no history to be right), least
+    /// squares over 2 and 8 s, and hold. Chosen on half A of the corpus with the turn chord in
+    /// place (BENCHMARKS.md): these four sent fewer reports there than the seven before (the last
+    /// two fixes, 2, 4, 8 and 16 s, hold) at about half the per-fix cost.
+    static let estimators: [Estimator] = [.measured, .window(2), .window(8), .hold]
 
     /// The longest least-squares window among the estimators (s): how far back a shadow looks.
-    static let longestWindow = 16.0
+    static let longestWindow = 8.0
 
     private var shadows: [Shadow]
     /// The recent fixes in the frame of the fix being considered (reused from fix to fix).
