@@ -9,8 +9,9 @@
   // (earthRadius: Geodesy.earthRadius; defaultMaxSilence: LocationMessage.defaultMaxSilence).
   W.settings = JSON.parse(document.getElementById("settings").textContent);
 
-  // The view shown and when it arrived (performance.now(), this browser's clock).
-  W.state = { view: null, receivedAt: 0 };
+  // The view shown, when it arrived (performance.now(), this browser's clock), and how long after
+  // its generatedAt it arrived by this browser's wall clock (delivery time plus any clock skew).
+  W.state = { view: null, receivedAt: 0, deliveryLag: 0 };
 
   // The position a dashboard displays `elapsed` seconds after the fix's `tst`: the same formula
   // as Core's LocationMessage.displayedPosition(afterSeconds:). With ve/vn the fix moves on at
@@ -32,10 +33,15 @@
   W.memberKey = (m) => m.user + "/" + m.device;
   W.memberColor = (m) => /^#[0-9a-fA-F]{3,8}$/.test(m.color || "") ? m.color : "#2563eb";
 
-  // Seconds since the view was generated, measured on this browser's clock only, so a skewed
-  // clock on the phone does not change ages or extrapolation.
+  // Seconds since the view was generated. Time since its arrival is measured on this browser's
+  // monotonic clock, so a skewed clock on the phone does not change ages or extrapolation; the
+  // view's delivery time (a cached view, a busy network) is added only when the wall clocks
+  // agree, that is when the lag is between 0 and 2 s (a skewed clock shows a larger or negative
+  // one).
   W.secondsSinceView = function () {
-    return (performance.now() - W.state.receivedAt) / 1000;
+    const lag = W.state.deliveryLag;
+    const delivery = lag > 0 && lag < 2 ? lag : 0;
+    return (performance.now() - W.state.receivedAt) / 1000 + delivery;
   };
 
   // Members with a fix, their displayed position now, and the age of their fix.

@@ -102,6 +102,7 @@
           !Array.isArray(view.members)) return;
       W.state.view = view;
       W.state.receivedAt = performance.now();
+      W.state.deliveryLag = Date.now() / 1000 - view.generatedAt;
       document.body.dataset.generatedAt = view.generatedAt;
       updateSummary(view);
       W.render();
