@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -8,22 +9,44 @@ import Darwin
 
 /// Loopback TCP helpers for tests that run servers in parallel.
 public enum FreePort {
-    /// A TCP port on 127.0.0.1 that was free a moment ago (the kernel picks it). Another process
-    /// could take it before you bind it; the window is tiny for loopback tests.
+    /// A TCP port on 127.0.0.1 that was free a moment ago, below the kernel's ephemeral range,
+    /// and never handed out before in this process.
+    ///
+    /// Below the ephemeral range because a broker restarted on its old port (fault tests) found it
+    /// taken by the kernel as the local port of some outgoing connection of a parallel test
+    /// ("Address already in use"); never twice, so that two tests never share one.
     public static func find() throws -> Int {
+        let (low, _) = ephemeralRange()
+        let candidates = 20_000..<max(20_001, low)
+        for _ in 0..<200 {
+            let port = Int.random(in: candidates)
+            guard handedOut.withLock({ $0.insert(port).inserted }) else { continue }
+            if canBind(port) { return port }
+        }
+        throw POSIXError(.EADDRINUSE)
+    }
+
+    /// Ports already returned by ``find()``.
+    private static let handedOut = Mutex(Set<Int>())
+
+    /// The kernel's range of ports for outgoing connections (`ip_local_port_range`).
+    private static func ephemeralRange() -> (Int, Int) {
+        let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
+        let numbers = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).compactMap { Int($0) }
+        return numbers.count == 2 ? (numbers[0], numbers[1]) : (32_768, 60_999)
+    }
+
+    /// Whether a listening socket could be bound to 127.0.0.1:`port` now.
+    private static func canBind(_ port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        guard fd >= 0 else { return false }
         defer { close(fd) }
-        var address = loopback(port: 0)
-        let bound = withUnsafePointer(to: &address) {
+        var yes: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+        var address = loopback(port: port)
+        return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
+        } == 0
     }
 
     /// Whether something accepts TCP connections on 127.0.0.1:`port` right now.
