@@ -1,4 +1,4 @@
-import Circles
+import Subscriber
 /// One entry of `GET /api/circles`: a circle with its member count and how many members are in
 /// each status.
 public struct CircleListEntry: Sendable, Hashable, Codable {

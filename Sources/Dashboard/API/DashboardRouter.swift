@@ -1,4 +1,4 @@
-import Circles
+import Subscriber
 import Hummingbird
 import HummingbirdWebSocket
 import Logging

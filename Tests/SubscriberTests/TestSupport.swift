@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import WhereaboutsCore
-@testable import Circles
+@testable import Subscriber
 
 /// Small builders shared by the pure-logic tests.
 enum Build {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import Circles
+@testable import Subscriber
 
 @Suite("Flat JSON reader")
 struct FlatJSONTests {

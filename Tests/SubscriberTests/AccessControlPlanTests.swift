@@ -1,5 +1,5 @@
 import Testing
-@testable import Circles
+@testable import Subscriber
 
 @Suite("Broker accounts generated from the circles file")
 struct AccessControlPlanTests {

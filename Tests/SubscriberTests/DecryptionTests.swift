@@ -6,7 +6,7 @@ import Testing
 import WhereaboutsCore
 import WhereaboutsMQTT
 import WhereaboutsTestSupport
-@testable import Circles
+@testable import Subscriber
 
 /// OwnTracks encrypted messages into the subscriber: secrets named by the circles file, messages
 /// sealed by PyNaCl (the library Home Assistant uses) shaped as the OwnTracks Android app sends them.

@@ -1,5 +1,5 @@
 import Testing
-@testable import Circles
+@testable import Subscriber
 
 @Suite("Access control list")
 struct AccessControlListTests {

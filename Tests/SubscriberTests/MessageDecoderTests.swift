@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import WhereaboutsCore
-@testable import Circles
+@testable import Subscriber
 
 @Suite("Message decoder")
 struct MessageDecoderTests {

@@ -3,7 +3,7 @@ import Logging
 import Testing
 import WhereaboutsTestSupport
 import WhereaboutsCore
-@testable import Circles
+@testable import Subscriber
 
 /// The ingest rules of issue 10 on the store alone (no I/O): live vs backlog, dropped fields,
 /// ignored types, sub-topics, transitions, cards, clock skew and restored statuses.

@@ -3,7 +3,7 @@ import Logging
 import Testing
 import WhereaboutsTestSupport
 import WhereaboutsCore
-@testable import Circles
+@testable import Subscriber
 
 @Suite("Circle view store")
 struct CircleViewStoreTests {
