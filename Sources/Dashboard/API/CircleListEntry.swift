@@ -24,16 +24,3 @@ public struct CircleListEntry: Sendable, Hashable, Codable {
         status = counts
     }
 }
-
-/// The body of `GET /api/circles`.
-struct CircleList: Codable, Sendable {
-    var circles: [CircleListEntry]
-}
-
-/// The body of `GET /api/circles/<id>/members/<user>/<device>/trail`.
-struct MemberTrail: Codable, Sendable {
-    var circle: String
-    var user: String
-    var device: String
-    var trail: [TrailPoint]
-}

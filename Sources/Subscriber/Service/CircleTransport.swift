@@ -1,24 +1,7 @@
 import Foundation
 
-/// A message as the subscriber receives it from the broker.
-public struct TransportMessage: Sendable, Hashable {
-    /// The topic it was published on.
-    public var topic: String
-    /// The raw payload, as the transport received it (no copy).
-    public var payload: Data
-    /// Whether the broker delivered it as a retained message (state replayed on subscribe).
-    public var retained: Bool
-
-    /// Creates a message.
-    public init(topic: String, payload: Data, retained: Bool) {
-        self.topic = topic
-        self.payload = payload
-        self.retained = retained
-    }
-}
-
-/// The MQTT operations the subscriber needs: the `WhereaboutsMQTT` client provides them
-/// (`MQTTClient+CircleTransport.swift`); all subscriptions and publishes are QoS 1.
+/// The MQTT operations the subscriber needs: ``MQTTCircleTransport`` provides them over the
+/// `WhereaboutsMQTT` client (`MQTTCircleTransport.swift`); all subscriptions and publishes are QoS 1.
 public protocol CircleTransport: Sendable {
     /// The sequence of incoming messages.
     associatedtype Incoming: AsyncSequence & Sendable where Incoming.Element == TransportMessage
