@@ -71,7 +71,9 @@ struct SubscriberRestartProcessTests {
         #expect(view.status == .offline, "log:\n\(secondText())")
         #expect(secondText().contains("Restored member statuses."))
 
-        // /metrics on the dashboard port, and the face once over HTTP with caching.
+        // /metrics on the dashboard port, and the face once over HTTP with caching. The HTTP server
+        // starts beside the subscriber, not before it: wait until it listens.
+        try await waitUntil("the restarted subscriber's HTTP port") { (try? await Self.get("http://127.0.0.1:\(port)/healthz")) != nil }
         let (status, body, _) = try await Self.get("http://127.0.0.1:\(port)/metrics")
         let metrics = String(decoding: body, as: UTF8.self)
         #expect(status == 200)
