@@ -149,7 +149,6 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "Yams", package: "Yams"),
             ]
         ),
 
@@ -161,6 +160,7 @@ let package = Package(
                 "WhereaboutsMQTT",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Yams", package: "Yams"),
             ]
         ),
 
@@ -376,7 +376,7 @@ let package = Package(
         .target(
             name: "FuzzHarnesses",
             dependencies: [
-                "Subscriber", "PositionSources", "Publisher", "WhereaboutsCore",
+                "CommandLineSupport", "Subscriber", "PositionSources", "Publisher", "WhereaboutsCore",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Fuzz/FuzzHarnesses"

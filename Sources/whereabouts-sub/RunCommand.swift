@@ -26,6 +26,11 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var brokerOptions: BrokerOptions
 
+    @Option(help: ArgumentHelp(
+        "A YAML config file whose keys are these long flags without the dashes (see docs/subscriber.md). Flags on the command line override it.",
+        valueName: "path"))
+    var config: String?
+
     @Option(help: "Serve the web dashboard and its JSON API on this HTTP port. Without it no HTTP server runs.")
     var httpPort: Int?
 

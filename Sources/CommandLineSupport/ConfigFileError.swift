@@ -28,7 +28,7 @@ public enum ConfigFileError: Error, Sendable, Hashable, CustomStringConvertible 
         case let .notAMapping(path, line):
             return "\(at(path, line)): the config file must be a mapping of keys to values (key: value)."
         case let .unknownKey(path, key, line):
-            return "\(at(path, line)): unknown key '\(key)'. Keys are the long flags of whereabouts-pub --help without the leading dashes."
+            return "\(at(path, line)): unknown key '\(key)'. Keys are the program's long flags (see --help) without the leading dashes."
         case let .duplicateKey(path, key, line):
             return "\(at(path, line)): the key '\(key)' is given twice."
         case let .invalidValue(path, key, line, value, expected):
