@@ -2,7 +2,8 @@
 // policy, against two baselines measured in the same run (a bare loop summing haversine distances
 // between consecutive fixes, and the `interval` policy).
 //
-// Build and run: swift build -c release --product PolicyBenchmark && .build/release/PolicyBenchmark [fixes]
+// Build and run: swift build -c release --product PolicyBenchmark && .build/release/PolicyBenchmark [fixes [policy]]
+// (with a policy name, such as bounded, only the baseline and the policies whose name starts with it).
 import Foundation
 import WhereaboutsCore
 
@@ -75,7 +76,8 @@ let cases: [(String, () -> Int)] = [
     ("dead-reckoning(50m)", { run({ DeadReckoningPolicy() }, on: track) }),
     ("bounded(50m)", { run({ BoundedPolicy() }, on: track) }),
 ]
-for (name, body) in cases {
+let only = CommandLine.arguments.dropFirst(2).first
+for (name, body) in cases where only.map({ name.hasPrefix($0) }) ?? true {
     let measured = best(repetitions, body)
     let rate = Double(count) / measured.seconds
     print(name.padding(toLength: 26, withPad: " ", startingAt: 0) + String(format: "%8.2f M fixes/s  (%.2f x baseline)  %d reports", rate / 1e6, rate / baselineRate, measured.result))

@@ -81,20 +81,23 @@ struct BoundedPolicyTests {
     func stopAndGo(epsilon: Double) {
         let (bounded, plain) = Self.compare(on: SyntheticTracks.stopAndGo(seed: 5), epsilon: epsilon)
         #expect(bounded.predictError.max <= epsilon)
-        #expect(bounded.reports <= plain.reports)
-        // 20 starts and 20 stops (each a jump between 0 and 12 m/s) plus the first report; at
-        // 25 m the noise costs more (71 against dead reckoning's 101).
-        if epsilon >= 50 { #expect(bounded.reports == 41) } else { #expect(bounded.reports * 4 < plain.reports * 3) }
+        // 20 starts and 20 stops (each a jump between 0 and 12 m/s) plus the first report make 41.
+        // Since issue 12 the velocity is the leading estimator's (VelocityExperts): at 50 m 44
+        // reports and at 100 m 42 against dead reckoning's 41 (the braking-horizon rule of the
+        // old candidate choice reached 41); at 25 m the noise costs more and bounded still needs
+        // fewer than three quarters of dead reckoning's.
+        #expect(bounded.reports <= plain.reports + 1)
+        if epsilon >= 50 { #expect(bounded.reports <= 44) } else { #expect(bounded.reports * 4 < plain.reports * 3) }
     }
 
     @Test("With heavy GPS noise, bounded needs far fewer reports than plain dead reckoning")
     func noise() {
-        // 16 m of noise on a drive: the last-two-fix velocity is mostly noise. The tie-break on
-        // the loose band (half of epsilon) keeps bounded on the velocity that has lasted:
-        // 36 reports against dead reckoning's 80 (43 before the braking horizon, 76 before the
-        // tie-break).
+        // 16 m of noise on a drive: the last-two-fix velocity is mostly noise, and the shadows
+        // move bounded to a least-squares line: 55 reports against dead reckoning's 80. (The old
+        // candidate choice with its loose-band tie-break reached 36 here, but not on the real
+        // corpus; 32 and 64 s windows, which would help here, sent more reports on its half A.)
         let (bounded, plain) = Self.compare(on: SyntheticTracks.scenario("noise", seed: 42))
         #expect(bounded.predictError.max <= 50)
-        #expect(bounded.reports * 3 < plain.reports * 2)
+        #expect(bounded.reports * 10 < plain.reports * 7)
     }
 }

@@ -101,13 +101,13 @@ final class ViewBroadcaster<Source: CircleViewSource>: Service, Sendable {
     func register(circle: String?) async -> ClientID? {
         let circleIDs = if let circle { [circle] } else { await source.circleIDs() }
         // A page extrapolates from a view's `generatedAt` as if it arrived when generated, so a
-        // latest view older than a second is generated anew for the new client: one generation
+        // latest view older than ``maxAgeForNewClients`` is generated anew for the new client: one generation
         // per circle at a time, however many clients connect at once (500 clients of 20 circles
         // asked the source up to 1,000 times in the same second before).
         let now = Date().timeIntervalSince1970
         let refreshes = state.withLock { state -> [Task<Void, Never>] in
             circleIDs.compactMap { id -> Task<Void, Never>? in
-                if let fresh = state.latest[id], now - fresh.generatedAt <= 1 { return nil }
+                if let fresh = state.latest[id], now - fresh.generatedAt <= Self.maxAgeForNewClients { return nil }
                 if let running = state.refreshing[id] { return running }
                 let task = Task { [self] in
                     if let view = await source.currentView(id: id) { offer(view) }
@@ -160,6 +160,12 @@ final class ViewBroadcaster<Source: CircleViewSource>: Service, Sendable {
             waiter?.resume(returning: nil)
         }
     }
+
+    /// How old, in seconds, a cached view may be when it is a new client's first: the page glides
+    /// members on from the view's `generatedAt` as if the view had just arrived, so an older view
+    /// would show them that much behind until the next one (a 1 s limit put a fast member 4 m
+    /// behind in a browser test).
+    static var maxAgeForNewClients: Double { 0.25 }
 
     /// Whether circle `id` exists: from the latest views, else asking the source once.
     func hasCircle(_ id: String) async -> Bool {

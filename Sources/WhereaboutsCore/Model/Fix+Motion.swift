@@ -32,3 +32,14 @@ extension Fix {
         return Velocity(east: speed * sin(radians), north: speed * cos(radians))
     }
 }
+
+extension Fix {
+    /// The same fix with its position replaced: what a report sends when the policy chose a
+    /// position other than the measured one (``BoundedPolicy``'s turn chord).
+    func moved(to position: Coordinate) -> Fix {
+        var moved = self
+        moved.latitude = position.latitude
+        moved.longitude = position.longitude
+        return moved
+    }
+}

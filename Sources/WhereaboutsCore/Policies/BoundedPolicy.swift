@@ -9,9 +9,12 @@ import Foundation
 /// live error under the `predict` display model never exceeds `epsilon` at any accepted fix. While
 /// dashboards extrapolate, a report goes out at least every `maxSilence` seconds (trigger `T`).
 ///
-/// What makes it send fewer reports than plain dead reckoning is the velocity it sends: the one
-/// that best explains the recent trajectory (``VelocityFit``), and no velocity at all (hold) when
-/// the device is standing still, which also costs no `maxSilence` reports. Two rules read a
+/// What makes it send fewer reports than plain dead reckoning is what a report carries. While the
+/// device turns steadily (circling), the chord of the arc ahead, sent from a position a quarter of
+/// `epsilon` off the fix (``TurnChord``). Otherwise the velocity of the estimator (receiver
+/// velocity, last two fixes, least squares over 2-16 s, hold) whose shadow of dead reckoning has
+/// needed the fewest reports on this track so far (`VelocityExperts`), and no velocity at all
+/// (hold) when that is slower than `stationarySpeed`, which also costs no `maxSilence` reports. Two rules read a
 /// quadratic fit of the last few fixes (when it explains them within ``kinematicTolerance``):
 /// while the device turns (at least ``turnRate`` at ``turnSpeed`` or faster, and the receiver
 /// measured no velocity) the freshest velocity, that of the last two fixes, is sent; and while it
@@ -31,8 +34,8 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
         public var maxSilence: Int
         /// Below this speed (m/s) a fitted velocity is not sent: dashboards hold. Default 0.2 m/s.
         public var stationarySpeed: Double
-        /// How far (as a fraction of `epsilon`) a past fix may lie from a candidate velocity's line
-        /// and still count as explained by it. Default 0.1 (measured best on the shared traces).
+        /// Accepted for configuration compatibility and validated, but no longer used since issue
+        /// 12 (docs/policies.md). Default 0.1.
         public var fitTolerance: Double
         /// The fastest velocity (m/s) a report may carry; `nil` for no cap. Default 100 m/s, the
         /// rejection filters' `maxSpeed` (`--max-speed` sets both).
@@ -68,9 +71,8 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
         }
     }
 
-    /// The looser band (as a fraction of `epsilon`) that breaks ties between candidate velocities
-    /// that explain the recent fixes equally long within `fitTolerance`: 0.5 (measured best on
-    /// the shared traces and the simulator's scenarios; see BENCHMARKS.md).
+    /// The looser band (as a fraction of `epsilon`) that ``VelocityFit/choose(points:tolerance:looseTolerance:stationarySpeed:measured:)``
+    /// uses to break ties: 0.5. The policy itself no longer uses that choice (issue 12).
     public static let looseFitTolerance = 0.5
 
     /// How far (as a fraction of `epsilon`) the quadratic fit of the recent fixes may miss one of
@@ -96,15 +98,24 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
     /// How many recent fixes the policy remembers for its velocity fit.
     public static let historyCapacity = 256
 
+    /// How far back (s) a report looks at the remembered fixes when the last 30 s (the quadratic
+    /// fit's reach) hold fewer than the five a steady turn needs: 64 s.
+    static let lookBack = 64.0
+
     /// The parameters in force.
     public let parameters: Parameters
     private var guardian: PredictionGuard
     private var history = FixHistory(capacity: Self.historyCapacity)
+    private var experts: VelocityExperts
 
     /// Creates the policy.
     public init(parameters: Parameters = Parameters()) {
         self.parameters = parameters
         guardian = PredictionGuard(epsilon: parameters.epsilon, maxSilence: parameters.maxSilence, maxSpeed: parameters.maxSpeed)
+        experts = VelocityExperts(
+            epsilon: parameters.epsilon, maxSilence: parameters.maxSilence, maxSpeed: parameters.maxSpeed,
+            stationarySpeed: parameters.stationarySpeed
+        )
     }
 
     /// The policy's `epsilon`.
@@ -118,30 +129,28 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
     /// that display has stopped moving).
     public mutating func consider(_ fix: Fix) -> Report? {
         history.append(fix)
+        experts.observe(fix, history: history)
         guard let trigger = guardian.trigger(for: fix) else { return nil }
         return report(fix, trigger: trigger)
     }
 
-    /// Reports the fix with the best-fitting velocity.
+    /// Reports the fix with the velocity the policy would choose for it.
     public mutating func forceReport(_ fix: Fix, trigger: Trigger) -> Report {
         history.append(fix)
+        experts.observe(fix, history: history)
         return report(fix, trigger: trigger)
     }
 
     private mutating func report(_ fix: Fix, trigger: Trigger) -> Report {
-        let origin = Coordinate(
-            latitude: LocationMessage.roundCoordinate(fix.latitude),
-            longitude: LocationMessage.roundCoordinate(fix.longitude)
-        )
-        let points = VelocityFit.recentPoints(history: history, origin: origin, tst: fix.time.timeIntervalSince1970.rounded(.down))
+        var points = VelocityFit.recentPoints(history: history, fix: fix, within: Kinematics.reach)
+        if points.count < TurnChord.modelTurns + 2 {
+            points = VelocityFit.recentPoints(history: history, fix: fix, within: Self.lookBack)
+        }
+        if let chord = turnChord(fix, points: points) {
+            return guardian.report(fix, trigger: trigger, velocity: chord.velocity, position: chord.position)
+        }
         let measured = fix.measuredVelocity
-        var velocity = VelocityFit.choose(
-            points: points,
-            tolerance: parameters.fitTolerance * parameters.epsilon,
-            looseTolerance: Self.looseFitTolerance * parameters.epsilon,
-            stationarySpeed: parameters.stationarySpeed,
-            measured: measured
-        )
+        var velocity = experts.velocity(experts.leader, points: points, fix: fix)
         var horizon: Int? = nil
         if let chosen = velocity, let motion = Kinematics.fit(points: points),
            motion.residual <= Self.kinematicTolerance * parameters.epsilon, motion.speed >= 0.2 {
@@ -161,5 +170,25 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
             }
         }
         return guardian.report(fix, trigger: trigger, velocity: velocity, horizon: horizon)
+    }
+
+    /// While the device turns steadily, the chord of the arc ahead (``TurnChord``): the position to
+    /// send, off the fix by at most a quarter of `epsilon`, and the chord's velocity; `nil` when
+    /// it does not turn steadily or the line would miss the fix itself.
+    private func turnChord(_ fix: Fix, points: [VelocityFit.Point]) -> (position: Coordinate, velocity: Velocity)? {
+        guard let newest = points.first, let chord = TurnChord.line(points: points, epsilon: parameters.epsilon) else { return nil }
+        // The points are in the frame of the sent (rounded) fix with times from the wire `tst`:
+        // the line passes `newest + offset` at the fix's own time, so it starts `tau` earlier.
+        let velocity = chord.velocity
+        let origin = Coordinate(
+            latitude: LocationMessage.roundCoordinate(fix.latitude),
+            longitude: LocationMessage.roundCoordinate(fix.longitude)
+        )
+        let position = LocalProjection(origin: origin).unproject(
+            east: newest.east + chord.east - velocity.east * newest.tau,
+            north: newest.north + chord.north - velocity.north * newest.tau
+        )
+        guard guardian.keeps(fix, from: position, velocity: velocity) else { return nil }
+        return (position, velocity)
     }
 }

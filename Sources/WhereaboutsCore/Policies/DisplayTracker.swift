@@ -7,8 +7,14 @@ import Foundation
 /// ``Geodesy/distance(_:_:)``: a fast planar test settles clear cases and the exact computation
 /// settles the ones near the threshold.
 struct DisplayTracker: Sendable {
-    /// The message as sent.
-    let message: LocationMessage
+    // The wire values the display depends on (not the whole message: the policies copy the
+    // tracker per fix, and a `LocationMessage` is some 250 bytes).
+    private let lat: Double
+    private let lon: Double
+    private let wireTime: Int
+    private let ve: Double?
+    private let vn: Double?
+    private let ms: Int?
     private let projection: LocalProjection
     private let east: Double
     private let north: Double
@@ -19,7 +25,12 @@ struct DisplayTracker: Sendable {
     private let distortion: Double
 
     init(message: LocationMessage) {
-        self.message = message
+        lat = message.lat
+        lon = message.lon
+        wireTime = message.tst
+        ve = message.ve
+        vn = message.vn
+        ms = message.ms
         projection = LocalProjection(origin: message.coordinate)
         let velocity = message.extrapolationVelocity ?? .zero
         east = velocity.east
@@ -27,6 +38,12 @@ struct DisplayTracker: Sendable {
         tst = Double(message.tst)
         horizon = Double(message.ms ?? LocationMessage.defaultMaxSilence)
         distortion = 1e-4 * (1 + abs(tan(message.lat * .pi / 180)))
+    }
+
+    /// The part of the message sent that decides what dashboards display (position, time,
+    /// velocity and horizon), for ``LocationMessage/displayedPosition(at:)``.
+    var message: LocationMessage {
+        LocationMessage(tid: "--", tst: wireTime, lat: lat, lon: lon, acc: 1, ve: ve, vn: vn, ms: ms)
     }
 
     /// Whether dashboards extrapolate this message (it carries a non-zero velocity).
@@ -100,20 +117,35 @@ struct PredictionGuard: Sendable {
     /// Whether dashboards are extrapolating the last message.
     var isMoving: Bool { display?.isMoving ?? false }
 
+    /// Whether a moving message for `fix` sent from `position` instead of the fix's own position
+    /// keeps the fix itself within `epsilon` (after wire rounding) and its velocity may be sent.
+    func keeps(_ fix: Fix, from position: Coordinate, velocity: Velocity) -> Bool {
+        guard velocity != .zero, allowed(velocity) else { return false }
+        let message = LocationMessage(report: Report(fix: fix.moved(to: position), trigger: .moving, velocity: velocity, maxSilence: maxSilence), tid: "--")
+        return !DisplayTracker(message: message).misses(fix, by: epsilon)
+    }
+
     /// Builds the report for `fix` with `velocity` (nil, zero or faster than `maxSpeed` holds), turning a `t` or `T` into
     /// `k` or `v` when the display stops or starts moving, and remembers what dashboards will show.
     /// A moving report carries `horizon` (clamped to 1...`maxSilence`) as its `ms`, or
-    /// `maxSilence` when `horizon` is nil.
-    mutating func report(_ fix: Fix, trigger: Trigger, velocity: Velocity?, horizon: Int? = nil) -> Report {
+    /// `maxSilence` when `horizon` is nil. With `position`, the report is sent from there instead
+    /// of the fix's own position (check it with ``keeps(_:from:velocity:)`` first; it is ignored
+    /// for a report that holds).
+    mutating func report(_ fix: Fix, trigger: Trigger, velocity: Velocity?, horizon: Int? = nil, position: Coordinate? = nil) -> Report {
         var velocity = velocity.flatMap { $0 == .zero || !allowed($0) ? nil : $0 }
         let ms = horizon.map { min(max($0, 1), maxSilence) } ?? maxSilence
-        if let moving = velocity, missesOwnFix(fix, velocity: moving, ms: ms) { velocity = nil }
+        var sent = fix
+        if let position, let moving = velocity, keeps(fix, from: position, velocity: moving) {
+            sent = fix.moved(to: position)
+        } else if let moving = velocity, missesOwnFix(fix, velocity: moving, ms: ms) {
+            velocity = nil
+        }
         var trigger = trigger
         if trigger == .moving || trigger == .timePassed, let display {
             if display.isMoving, velocity == nil { trigger = .becameStationary }
             if !display.isMoving, velocity != nil { trigger = .startedMoving }
         }
-        let report = Report(fix: fix, trigger: trigger, velocity: velocity, maxSilence: velocity == nil ? nil : ms)
+        let report = Report(fix: sent, trigger: trigger, velocity: velocity, maxSilence: velocity == nil ? nil : ms)
         display = DisplayTracker(message: LocationMessage(report: report, tid: "--"))
         return report
     }

@@ -61,19 +61,32 @@ enum VelocityFit {
     }
 
     /// The remembered fixes of the last `windows.last` seconds, newest first, in the sent frame.
-    static func recentPoints(history: FixHistory, origin: Coordinate, tst: Double) -> [Point] {
+    ///
+    /// `within` shortens the look back (the newest two fixes within `windows.last` are always
+    /// included, for ``lastTwo(points:)``).
+    static func recentPoints(history: FixHistory, origin: Coordinate, tst: Double, within longest: Double = windows[windows.count - 1]) -> [Point] {
         let projection = LocalProjection(origin: origin)
-        let longest = windows[windows.count - 1]
         var points: [Point] = []
-        points.reserveCapacity(history.count)
+        points.reserveCapacity(min(history.count, 2 + Int(min(longest, 256))))
         for age in 0..<history.count {
             let entry = history[age]
             let tau = entry.time - tst
-            if tau < -longest { break }
+            if tau < -longest, age >= 2 || tau < -windows[windows.count - 1] { break }
             let (east, north) = projection.project(Coordinate(latitude: entry.latitude, longitude: entry.longitude))
             points.append(Point(tau: tau, east: east, north: north))
         }
         return points
+    }
+
+    /// The remembered fixes of the last `seconds` (default `windows.last`), newest first, in the
+    /// frame of `fix` as a report would send it: coordinates rounded to the wire's 6 decimals,
+    /// times relative to the wire `tst`.
+    static func recentPoints(history: FixHistory, fix: Fix, within seconds: Double = windows[windows.count - 1]) -> [Point] {
+        let origin = Coordinate(
+            latitude: LocationMessage.roundCoordinate(fix.latitude),
+            longitude: LocationMessage.roundCoordinate(fix.longitude)
+        )
+        return recentPoints(history: history, origin: origin, tst: fix.time.timeIntervalSince1970.rounded(.down), within: seconds)
     }
 
     /// The velocity between the two newest points, when they are apart in time.

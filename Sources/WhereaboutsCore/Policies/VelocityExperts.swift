@@ -1,0 +1,207 @@
+import Foundation
+
+/// Follow the leader among velocity estimators: which velocity `bounded` sends is learnt on the
+/// track itself, not fitted to a corpus.
+///
+/// Each estimator runs its own shadow of dead reckoning: the shadow reports a fix when its own
+/// display misses it by more than `epsilon` (or `maxSilence` has passed), carrying the velocity
+/// that estimator gives there. `bounded` sends the velocity of the estimator whose shadow has
+/// needed the fewest reports on this track so far (the first in ``estimators`` on a tie, so a
+/// track starts as plain dead reckoning, or with the receiver's velocity where it has one). Smoothed 1 Hz car and bike tracks keep the last two
+/// fixes' velocity; noisy walks and runs move to a least-squares line over a few seconds.
+///
+/// Per fix the cost is one planar display check per estimator (a few multiplications); an
+/// estimate is computed only when a shadow reports, over at most ``longestWindow`` seconds of
+/// history. Neither depends on `maxSilence`.
+struct VelocityExperts: Sendable {
+    /// An estimator of the velocity to send.
+    enum Estimator: Sendable, Equatable {
+        /// The velocity between the last two fixes (plain dead reckoning's).
+        case lastTwo
+        /// Least squares through the sent position over the last so many seconds.
+        case window(Double)
+        /// The receiver's measured velocity (speed and course), or the last two fixes' without one.
+        case measured
+        /// No velocity: dashboards hold the position.
+        case hold
+    }
+
+    /// The estimators, in order of preference on a tie: the receiver's measurement (the last two
+    /// fixes' velocity where the receiver gave none, so it needs no history to be right), the
+    /// last two fixes, least squares over 2, 4, 8 and 16 s, and hold (chosen on half A of the
+    /// corpus, BENCHMARKS.md: 32 and 64 s windows sent more reports there).
+    static let estimators: [Estimator] = [.measured, .lastTwo, .window(2), .window(4), .window(8), .window(16), .hold]
+
+    /// The longest least-squares window among the estimators (s): how far back a shadow looks.
+    static let longestWindow = 16.0
+
+    private var shadows: [Shadow]
+    /// The recent fixes in the frame of the fix being considered (reused from fix to fix).
+    private var points: [VelocityFit.Point] = []
+    /// The reports each estimator's shadow has sent so far (the first report not counted).
+    private(set) var costs: [Int]
+    private let stationarySpeed: Double
+    private let epsilon: Double
+    private let maxSilence: Double
+    private let maxSpeed: Double?
+
+    init(epsilon: Double, maxSilence: Int, maxSpeed: Double?, stationarySpeed: Double) {
+        shadows = Self.estimators.map { _ in Shadow() }
+        costs = Self.estimators.map { _ in 0 }
+        self.stationarySpeed = stationarySpeed
+        self.epsilon = epsilon
+        self.maxSilence = Double(maxSilence)
+        self.maxSpeed = maxSpeed
+    }
+
+    /// The estimator whose shadow has sent the fewest reports (the first on a tie).
+    var leader: Estimator {
+        var best = 0
+        for index in costs.indices where costs[index] < costs[best] { best = index }
+        return Self.estimators[best]
+    }
+
+    /// Advances every shadow by `fix`, which `history` already holds as its newest entry.
+    mutating func observe(_ fix: Fix, history: FixHistory) {
+        let time = fix.time.timeIntervalSince1970
+        // First which shadows report here and how much history their estimators need, so the
+        // history is projected once, and only as far back as needed (hold needs none).
+        var reporting: UInt32 = 0
+        var lookBack = -1.0
+        for index in shadows.indices where shadows[index].misses(fix, at: time, by: epsilon) {
+            reporting |= 1 << UInt32(index)
+            lookBack = max(lookBack, Self.lookBack(of: Self.estimators[index], for: fix))
+        }
+        guard reporting != 0 else { return }
+        let frame = Frame(fix, time: time)
+        if lookBack >= 0 { project(history, into: frame, within: lookBack) }
+        for index in shadows.indices where reporting & (1 << UInt32(index)) != 0 {
+            if shadows[index].hasReported { costs[index] += 1 }
+            let velocity = sendable(velocity(Self.estimators[index], points: points, fix: fix), in: frame)
+            shadows[index].report(from: frame, velocity: velocity, maxSilence: maxSilence)
+        }
+    }
+
+    /// How many seconds of history `estimator` reads at `fix` (0: the newest two fixes only;
+    /// negative: none).
+    private static func lookBack(of estimator: Estimator, for fix: Fix) -> Double {
+        switch estimator {
+        case .hold: -1
+        case .measured: fix.measuredVelocity == nil ? 0 : -1
+        case .lastTwo: 0
+        case .window(let seconds): seconds
+        }
+    }
+
+    /// Fills ``points`` with the remembered fixes of the last `seconds` (and the newest two in any
+    /// case, when no older than ``VelocityFit/windows``' longest), newest first, in `frame`: what
+    /// ``VelocityFit/recentPoints(history:fix:within:)`` gives, without allocating per fix.
+    private mutating func project(_ history: FixHistory, into frame: Frame, within seconds: Double) {
+        points.removeAll(keepingCapacity: true)
+        for age in 0..<history.count {
+            let entry = history[age]
+            let tau = entry.time - frame.tst
+            if tau < -seconds, age >= 2 || tau < -VelocityFit.windows[VelocityFit.windows.count - 1] { break }
+            var dλ = entry.longitude - frame.longitude
+            if dλ > 180 { dλ -= 360 } else if dλ < -180 { dλ += 360 }
+            points.append(VelocityFit.Point(
+                tau: tau, east: dλ * frame.metresPerDegreeLongitude,
+                north: (entry.latitude - frame.latitude) * Shadow.metresPerDegreeLatitude
+            ))
+        }
+    }
+
+    /// `velocity` as dead reckoning's guard would send it: rounded as on the wire, `nil` (hold)
+    /// when it is missing, zero after rounding, faster than `maxSpeed`, or would already miss the
+    /// fix itself by its own time (the wire's `tst` is rounded down to the second).
+    private func sendable(_ velocity: Velocity?, in frame: Frame) -> (east: Double, north: Double)? {
+        guard let velocity else { return nil }
+        let speed = velocity.speed
+        guard speed.isFinite, maxSpeed.map({ speed <= $0 }) ?? true else { return nil }
+        let east = LocationMessage.roundVelocity(velocity.east), north = LocationMessage.roundVelocity(velocity.north)
+        guard east != 0 || north != 0 else { return nil }
+        let dx = frame.offset.east - east * frame.fraction, dy = frame.offset.north - north * frame.fraction
+        return dx * dx + dy * dy > epsilon * epsilon ? nil : (east, north)
+    }
+
+    /// The frame of a report at one fix, shared by every shadow that reports there: the fix's
+    /// position rounded as the wire rounds it, its scale, and the fix's own offset and time past
+    /// the wire's `tst`.
+    private struct Frame {
+        var latitude: Double
+        var longitude: Double
+        var metresPerDegreeLongitude: Double
+        var tst: Double
+        var fraction: Double
+        var offset: (east: Double, north: Double)
+
+        init(_ fix: Fix, time: Double) {
+            latitude = LocationMessage.roundCoordinate(fix.latitude)
+            longitude = LocationMessage.roundCoordinate(fix.longitude)
+            metresPerDegreeLongitude = Shadow.metresPerDegreeLatitude * cos(latitude * .pi / 180)
+            tst = time.rounded(.down)
+            fraction = time - tst
+            offset = ((fix.longitude - longitude) * metresPerDegreeLongitude, (fix.latitude - latitude) * Shadow.metresPerDegreeLatitude)
+        }
+    }
+
+    /// One estimator's shadow of dead reckoning, in plain fields: what its last report displays,
+    /// checked in the plane of that report (``DisplayTracker``'s planar test without the exact
+    /// great-circle settlement near the threshold, which only shifts a shadow's count by a rare
+    /// report and keeps the per-fix cost to a few multiplications).
+    private struct Shadow {
+        static let metresPerDegreeLatitude = Geodesy.earthRadius * .pi / 180
+        private(set) var hasReported = false
+        private var latitude = 0.0, longitude = 0.0, metresPerDegreeLongitude = 0.0
+        private var east = 0.0, north = 0.0, tst = 0.0, silenceAt = Double.infinity
+
+        /// Whether the shadow reports at `fix`: its display misses it by more than `epsilon`, or
+        /// it has extrapolated for `maxSilence` (or it has not reported yet).
+        func misses(_ fix: Fix, at time: Double, by epsilon: Double) -> Bool {
+            guard hasReported, time < silenceAt else { return true }
+            var dλ = fix.longitude - longitude
+            if dλ > 180 { dλ -= 360 } else if dλ < -180 { dλ += 360 }
+            let elapsed = max(time - tst, 0)
+            let dx = dλ * metresPerDegreeLongitude - east * elapsed
+            let dy = (fix.latitude - latitude) * Self.metresPerDegreeLatitude - north * elapsed
+            return dx * dx + dy * dy > epsilon * epsilon
+        }
+
+        /// Remembers a report sent from `frame` with `velocity` (nil holds), extrapolated for at
+        /// most `maxSilence`.
+        mutating func report(from frame: Frame, velocity: (east: Double, north: Double)?, maxSilence: Double) {
+            hasReported = true
+            latitude = frame.latitude
+            longitude = frame.longitude
+            metresPerDegreeLongitude = frame.metresPerDegreeLongitude
+            tst = frame.tst
+            east = velocity?.east ?? 0
+            north = velocity?.north ?? 0
+            silenceAt = velocity == nil ? .infinity : tst + maxSilence
+        }
+    }
+
+    /// The velocity `estimator` gives for `points` (newest first, in the sent frame), or `nil`
+    /// (hold) when it is slower than `stationarySpeed`.
+    func velocity(_ estimator: Estimator, points: [VelocityFit.Point], fix: Fix) -> Velocity? {
+        let estimate: Velocity?
+        switch estimator {
+        case .lastTwo:
+            estimate = VelocityFit.lastTwo(points: points)
+        case .measured:
+            estimate = fix.measuredVelocity ?? VelocityFit.lastTwo(points: points)
+        case .hold:
+            estimate = nil
+        case .window(let seconds):
+            var sumTE = 0.0, sumTN = 0.0, sumTT = 0.0
+            for point in points {
+                if point.tau < -seconds { break }
+                sumTE += point.tau * point.east
+                sumTN += point.tau * point.north
+                sumTT += point.tau * point.tau
+            }
+            estimate = sumTT > 0 ? Velocity(east: sumTE / sumTT, north: sumTN / sumTT) : VelocityFit.lastTwo(points: points)
+        }
+        return estimate.flatMap { $0.speed >= stationarySpeed ? $0 : nil }
+    }
+}
