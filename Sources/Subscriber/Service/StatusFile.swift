@@ -6,12 +6,12 @@ import Glibc
 /// The file that keeps member statuses across restarts: JSON, replaced atomically (written to a
 /// temporary file, flushed with `fsync`, renamed over the old one, directory flushed), so a crash
 /// leaves either the old or the new version, never a torn one.
-public struct StatusFile: Sendable {
+struct StatusFile: Sendable {
     /// The file's path.
-    public let path: String
+    let path: String
 
     /// Creates a handle for `path`; nothing is read or written yet.
-    public init(path: String) {
+    init(path: String) {
         self.path = path
     }
 
@@ -21,7 +21,7 @@ public struct StatusFile: Sendable {
     }
 
     /// The saved statuses; empty when the file does not exist yet.
-    public func load() throws(StatusFileError) -> [StatusRecord] {
+    func load() throws(StatusFileError) -> [StatusRecord] {
         guard FileManager.default.fileExists(atPath: path) else { return [] }
         let data: Data
         do {
@@ -41,7 +41,7 @@ public struct StatusFile: Sendable {
     }
 
     /// Replaces the file with `records`.
-    public func save(_ records: [StatusRecord]) throws(StatusFileError) {
+    func save(_ records: [StatusRecord]) throws(StatusFileError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         guard let data = try? encoder.encode(Contents(members: records)) else {

@@ -2,14 +2,14 @@ import Foundation
 import Glibc
 
 /// Why the status file could not be read or written.
-public enum StatusFileError: Error, Sendable, Hashable, CustomStringConvertible {
+enum StatusFileError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The file exists but cannot be read or parsed.
     case unreadable(path: String, reason: String)
     /// The file cannot be written (directory missing or read-only, disk full...).
     case unwritable(path: String, reason: String)
 
     /// A sentence naming the file and what to do.
-    public var description: String {
+    var description: String {
         switch self {
         case let .unreadable(path, reason):
             "The status file \(path) cannot be read: \(reason). Statuses start unknown; fix or remove the file."

@@ -1,22 +1,22 @@
 import Foundation
 
 /// One member's status as the status file keeps it across restarts (`--state-file`).
-public struct StatusRecord: Sendable, Hashable, Codable {
+struct StatusRecord: Sendable, Hashable, Codable {
     /// The member's user name.
-    public var user: String
+    var user: String
     /// The member's device name.
-    public var device: String
+    var device: String
     /// `online`, `offline` or `unknown` as last set by a message (`stale` is derived, never stored).
-    public var status: MemberStatus
+    var status: MemberStatus
     /// Event time (epoch s) of the message that set the status: later messages are ordered against it.
-    public var eventTime: Double
+    var eventTime: Double
     /// Epoch seconds since which the status holds.
-    public var since: Int?
+    var since: Int?
     /// Epoch seconds of the newest news from the member.
-    public var lastNews: Int?
+    var lastNews: Int?
 
     /// Creates a record.
-    public init(user: String, device: String, status: MemberStatus, eventTime: Double, since: Int?, lastNews: Int?) {
+    init(user: String, device: String, status: MemberStatus, eventTime: Double, since: Int?, lastNews: Int?) {
         self.user = user
         self.device = device
         self.status = status
@@ -28,7 +28,7 @@ public struct StatusRecord: Sendable, Hashable, Codable {
 
 extension CircleViewStore {
     /// Every tracked member's status if any changed since the last call, else `nil`.
-    public func takeStatusSnapshot() -> [StatusRecord]? {
+    func takeStatusSnapshot() -> [StatusRecord]? {
         guard statusDirty else { return nil }
         statusDirty = false
         return statusSnapshot()
@@ -40,7 +40,7 @@ extension CircleViewStore {
     }
 
     /// Every tracked member's status that a message set, sorted by member.
-    public func statusSnapshot() -> [StatusRecord] {
+    func statusSnapshot() -> [StatusRecord] {
         states.compactMap { entry -> StatusRecord? in
             let (member, state) = entry
             guard state.baseStatus != .unknown else { return nil }
@@ -54,7 +54,7 @@ extension CircleViewStore {
     /// starts. No events go out for them: they were announced when they happened.
     /// Returns how many members were restored.
     @discardableResult
-    public func restoreStatus(_ records: [StatusRecord], at now: Date = Date()) -> Int {
+    func restoreStatus(_ records: [StatusRecord], at now: Date = Date()) -> Int {
         var restored = 0
         for record in records where record.status != .stale {
             let member = MemberID(user: record.user, device: record.device)
