@@ -5,7 +5,7 @@
 // Layers depend one way:
 //   WhereaboutsCore (Foundation only: fixes, geodesy, filters, policies, wire format)
 //     <- PositionSources, WhereaboutsMQTT (libmosquitto), Outbox (SQLite)
-//       <- Publisher, Circles, Dashboard
+//       <- Publisher, Subscriber, Dashboard
 //         <- the thin executables whereabouts-pub, whereabouts-sub, whereabouts-eval
 import PackageDescription
 
@@ -71,7 +71,7 @@ let package = Package(
 
         // MARK: Subscriber: circles file, ingest, circle views (issue 5).
         .target(
-            name: "Circles",
+            name: "Subscriber",
             dependencies: [
                 "OwnTracksCrypto",
                 "WhereaboutsCore",
@@ -89,7 +89,7 @@ let package = Package(
         .target(
             name: "Dashboard",
             dependencies: [
-                "Circles",
+                "Subscriber",
                 "WhereaboutsCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -149,7 +149,6 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                .product(name: "Yams", package: "Yams"),
             ]
         ),
 
@@ -161,6 +160,7 @@ let package = Package(
                 "WhereaboutsMQTT",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Yams", package: "Yams"),
             ]
         ),
 
@@ -186,7 +186,7 @@ let package = Package(
                 "CommandLineSupport",
                 "WhereaboutsCore",
                 "WhereaboutsMQTT",
-                "Circles",
+                "Subscriber",
                 "Dashboard",
                 "DashboardOptions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -216,7 +216,7 @@ let package = Package(
         .executableTarget(
             name: "SubscriberBenchmark",
             dependencies: [
-                "Circles",
+                "Subscriber",
                 "WhereaboutsCore",
                 "WhereaboutsMQTT",
                 "WhereaboutsTestSupport",
@@ -266,7 +266,7 @@ let package = Package(
 
         .executableTarget(
             name: "EncryptionBenchmark",
-            dependencies: ["Circles", "OwnTracksCrypto"],
+            dependencies: ["Subscriber", "OwnTracksCrypto"],
             path: "Benchmarks/EncryptionBenchmark"
         ),
 
@@ -276,9 +276,9 @@ let package = Package(
             dependencies: ["WhereaboutsCore"]
         ),
         .testTarget(
-            name: "CirclesTests",
+            name: "SubscriberTests",
             dependencies: [
-                "Circles",
+                "Subscriber",
                 "OwnTracksCrypto",
                 "WhereaboutsCore",
                 "WhereaboutsMQTT",
@@ -336,7 +336,7 @@ let package = Package(
             dependencies: [
                 "Dashboard",
                 "DashboardOptions",
-                "Circles",
+                "Subscriber",
                 "WhereaboutsCore",
                 "WhereaboutsMQTT",
                 "WhereaboutsTestSupport",
@@ -376,7 +376,7 @@ let package = Package(
         .target(
             name: "FuzzHarnesses",
             dependencies: [
-                "Circles", "PositionSources", "Publisher", "WhereaboutsCore",
+                "CommandLineSupport", "Subscriber", "PositionSources", "Publisher", "WhereaboutsCore",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Fuzz/FuzzHarnesses"

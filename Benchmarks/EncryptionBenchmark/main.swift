@@ -6,7 +6,7 @@
 // encrypted message costs; and sealing a message, what the publisher adds per publish.
 //
 // Run: swift run -c release EncryptionBenchmark [messages]
-import Circles
+import Subscriber
 import Foundation
 import OwnTracksCrypto
 

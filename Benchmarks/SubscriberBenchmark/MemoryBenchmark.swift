@@ -1,4 +1,4 @@
-import Circles
+import Subscriber
 import Foundation
 import Logging
 import WhereaboutsCore

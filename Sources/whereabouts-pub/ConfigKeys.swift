@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Publisher
 
 /// The keys a `--config` file accepts: every long flag of `whereabouts-pub` except `--config`,

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Publisher
 
 /// Config keys of the policy and filter flags shared with whereabouts-eval (`PolicyOptions`).

@@ -12,20 +12,3 @@ struct SourceOptions: ParsableArguments {
         valueName: "N|max"))
     var replaySpeed: String?
 }
-
-/// Who is publishing.
-struct IdentityOptions: ParsableArguments {
-    @Option(help: "The user name, the second level of the default topic owntracks/<user>/<device>.")
-    var user: String?
-
-    @Option(help: "The device name, the third level of the default topic owntracks/<user>/<device>.")
-    var device: String?
-
-    @Option(help: "The two-character tracker id shown on maps. Defaults to the last two characters of the device name.")
-    var tid: String?
-
-    @Option(help: ArgumentHelp(
-        "The topic location messages are published to. Defaults to owntracks/<user>/<device> in lower case; presence goes to <base>/presence and commands are read from <base>/cmd.",
-        valueName: "topic"))
-    var topicBase: String?
-}

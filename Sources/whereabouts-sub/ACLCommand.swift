@@ -1,5 +1,5 @@
 import ArgumentParser
-import Circles
+import Subscriber
 import Foundation
 
 /// `whereabouts-sub acl`: writes the mosquitto ACL for a circles file.

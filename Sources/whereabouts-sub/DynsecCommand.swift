@@ -1,5 +1,5 @@
 import ArgumentParser
-import Circles
+import Subscriber
 import CommandLineSupport
 import Foundation
 import Logging

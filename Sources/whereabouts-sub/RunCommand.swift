@@ -1,5 +1,5 @@
 import ArgumentParser
-import Circles
+import Subscriber
 import CommandLineSupport
 import Dashboard
 import DashboardOptions
@@ -25,6 +25,11 @@ struct RunCommand: AsyncParsableCommand {
     var circles: String
 
     @OptionGroup var brokerOptions: BrokerOptions
+
+    @Option(help: ArgumentHelp(
+        "A YAML config file whose keys are these long flags without the dashes (see docs/subscriber.md). Flags on the command line override it.",
+        valueName: "path"))
+    var config: String?
 
     @Option(help: "Serve the web dashboard and its JSON API on this HTTP port. Without it no HTTP server runs.")
     var httpPort: Int?
@@ -102,32 +107,21 @@ struct RunCommand: AsyncParsableCommand {
             futureTolerance: futureTolerance, maxPayloadBytes: maxPayload, liveWindow: liveWindow)
         let store = CircleViewStore(circles: file, shard: shard, settings: settings, viewInterval: viewInterval, logger: logger)
         let defaultClientID = shard.count == 1 ? "whereabouts-sub" : "whereabouts-sub-\(shard.index)-of-\(shard.count)"
-        let client = MQTTClient(
-            configuration: MQTTCircleTransport.subscriberConfiguration(try brokerOptions.mqttConfiguration(defaultClientID: defaultClientID)),
-            logger: logger)
-        let transport = MQTTCircleTransport(client: client)  // before connect: see its documentation
-        try await client.connect()
-        logger.info("Connected to the broker.", metadata: ["whereabouts.broker": "\(brokerOptions.broker)", "whereabouts.shard": "\(shard)"])
-        let statusPath = try Self.statusPath(stateFile, clientID: client.configuration.clientID)
-        if let statusPath { logger.info("Keeping member statuses.", metadata: ["whereabouts.file": "\(statusPath)"]) }
+        let mqtt = try brokerOptions.mqttConfiguration(defaultClientID: defaultClientID)
+        let statusPath = try Self.statusPath(stateFile, clientID: mqtt.clientID)
         let configuration = SubscriberConfiguration(
             viewPrefix: viewPrefix, topicPrefix: topicPrefix, viewInterval: viewInterval, settings: settings,
             circlesPath: circles, statusPath: statusPath)
-        var services: [any Service] = [
-            SubscriberService(store: store, transport: transport, configuration: configuration, logger: logger)
-        ]
+        var services: [any Service] = []
         if let httpPort {
             services.append(DashboardService(source: store, configuration: dashboardOptions.configuration(port: httpPort), logger: logger))
         }
-        let group = ServiceGroup(configuration: .init(
-            services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        do {
-            try await group.run()
-        } catch {
-            await client.disconnect()
-            throw error
+        let app = SubscriberApp(store: store, mqtt: mqtt, configuration: configuration, services: services, logger: logger)
+        let broker = brokerOptions.broker
+        try await app.run { _ in
+            logger.info("Connected to the broker.", metadata: ["whereabouts.broker": "\(broker)", "whereabouts.shard": "\(shard)"])
+            if let statusPath { logger.info("Keeping member statuses.", metadata: ["whereabouts.file": "\(statusPath)"]) }
         }
-        await client.disconnect()
     }
 
     /// The status file: the option's value, `nil` for `none`, or the default location (its

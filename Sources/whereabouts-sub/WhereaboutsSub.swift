@@ -4,8 +4,18 @@ import CommandLineSupport
 /// `whereabouts-sub`: keeps each circle's membership view and serves it to dashboards.
 @main
 struct WhereaboutsSub: AsyncParsableCommand {
-    /// Runs the command; an invalid command line exits with status 2.
-    static func main() async { await mainWithUsageExitStatus() }
+    /// Reads the config file (if any) for `run`, then parses it followed by the command line, so
+    /// flags win; an invalid command line or config file exits with status 2.
+    static func main() async {
+        await mainWithUsageExitStatus(preparingArguments: { arguments in
+            // The file holds `run`'s options: expand it only for `run` (named or the default).
+            if let first = arguments.first, ["acl", "dynsec"].contains(first) { return arguments }
+            if arguments.first == "run" {
+                return ["run"] + (try ConfigArguments.expand(Array(arguments.dropFirst()), keys: SubscriberConfigKeys.all))
+            }
+            return try ConfigArguments.expand(arguments, keys: SubscriberConfigKeys.all)
+        })
+    }
 
     static let configuration = CommandConfiguration(
         commandName: "whereabouts-sub",

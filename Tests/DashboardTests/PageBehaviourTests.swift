@@ -1,4 +1,4 @@
-import Circles
+import Subscriber
 import Dashboard
 import Foundation
 import Logging

@@ -1,3 +1,4 @@
+import CommandLineSupport
 import Testing
 import WhereaboutsTestSupport
 @testable import Publisher

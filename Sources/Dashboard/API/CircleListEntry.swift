@@ -1,4 +1,4 @@
-import Circles
+import Subscriber
 /// One entry of `GET /api/circles`: a circle with its member count and how many members are in
 /// each status.
 public struct CircleListEntry: Sendable, Hashable, Codable {
@@ -23,17 +23,4 @@ public struct CircleListEntry: Sendable, Hashable, Codable {
         }
         status = counts
     }
-}
-
-/// The body of `GET /api/circles`.
-struct CircleList: Codable, Sendable {
-    var circles: [CircleListEntry]
-}
-
-/// The body of `GET /api/circles/<id>/members/<user>/<device>/trail`.
-struct MemberTrail: Codable, Sendable {
-    var circle: String
-    var user: String
-    var device: String
-    var trail: [TrailPoint]
 }

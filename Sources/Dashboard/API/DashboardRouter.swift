@@ -1,4 +1,4 @@
-import Circles
+import Subscriber
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
@@ -84,16 +84,5 @@ public enum DashboardRouter {
             try await pusher.push(circle: id, inbound: inbound, outbound: outbound, logger: context.logger)
         }
         return router
-    }
-}
-
-/// Answers requests no route matched with a JSON 404 instead of an empty body.
-struct JSONNotFoundMiddleware<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        do {
-            return try await next(request, context)
-        } catch let error as HTTPError where error.status == .notFound {
-            throw APIError.routeNotFound(request.uri.path)
-        }
     }
 }

@@ -1,4 +1,4 @@
-import Circles
+import Subscriber
 import Hummingbird
 
 /// What the dashboard serves besides views when its source is the subscriber itself: the

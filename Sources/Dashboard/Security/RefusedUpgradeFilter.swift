@@ -41,27 +41,6 @@ final class RefusedUpgradeFilter: ChannelInboundHandler, RemovableChannelHandler
     }
 }
 
-/// The dashboard's server channel: hummingbird-websocket's HTTP/1 channel with WebSocket upgrades,
-/// plus a ``RefusedUpgradeFilter`` in front of its upgrade handler.
-struct OriginCheckedUpgradeChannel: ServerChildChannel {
-    typealias Value = HTTP1WebSocketUpgradeChannel.Value
-
-    let base: HTTP1WebSocketUpgradeChannel
-    let policy: RequestOriginPolicy
-
-    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        base.setup(channel: channel, logger: logger).flatMapThrowing { value in
-            let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
-            try channel.pipeline.syncOperations.addHandler(RefusedUpgradeFilter(policy: policy), position: .after(decoder))
-            return value
-        }
-    }
-
-    func handle(value: Value, logger: Logger) async {
-        await base.handle(value: value, logger: logger)
-    }
-}
-
 extension HTTPServerBuilder {
     /// HTTP/1 with WebSocket upgrades decided by `webSocketRouter`, where upgrades that `policy`
     /// refuses are answered by the HTTP router (403) instead of a bare 400.

@@ -1,4 +1,4 @@
-import Circles
+import Subscriber
 /// Where the dashboard reads circle views from: the subscriber's view store conforms to it.
 ///
 /// Every method reflects the state at the moment of the call; ``viewUpdates()`` starts a new,

@@ -1,4 +1,4 @@
-import Circles
+import Subscriber
 import Foundation
 
 /// The subscriber's view store is the dashboard's source: the dashboard shows exactly the views

@@ -1,4 +1,4 @@
-import Circles
+import Subscriber
 import NIOCore
 
 /// A circle view encoded once as the JSON text every WebSocket client is sent; the bytes are

@@ -1,5 +1,5 @@
 import Foundation
-import Circles
+import Subscriber
 import Logging
 import ServiceLifecycle
 import Synchronization

@@ -1,4 +1,4 @@
-import Circles
+import Subscriber
 import HummingbirdWebSocket
 import Logging
 import NIOCore

@@ -6,20 +6,20 @@ import Foundation
 /// is used. The kernel's `status` words map to OwnTracks' `bs`: `Charging` 2, `Full` 3,
 /// `Discharging` and `Not charging` 1, anything else 0. The root is injectable so tests can point
 /// it at a folder of their own.
-public struct BatteryReader: Sendable {
+struct BatteryReader: Sendable {
     /// The power-supply class folder, `/sys/class/power_supply` on Linux.
-    public var root: String
+    var root: String
 
     /// The kernel's power-supply class folder.
-    public static let systemRoot = "/sys/class/power_supply"
+    static let systemRoot = "/sys/class/power_supply"
 
     /// Creates a reader for the folder `root`.
-    public init(root: String = BatteryReader.systemRoot) {
+    init(root: String = BatteryReader.systemRoot) {
         self.root = root
     }
 
     /// The current reading, or `nil` when there is no battery (a mains-powered device).
-    public func read() -> BatteryReading? {
+    func read() -> BatteryReading? {
         guard let supplies = try? FileManager.default.contentsOfDirectory(atPath: root) else { return nil }
         for supply in supplies.sorted() {
             let folder = (root as NSString).appendingPathComponent(supply)
@@ -31,7 +31,7 @@ public struct BatteryReader: Sendable {
     }
 
     /// Maps the kernel's `status` word to OwnTracks' `bs`.
-    public static func status(fromKernel word: String?) -> BatteryReading.Status {
+    static func status(fromKernel word: String?) -> BatteryReading.Status {
         switch word {
         case "Charging": .charging
         case "Full": .full

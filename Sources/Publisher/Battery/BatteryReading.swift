@@ -1,7 +1,7 @@
 /// One reading of the device's battery, as OwnTracks sends it.
-public struct BatteryReading: Sendable, Hashable {
+struct BatteryReading: Sendable, Hashable {
     /// OwnTracks' battery status (`bs`).
-    public enum Status: Int, Sendable, Hashable {
+    enum Status: Int, Sendable, Hashable {
         /// The kernel does not say.
         case unknown = 0
         /// Running on battery.
@@ -13,16 +13,16 @@ public struct BatteryReading: Sendable, Hashable {
     }
 
     /// Charge in percent, 0...100.
-    public var level: Int
+    var level: Int
     /// Charging state.
-    public var status: Status
+    var status: Status
 
     /// Creates a reading; the level is clamped to 0...100.
-    public init(level: Int, status: Status) {
+    init(level: Int, status: Status) {
         self.level = min(100, max(0, level))
         self.status = status
     }
 
     /// Whether the device is on external power.
-    public var isPowered: Bool { status == .charging || status == .full }
+    var isPowered: Bool { status == .charging || status == .full }
 }

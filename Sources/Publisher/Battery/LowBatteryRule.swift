@@ -21,7 +21,7 @@ public struct LowBatteryRule: Sendable, Hashable {
 
     /// Updates the state with a reading and returns whether the battery is now low.
     @discardableResult
-    public mutating func update(with reading: BatteryReading) -> Bool {
+    mutating func update(with reading: BatteryReading) -> Bool {
         if reading.isPowered || reading.level >= threshold + hysteresis {
             isLow = false
         } else if reading.level <= threshold {

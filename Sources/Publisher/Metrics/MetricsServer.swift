@@ -11,9 +11,9 @@ import Glibc
 /// pool), serves one short request at a time, closes every connection after its response, and
 /// answers anything else with 404 (or 405 for methods other than GET). It is meant for a scraper
 /// on a trusted network, not for the open internet.
-public final class MetricsServer: Sendable {
+final class MetricsServer: Sendable {
     /// The port actually bound (useful when 0 was asked for).
-    public let port: Int
+    let port: Int
     private let listener: Int32
     private let render: @Sendable () -> [UInt8]
     private let logger: Logger
@@ -22,7 +22,7 @@ public final class MetricsServer: Sendable {
     /// Binds `address:port` (port 0 picks a free one) and starts answering on a thread.
     ///
     /// - Parameter render: Produces the Prometheus text to serve.
-    public init(address: String = "127.0.0.1", port: Int, logger: Logger, render: @escaping @Sendable () -> [UInt8]) throws(MetricsServerError) {
+    init(address: String = "127.0.0.1", port: Int, logger: Logger, render: @escaping @Sendable () -> [UInt8]) throws(MetricsServerError) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw .cannotBind(address: address, port: port, reason: String(cString: strerror(errno))) }
         var yes: Int32 = 1
@@ -58,7 +58,7 @@ public final class MetricsServer: Sendable {
     }
 
     /// Stops accepting connections and closes the listening socket. Safe to call more than once.
-    public func stop() {
+    func stop() {
         let already = stopped.withLock { value in
             defer { value = true }
             return value
@@ -113,19 +113,5 @@ public final class MetricsServer: Sendable {
 
     private static func response(status: String, type: String, body: [UInt8]) -> [UInt8] {
         Array("HTTP/1.1 \(status)\r\nContent-Type: \(type)\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n".utf8) + body
-    }
-}
-
-/// Why the metrics server could not start.
-public enum MetricsServerError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The address and port could not be bound (in use, not permitted, not an address).
-    case cannotBind(address: String, port: Int, reason: String)
-
-    /// A sentence naming the address and port.
-    public var description: String {
-        switch self {
-        case let .cannotBind(address, port, reason):
-            "Cannot serve metrics on \(address):\(port): \(reason). Choose another --metrics-port."
-        }
     }
 }

@@ -8,20 +8,20 @@ import Synchronization
 /// The source counts in its ``RejectionCounter``; ``sync()`` adds what was counted since the last
 /// call. The metrics server calls it before every rendering, so a scrape always sees the current
 /// tally, even while the source yields no fix at all (a receiver without a fix for hours).
-public final class SourceRejectionExport: Sendable {
+final class SourceRejectionExport: Sendable {
     private let counter: RejectionCounter
     private let metrics: PublisherMetrics
     /// The tally already exported; the mutex makes concurrent scrapes add each rejection once.
     private let exported = Mutex(SourceRejections())
 
     /// Exports the rejections `counter` records into `metrics`.
-    public init(counter: RejectionCounter, metrics: PublisherMetrics) {
+    init(counter: RejectionCounter, metrics: PublisherMetrics) {
         self.counter = counter
         self.metrics = metrics
     }
 
     /// Adds the rejections counted since the last call to the metrics.
-    public func sync() {
+    func sync() {
         let now = counter.snapshot
         let metrics = self.metrics
         exported.withLock { previous in

@@ -9,14 +9,14 @@ import WhereaboutsCore
 /// nothing. With a secret, an encrypted command (`{"_type":"encrypted",…}`, as OwnTracks tools send
 /// it to an encrypting device) is decrypted first; one that does not decrypt is rejected the same
 /// way. Plain commands are accepted either way.
-public struct CommandHandler: Sendable {
+struct CommandHandler: Sendable {
     private let reporter: Reporter
     private let metrics: PublisherMetrics
     private let secret: OwnTracksKey?
     private let logger: Logger
 
     /// Creates the handler; `secret` decrypts encrypted commands.
-    public init(reporter: Reporter, metrics: PublisherMetrics, secret: OwnTracksKey? = nil, logger: Logger) {
+    init(reporter: Reporter, metrics: PublisherMetrics, secret: OwnTracksKey? = nil, logger: Logger) {
         self.reporter = reporter
         self.metrics = metrics
         self.secret = secret
@@ -25,7 +25,7 @@ public struct CommandHandler: Sendable {
 
     /// Parses and applies one command payload. Returns the command, or `nil` when it was rejected.
     @discardableResult
-    public func handle(payload: Data) async -> CommandMessage? {
+    func handle(payload: Data) async -> CommandMessage? {
         var payload = payload
         if let secret, payload.count <= 2 * CommandMessage.maxPayloadSize, EncryptedMessage.isEncrypted(payload) {
             do {

@@ -4,29 +4,29 @@ import WhereaboutsCore
 ///
 /// A low battery forces `significant`; when the battery recovers, the profile that was last asked
 /// for comes back.
-public struct ProfileSelector: Sendable, Hashable {
+struct ProfileSelector: Sendable, Hashable {
     /// The profile last asked for by a command or signal (initially `active`).
-    public private(set) var requested: MonitoringMode
+    private(set) var requested: MonitoringMode
     /// Whether the battery rule says the battery is low.
-    public private(set) var batteryLow = false
+    private(set) var batteryLow = false
 
     /// Starts with `initial` requested and the battery not low.
-    public init(initial: MonitoringMode = .active) {
+    init(initial: MonitoringMode = .active) {
         requested = initial
     }
 
     /// The profile in force.
-    public var effective: MonitoringMode { batteryLow ? .significant : requested }
+    var effective: MonitoringMode { batteryLow ? .significant : requested }
 
     /// Records a request; returns the effective profile before and after.
-    public mutating func request(_ mode: MonitoringMode) -> (before: MonitoringMode, after: MonitoringMode) {
+    mutating func request(_ mode: MonitoringMode) -> (before: MonitoringMode, after: MonitoringMode) {
         let before = effective
         requested = mode
         return (before, effective)
     }
 
     /// Records the battery state; returns the effective profile before and after.
-    public mutating func setBatteryLow(_ low: Bool) -> (before: MonitoringMode, after: MonitoringMode) {
+    mutating func setBatteryLow(_ low: Bool) -> (before: MonitoringMode, after: MonitoringMode) {
         let before = effective
         batteryLow = low
         return (before, effective)

@@ -9,7 +9,7 @@ import WhereaboutsCore
 /// One actor owns all of it, so the source reader, the command listener, the signal handler and
 /// the battery monitor can act on it concurrently without races. Every report is committed to the
 /// outbox before ``handle(_:)`` or ``reportNow()`` returns, then the drainer is woken.
-public actor Reporter {
+actor Reporter {
     private var filter: FixFilter
     /// What the filters rejected so far, per reason: the first of each reason is logged at info.
     private var rejections = Rejections()
@@ -34,7 +34,7 @@ public actor Reporter {
     /// - Parameter clock: Where "now" comes from: the wall clock live, the replay clock in a replay.
     /// - Parameter resumeAfter: For a replayed recording, the newest `tst` an earlier run
     ///   committed: fixes up to that second are skipped, so a restart resumes where it stopped.
-    public init(
+    init(
         settings: PublisherSettings, filter: FixFilter, policies: ProfilePolicies,
         initialProfile: MonitoringMode = .active, outbox: Outbox, metrics: PublisherMetrics,
         doorbell: Doorbell, clock: any FixClock = WallFixClock(), resumeAfter: Int? = nil, logger: Logger
@@ -55,12 +55,12 @@ public actor Reporter {
     }
 
     /// The profile in force.
-    public var profile: MonitoringMode { selector.effective }
+    var profile: MonitoringMode { selector.effective }
 
     /// Runs one fix from the source through the filters and the policy; commits a report if the
     /// policy makes one. Returns the report, if any.
     @discardableResult
-    public func handle(_ fix: Fix) async throws(OutboxError) -> Report? {
+    func handle(_ fix: Fix) async throws(OutboxError) -> Report? {
         metrics.fixesRead.increment()
         if let resumeAfter {
             if fix.time.timeIntervalSince1970 < Double(resumeAfter) + 1 {
@@ -90,7 +90,7 @@ public actor Reporter {
     /// Reports the last accepted fix now with trigger `m` (the `reportLocation` command).
     /// Returns false when there is no fix yet.
     @discardableResult
-    public func reportNow() async throws(OutboxError) -> Bool {
+    func reportNow() async throws(OutboxError) -> Bool {
         guard let fix = lastAccepted else {
             logger.info("reportLocation asked, but there is no fix yet.")
             return false
@@ -101,12 +101,12 @@ public actor Reporter {
     }
 
     /// Asks for a profile (command or signal); switches if the battery allows.
-    public func request(_ mode: MonitoringMode, by origin: String) {
+    func request(_ mode: MonitoringMode, by origin: String) {
         apply(selector.request(mode), reason: origin)
     }
 
     /// Records a battery reading and whether the low-battery rule holds.
-    public func updateBattery(_ reading: BatteryReading?, low: Bool) {
+    func updateBattery(_ reading: BatteryReading?, low: Bool) {
         battery = reading
         if let reading { metrics.recordBattery(level: reading.level) }
         apply(selector.setBatteryLow(low), reason: "battery")
@@ -156,7 +156,7 @@ public actor Reporter {
     }
 
     /// The profile's name as commands and logs spell it.
-    public static func name(_ mode: MonitoringMode) -> String {
+    static func name(_ mode: MonitoringMode) -> String {
         switch mode {
         case .active: "active"
         case .significant: "significant"

@@ -2,7 +2,7 @@ import Logging
 import ServiceLifecycle
 
 /// Polls the battery, feeds `batt`/`bs` into reports and switches to `significant` while it is low.
-public struct BatteryMonitor: Service {
+struct BatteryMonitor: Service {
     private let reader: BatteryReader
     private let rule: LowBatteryRule
     private let interval: Duration
@@ -10,7 +10,7 @@ public struct BatteryMonitor: Service {
     private let logger: Logger
 
     /// Creates the monitor; `interval` is the time between readings.
-    public init(reader: BatteryReader, rule: LowBatteryRule, interval: Duration, reporter: Reporter, logger: Logger) {
+    init(reader: BatteryReader, rule: LowBatteryRule, interval: Duration, reporter: Reporter, logger: Logger) {
         self.reader = reader
         self.rule = rule
         self.interval = interval
@@ -19,7 +19,7 @@ public struct BatteryMonitor: Service {
     }
 
     /// Reads the battery every interval until graceful shutdown; ends at once when there is none.
-    public func run() async throws {
+    func run() async throws {
         var rule = self.rule
         guard let first = reader.read() else {
             logger.info("No battery found; battery fields are not sent.", metadata: ["whereabouts.battery.root": "\(reader.root)"])

@@ -7,7 +7,7 @@ import WhereaboutsMQTT
 /// Retained commands are ignored (logged at warning level and counted as
 /// `whereabouts_pub_commands_total{result="retained"}`): a retained `reportLocation` would
 /// otherwise fire on every restart.
-public struct CommandListener: Service {
+struct CommandListener: Service {
     private let messages: MQTTMessages
     private let topic: String
     private let handler: CommandHandler
@@ -15,7 +15,7 @@ public struct CommandListener: Service {
     private let logger: Logger
 
     /// Creates the listener over the main connection's messages.
-    public init(messages: MQTTMessages, topic: String, handler: CommandHandler, metrics: PublisherMetrics, logger: Logger) {
+    init(messages: MQTTMessages, topic: String, handler: CommandHandler, metrics: PublisherMetrics, logger: Logger) {
         self.messages = messages
         self.topic = topic
         self.handler = handler
@@ -24,7 +24,7 @@ public struct CommandListener: Service {
     }
 
     /// Handles commands until graceful shutdown.
-    public func run() async throws {
+    func run() async throws {
         for await message in messages.cancelOnGracefulShutdown() where message.topic == topic {
             if message.retained {
                 metrics.retainedCommandIgnored()

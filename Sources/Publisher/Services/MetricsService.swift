@@ -3,12 +3,12 @@ import Prometheus
 import ServiceLifecycle
 
 /// Serves the Prometheus registry on `GET /metrics` until graceful shutdown.
-public struct MetricsService: Service {
+struct MetricsService: Service {
     private let server: MetricsServer
 
     /// Binds the port now (so a bad port fails at start) and serves `registry`; `beforeRendering`
     /// runs before each rendering (to bring counters kept elsewhere up to date).
-    public init(
+    init(
         address: String, port: Int, registry: PrometheusCollectorRegistry, logger: Logger,
         beforeRendering: @escaping @Sendable () -> Void = {}
     ) throws(MetricsServerError) {
@@ -19,10 +19,10 @@ public struct MetricsService: Service {
     }
 
     /// The port bound.
-    public var port: Int { server.port }
+    var port: Int { server.port }
 
     /// Waits for graceful shutdown (or cancellation), then stops the server.
-    public func run() async throws {
+    func run() async throws {
         defer { server.stop() }
         try? await gracefulShutdown()
     }

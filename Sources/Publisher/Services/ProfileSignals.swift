@@ -4,18 +4,18 @@ import UnixSignals
 import WhereaboutsCore
 
 /// Switches the profile on signals: SIGUSR1 selects `significant`, SIGUSR2 selects `active`.
-public struct ProfileSignals: Service {
+struct ProfileSignals: Service {
     private let reporter: Reporter
     private let logger: Logger
 
     /// Creates the handler.
-    public init(reporter: Reporter, logger: Logger) {
+    init(reporter: Reporter, logger: Logger) {
         self.reporter = reporter
         self.logger = logger
     }
 
     /// Handles signals until graceful shutdown.
-    public func run() async throws {
+    func run() async throws {
         let signals = await UnixSignalsSequence(trapping: .sigusr1, .sigusr2)
         for await signal in signals.cancelOnGracefulShutdown() {
             switch signal {

@@ -4,7 +4,7 @@ import WhereaboutsCore
 
 /// Reads fixes from the position source into the ``Reporter`` until the source ends or a graceful
 /// shutdown stops reading (between fixes: a fix being committed is always finished).
-public struct SourceReader<Source: AsyncSequence & Sendable>: Service where Source.Element == Fix {
+struct SourceReader<Source: AsyncSequence & Sendable>: Service where Source.Element == Fix {
     private let source: Source
     private let reporter: Reporter
     private let doorbell: Doorbell
@@ -12,7 +12,7 @@ public struct SourceReader<Source: AsyncSequence & Sendable>: Service where Sour
     private let logger: Logger
 
     /// Creates the reader.
-    public init(source: Source, reporter: Reporter, doorbell: Doorbell, completion: SourceCompletion, logger: Logger) {
+    init(source: Source, reporter: Reporter, doorbell: Doorbell, completion: SourceCompletion, logger: Logger) {
         self.source = source
         self.reporter = reporter
         self.doorbell = doorbell
@@ -22,7 +22,7 @@ public struct SourceReader<Source: AsyncSequence & Sendable>: Service where Sour
 
     /// Reads until the source ends (then marks completion so the drainer empties the outbox and
     /// ends the process) or until graceful shutdown.
-    public func run() async throws {
+    func run() async throws {
         var count = 0
         for try await fix in source.cancelOnGracefulShutdown() {
             count += 1

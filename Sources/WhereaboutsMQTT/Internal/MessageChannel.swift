@@ -3,8 +3,9 @@ internal import WhereaboutsCore
 
 /// The buffer between libmosquitto's thread and the consumers of one `messages` sequence.
 ///
-/// The message callback appends under the lock; the session wakes a waiting consumer when the
-/// socket has nothing more to read (or after a few hundred messages), so during a burst the
+/// The message callback appends under the lock; the session thread wakes a waiting consumer
+/// once the first message since the last wake-up has waited 1 ms, or 256 messages wait, or the
+/// connection failed (`MosquittoSession.wakeMessageConsumersWhenDue`), so during a burst the
 /// consumer is resumed once per batch rather than once per message. A consumer takes the whole
 /// buffer in one lock acquisition (it swaps its emptied batch array in, so the buffer's storage
 /// is reused) and then returns messages from that batch without locking or suspending. So a

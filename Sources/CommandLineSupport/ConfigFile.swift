@@ -1,0 +1,128 @@
+import Foundation
+import WhereaboutsCore
+import Yams
+
+/// A `whereabouts-pub` config file: a YAML mapping whose keys are the long command-line flags
+/// without `--` (`broker: mqtt://host:1883`, `outbox-max: 5000`).
+///
+/// The file is turned into the equivalent command-line arguments, which are parsed before the real
+/// command line, so a flag given on the command line overrides the file. Every key and value is
+/// checked first; an unknown key or a value of the wrong kind is a ``ConfigFileError`` that names
+/// the key and its line.
+public struct ConfigFile: Sendable, Hashable {
+    /// The arguments the file stands for, in file order.
+    public var arguments: [String]
+
+    /// Parses YAML text against the accepted keys.
+    ///
+    /// - Parameters:
+    ///   - text: The file's contents.
+    ///   - path: The file's path, for error messages.
+    ///   - keys: The keys the command accepts.
+    public init(text: String, path: String, keys: [ConfigKey]) throws(ConfigFileError) {
+        if let line = YAMLNesting.lineDeeperThanLimit(in: text) {
+            throw .malformedYAML(
+                path: path,
+                reason: "line \(line) nests more than \(YAMLNesting.limit) levels deep; a config file is a flat mapping of keys to values."
+            )
+        }
+        let root: Node?
+        do {
+            root = try Yams.compose(yaml: text)
+        } catch {
+            throw .malformedYAML(path: path, reason: "\(error)")
+        }
+        guard let root else { arguments = []; return }  // an empty file sets nothing
+        guard case let .mapping(mapping) = root else {
+            throw .notAMapping(path: path, line: root.mark?.line)
+        }
+        let known = Dictionary(keys.map { ($0.name, $0.kind) }, uniquingKeysWith: { first, _ in first })
+        var seen = Set<String>()
+        var arguments: [String] = []
+        for (keyNode, valueNode) in mapping {
+            let line = keyNode.mark?.line
+            guard let key = keyNode.string, !key.isEmpty else {
+                throw .unknownKey(path: path, key: Self.text(of: keyNode), line: line)  // not `.any`: Yams crashes on a mapping key
+            }
+            guard let kind = known[key] else {
+                throw .unknownKey(path: path, key: key, line: line)
+            }
+            guard seen.insert(key).inserted else { throw .duplicateKey(path: path, key: key, line: line) }
+            arguments += try Self.arguments(for: key, kind: kind, value: valueNode, path: path, line: line)
+        }
+        self.arguments = arguments
+    }
+
+    /// Reads and parses the file at `path`.
+    public init(contentsOf path: String, keys: [ConfigKey]) throws(ConfigFileError) {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            throw .unreadable(path: path, reason: error.localizedDescription)
+        }
+        try self.init(text: text, path: path, keys: keys)
+    }
+
+    private static func arguments(
+        for key: String, kind: ConfigValueKind, value node: Node, path: String, line: Int?
+    ) throws(ConfigFileError) -> [String] {
+        func invalid(_ expected: String) -> ConfigFileError {
+            .invalidValue(path: path, key: key, line: node.mark?.line ?? line, value: Self.text(of: node), expected: expected)
+        }
+        if case .sequence(let items) = node {
+            guard case .numberList = kind else { throw invalid(Self.expectation(kind)) }
+            var numbers: [String] = []
+            for item in items {
+                guard let number = item.float, number.isFinite, let text = item.string else { throw invalid("a list of numbers") }
+                numbers.append(text)
+            }
+            return ["--\(key)", numbers.joined(separator: ",")]
+        }
+        guard case .scalar = node, let text = node.string, node.null == nil else {
+            throw invalid(Self.expectation(kind))
+        }
+        switch kind {
+        case .string:
+            guard !text.isEmpty else { throw invalid("a non-empty string") }
+        case .integer:
+            guard node.int != nil else { throw invalid("a whole number") }
+        case .number:
+            guard let number = node.float, number.isFinite else { throw invalid("a number") }
+        case .boolean:
+            guard let flag = node.bool else { throw invalid("true or false") }
+            return [flag ? "--\(key)" : "--no-\(key)"]
+        case .numberOrWord(let words):
+            let isNumber = node.float.map { $0.isFinite } ?? false
+            guard isNumber || words.contains(text) else { throw invalid(Self.expectation(kind)) }
+        case .word(let words):
+            guard words.contains(text) else { throw invalid(Self.expectation(kind)) }
+        case .numberList:
+            let parts = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard !parts.isEmpty, parts.allSatisfy({ Double($0)?.isFinite == true }) else {
+                throw invalid("a list of numbers")
+            }
+        }
+        return ["--\(key)", text]
+    }
+
+    private static func expectation(_ kind: ConfigValueKind) -> String {
+        switch kind {
+        case .string: "a string"
+        case .integer: "a whole number"
+        case .number: "a number"
+        case .boolean: "true or false"
+        case .numberOrWord(let words): "a number or " + words.joined(separator: " or ")
+        case .word(let words): "one of " + words.joined(separator: ", ")
+        case .numberList: "a list of numbers"
+        }
+    }
+
+    private static func text(of node: Node) -> String {
+        switch node {
+        case .scalar: node.string ?? ""
+        case .mapping: "a mapping"
+        case .sequence: "a list"
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import Hummingbird
+import HummingbirdCore
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// The dashboard's server channel: hummingbird-websocket's HTTP/1 channel with WebSocket upgrades,
+/// plus a ``RefusedUpgradeFilter`` in front of its upgrade handler.
+struct OriginCheckedUpgradeChannel: ServerChildChannel {
+    typealias Value = HTTP1WebSocketUpgradeChannel.Value
+
+    let base: HTTP1WebSocketUpgradeChannel
+    let policy: RequestOriginPolicy
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        base.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            try channel.pipeline.syncOperations.addHandler(RefusedUpgradeFilter(policy: policy), position: .after(decoder))
+            return value
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await base.handle(value: value, logger: logger)
+    }
+}

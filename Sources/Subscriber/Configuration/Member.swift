@@ -1,0 +1,28 @@
+/// A member of a circle: one device of one user, with how dashboards label it.
+///
+/// The same device may be a member of several circles, with the same or a different label.
+public struct Member: Sendable, Hashable, Codable {
+    /// User name: the second level of `owntracks/<user>/<device>`.
+    public var user: String
+    /// Device name: the third level of `owntracks/<user>/<device>`.
+    public var device: String
+    /// Display name (defaults to the user name).
+    public var name: String
+    /// Colour as `#rrggbb`, if configured.
+    public var color: String?
+    /// The file holding the OwnTracks secret this device encrypts with (`secretFile`), as written
+    /// in the circles file; never the secret itself.
+    public var secretFile: String?
+
+    /// Creates a member.
+    public init(user: String, device: String, name: String? = nil, color: String? = nil, secretFile: String? = nil) {
+        self.user = user
+        self.device = device
+        self.name = name ?? user
+        self.color = color
+        self.secretFile = secretFile
+    }
+
+    /// The device's identity, independent of its label.
+    public var id: MemberID { MemberID(user: user, device: device) }
+}

@@ -1,0 +1,82 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The file that keeps member statuses across restarts: JSON, replaced atomically (written to a
+/// temporary file, flushed with `fsync`, renamed over the old one, directory flushed), so a crash
+/// leaves either the old or the new version, never a torn one.
+struct StatusFile: Sendable {
+    /// The file's path.
+    let path: String
+
+    /// Creates a handle for `path`; nothing is read or written yet.
+    init(path: String) {
+        self.path = path
+    }
+
+    private struct Contents: Codable {
+        var version = 1
+        var members: [StatusRecord]
+    }
+
+    /// The saved statuses; empty when the file does not exist yet.
+    func load() throws(StatusFileError) -> [StatusRecord] {
+        guard FileManager.default.fileExists(atPath: path) else { return [] }
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw .unreadable(path: path, reason: "\(error.localizedDescription)")
+        }
+        do {
+            let contents = try JSONDecoder().decode(Contents.self, from: data)
+            guard contents.version == 1 else { throw StatusFileError.unreadable(path: path, reason: "unknown version \(contents.version)") }
+            return contents.members
+        } catch let error as StatusFileError {
+            throw error
+        } catch {
+            throw .unreadable(path: path, reason: "not a status file (\(error))")
+        }
+    }
+
+    /// Replaces the file with `records`.
+    func save(_ records: [StatusRecord]) throws(StatusFileError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        guard let data = try? encoder.encode(Contents(members: records)) else {
+            throw .unwritable(path: path, reason: "could not encode the statuses")
+        }
+        let temporary = path + ".tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .unwritable(path: path, reason: String(cString: strerror(errno))) }
+        var offset = 0
+        let failure: String? = data.withUnsafeBytes { bytes -> String? in
+            while offset < bytes.count {
+                let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return String(cString: strerror(errno))
+                }
+                offset += written
+            }
+            return fsync(fd) == 0 ? nil : String(cString: strerror(errno))
+        }
+        close(fd)
+        if let failure {
+            unlink(temporary)
+            throw .unwritable(path: path, reason: failure)
+        }
+        guard rename(temporary, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary)
+            throw .unwritable(path: path, reason: reason)
+        }
+        let directory = (path as NSString).deletingLastPathComponent
+        let dirFD = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dirFD >= 0 {
+            fsync(dirFD)
+            close(dirFD)
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import Logging
+import ServiceLifecycle
+import WhereaboutsMQTT
+
+/// Builds the subscriber's services around one MQTT client and runs them in one service group,
+/// as ``PublisherApp`` does for the publisher; `whereabouts-sub run` only parses and calls it.
+///
+/// Order (started first to last, stopped in reverse): the MQTT connection, the subscriber itself
+/// (ingest, view publishing, circles-file reload, status file), then the `services` the caller
+/// adds (the web dashboard). So on SIGTERM or SIGINT the dashboard stops first, then ingest and
+/// view publishing, and last the connection sends DISCONNECT (so the broker publishes no will and
+/// keeps the persistent session for the next start).
+///
+/// The first connection is made before the group starts, so a broker that is unreachable or
+/// refuses the login ends `run()` at once with the client's `MQTTError`; later outages are
+/// bridged by the client's reconnects.
+public struct SubscriberApp: Sendable {
+    /// The view store the subscriber feeds (and the dashboard reads).
+    public let store: CircleViewStore
+    /// The client configuration (``MQTTCircleTransport/subscriberConfiguration(_:)`` is applied).
+    public let mqtt: MQTTConfiguration
+    /// Topics, intervals, files.
+    public let configuration: SubscriberConfiguration
+    /// Services that run after the subscriber and stop before it (the dashboard).
+    public let services: [any Service]
+    /// Where the subscriber logs.
+    public let logger: Logger
+
+    /// Creates the app; nothing connects until ``run(onConnected:)``.
+    public init(
+        store: CircleViewStore, mqtt: MQTTConfiguration, configuration: SubscriberConfiguration,
+        services: [any Service] = [], logger: Logger
+    ) {
+        self.store = store
+        self.mqtt = MQTTCircleTransport.subscriberConfiguration(mqtt)
+        self.configuration = configuration
+        self.services = services
+        self.logger = logger
+    }
+
+    /// Connects, then runs every service until graceful shutdown (SIGTERM, SIGINT) or until one
+    /// fails; disconnects last in either case. `onConnected` runs once the broker accepted the
+    /// connection, before the services start.
+    public func run(onConnected: @Sendable (MQTTClient) async throws -> Void = { _ in }) async throws {
+        let client = MQTTClient(configuration: mqtt, logger: logger)
+        let transport = MQTTCircleTransport(client: client)  // before connect: see its documentation
+        try await client.connect()
+        let connection = MQTTConnectionService(client: client)
+        do {
+            try await onConnected(client)
+            let subscriber = SubscriberService(store: store, transport: transport, configuration: configuration, logger: logger)
+            let all: [any Service] = [connection, subscriber] + services
+            let group = ServiceGroup(configuration: .init(
+                services: all.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            try await group.run()
+        } catch {
+            await client.disconnect()
+            throw error
+        }
+        await client.disconnect()
+    }
+}

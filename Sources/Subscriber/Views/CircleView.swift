@@ -1,0 +1,35 @@
+import Foundation
+
+/// One circle's membership view: every member with their last fix, status, display position and
+/// short trail, as published retained on `whereabouts/circles/<id>/view`, served by
+/// `GET /api/circles/<id>` and pushed over the dashboard WebSocket.
+///
+/// The JSON shape is the circle view contract in the team notes; `README.md` (`## Circle views`)
+/// shows an example. Members appear in circles-file order.
+public struct CircleView: Sendable, Hashable, Codable {
+    /// Always `"view"`.
+    public var type: String = "view"
+    /// Which circle this is.
+    public var circle: CircleSummary
+    /// Epoch seconds (fractional) at which ages, statuses and display positions were computed.
+    public var generatedAt: Double
+    /// The circle's members, one entry per configured member, heard from or not.
+    public var members: [MemberView]
+
+    enum CodingKeys: String, CodingKey {
+        case type = "_type"
+        case circle, generatedAt, members
+    }
+
+    /// Creates a view.
+    public init(circle: CircleSummary, generatedAt: Double, members: [MemberView]) {
+        self.circle = circle
+        self.generatedAt = generatedAt
+        self.members = members
+    }
+
+    /// The member entry for `user`/`device`, if that device is a member of this circle.
+    public func member(user: String, device: String) -> MemberView? {
+        members.first { $0.user == user && $0.device == device }
+    }
+}
