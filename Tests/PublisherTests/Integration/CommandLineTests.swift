@@ -95,9 +95,9 @@ struct CommandLineTests {
     static let brokerFlagAliases: Set = ["ca-file", "cert-file", "key-file"]
 
     @Test("Every long flag of whereabouts-sub run is a config key, and --config is read")
-    func subscriberConfigKeys() throws {
+    func subscriberConfigKeys() async throws {
         let subscriber = PublisherProcess.executable?.deletingLastPathComponent().appendingPathComponent("whereabouts-sub")
-        let help = try run(["run", "--help"], executable: subscriber).output
+        let help = try await run(["run", "--help"], executable: subscriber).output
         let flags = Set(help.matches(of: /--([a-z][a-z0-9-]+)/).map { String($0.1) })
             .subtracting(["help", "version", "config"]).subtracting(Self.brokerFlagAliases)
             .subtracting(["tile-url", "tile-attribution"])  // the dashboard's aliases of --tiles, --tiles-attribution
@@ -105,16 +105,16 @@ struct CommandLineTests {
         let dir = try TemporaryDirectory(prefix: "sub-config")
         for flag in flags.sorted() {
             let file = try dir.write("\(flag): 1\n", to: "\(flag).yaml")
-            let result = try run(["--config", file], executable: subscriber)
+            let result = try await run(["--config", file], executable: subscriber)
             #expect(result.status == 2)
             #expect(!result.output.contains("unknown key"), "--\(flag) is no config key: \(result.output)")
         }
         let unknown = try dir.write("circles: /x\nbrokr: mqtt://x\n", to: "unknown.yaml")
-        #expect(try run(["--config", unknown], executable: subscriber).output.contains("\(unknown):2: unknown key 'brokr'"))
+        #expect(try await run(["--config", unknown], executable: subscriber).output.contains("\(unknown):2: unknown key 'brokr'"))
         // The file is read: its circles file is the one the error names; the command line wins.
         let circles = try dir.write("circles: /nonexistent/circles.yaml\nlog-level: debug\n", to: "sub.yaml")
-        #expect(try run(["--config", circles], executable: subscriber).output.contains("/nonexistent/circles.yaml"))
-        let overridden = try run(["run", "--config", circles, "--circles", "/nonexistent/other.yaml"], executable: subscriber).output
+        #expect(try await run(["--config", circles], executable: subscriber).output.contains("/nonexistent/circles.yaml"))
+        let overridden = try await run(["run", "--config", circles, "--circles", "/nonexistent/other.yaml"], executable: subscriber).output
         #expect(overridden.contains("/nonexistent/other.yaml") && !overridden.contains("/nonexistent/circles.yaml"), "\(overridden)")
     }
 
