@@ -41,20 +41,10 @@ struct OutboxSpaceTests {
     func olderFileIsRewritten() async throws {
         let dir = try TemporaryDirectory()
         let path = dir.path("old.sqlite")
-        let old = try DatabaseQueue(path: path)
-        try await old.write { db in
-            try db.execute(sql: """
-                CREATE TABLE report (id INTEGER PRIMARY KEY, topic TEXT NOT NULL, payload BLOB NOT NULL,
-                                     tst INTEGER NOT NULL, created_at REAL NOT NULL);
-                CREATE TABLE progress (newest_tst INTEGER NOT NULL);
-                INSERT INTO progress (newest_tst) VALUES (7);
-                INSERT INTO report (topic, payload, tst, created_at) VALUES ('t', x'7b7d', 7, 0);
-                PRAGMA application_id = \(Outbox.applicationID);
-                PRAGMA user_version = 1;
-                """)
-        }
-        #expect(try await old.read { db in try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") } == 0)
-        try old.close()
+        try await OutboxTests.writeVersion1Outbox(at: path, tst: 7)
+        let before = try DatabaseQueue(path: path)
+        #expect(try await before.read { db in try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") } == 0)
+        try before.close()
         let outbox = try Outbox(path: path, logger: logger)
         #expect(try await outbox.oldest(limit: 5).map(\.tst) == [7])
         let check = try DatabaseQueue(path: path)

@@ -53,23 +53,29 @@ struct OutboxTests {
         #expect(reopened.depth == 0)
     }
 
-    @Test("A version 1 outbox (before the migrator) is migrated and keeps its entries")
-    func migratesVersion1() async throws {
-        let dir = try TemporaryDirectory()
-        let path = dir.path("v1.sqlite")
+    /// Writes an outbox as version 1 wrote it (before the migrator and incremental vacuum), with
+    /// one report of `tst`, and closes it.
+    static func writeVersion1Outbox(at path: String, tst: Int) async throws {
         let old = try DatabaseQueue(path: path)
         try await old.write { db in
             try db.execute(sql: """
                 CREATE TABLE report (id INTEGER PRIMARY KEY, topic TEXT NOT NULL, payload BLOB NOT NULL,
                                      tst INTEGER NOT NULL, created_at REAL NOT NULL);
                 CREATE TABLE progress (newest_tst INTEGER NOT NULL);
-                INSERT INTO progress (newest_tst) VALUES (1001);
-                INSERT INTO report (topic, payload, tst, created_at) VALUES ('t', x'7b7d', 1001, 0);
+                INSERT INTO progress (newest_tst) VALUES (\(tst));
+                INSERT INTO report (topic, payload, tst, created_at) VALUES ('t', x'7b7d', \(tst), 0);
                 PRAGMA application_id = \(Outbox.applicationID);
                 PRAGMA user_version = 1;
                 """)
         }
         try old.close()
+    }
+
+    @Test("A version 1 outbox (before the migrator) is migrated and keeps its entries")
+    func migratesVersion1() async throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.path("v1.sqlite")
+        try await Self.writeVersion1Outbox(at: path, tst: 1001)
         let outbox = try Outbox(path: path, logger: logger)
         #expect(outbox.depth == 1)
         #expect(try await outbox.newestCommittedTST() == 1001)
