@@ -85,9 +85,19 @@ struct PublisherIntegrationTests {
         committed.formUnion(Self.committedTSTs(in: (try? String(contentsOf: log, encoding: .utf8)) ?? ""))
         try #require(committed.count >= 60, "the runs together committed most of the track's 120 reports")
         let mustArrive = committed
-        try await recorder.waitUntil("every committed report", timeout: .seconds(20)) { messages in
-            let arrived = Set(messages.compactMap { try? JSONDecoder().decode(LocationMessage.self, from: $0.payload).tst })
-            return mustArrive.isSubset(of: arrived)
+        do {
+            try await recorder.waitUntil("every committed report", timeout: .seconds(30)) { messages in
+                let arrived = Set(messages.compactMap { try? JSONDecoder().decode(LocationMessage.self, from: $0.payload).tst })
+                return mustArrive.isSubset(of: arrived)
+            }
+        } catch {
+            // Say which reports are missing, and what the publishers logged about them.
+            let arrived = Set(recorder.locations(on: Self.topic).map(\.message.tst))
+            let missing = mustArrive.subtracting(arrived).sorted()
+            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            let lines = text.split(separator: "\n").filter { line in missing.contains { line.contains("whereabouts.tst=\($0)") } }
+            Issue.record("\(missing.count) committed reports never arrived: \(missing)\n\(lines.prefix(20).joined(separator: "\n"))")
+            throw error
         }
         let arrived = Set(recorder.locations(on: Self.topic).map(\.message.tst))
         #expect(committed.subtracting(arrived).isEmpty)
