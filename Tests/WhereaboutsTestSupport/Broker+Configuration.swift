@@ -36,7 +36,7 @@ extension Broker {
             let file = directory.appendingPathComponent("passwords")
             _ = FileManager.default.createFile(atPath: file.path, contents: Data())
             for (user, password) in options.users.sorted(by: { $0.key < $1.key }) {
-                try run("/usr/bin/mosquitto_passwd", ["-b", file.path, user, password])
+                try ToolRun.runChecked("/usr/bin/mosquitto_passwd", ["-b", file.path, user, password])
             }
             lines.append("password_file \(file.path)")
         } else if let passwordFile = options.passwordFile {
@@ -51,22 +51,5 @@ extension Broker {
         }
         if !options.extraConfiguration.isEmpty { lines.append(options.extraConfiguration) }
         try (lines.joined(separator: "\n") + "\n").write(to: configurationFile, atomically: true, encoding: .utf8)
-    }
-}
-
-/// Runs a program to completion, throwing with its output when it fails.
-func run(_ executable: String, _ arguments: [String]) throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-        throw Broker.StartError(
-            description: "\(executable) \(arguments.joined(separator: " ")) failed (\(process.terminationStatus)): \(String(decoding: data, as: UTF8.self))")
     }
 }

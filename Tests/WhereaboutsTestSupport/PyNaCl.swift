@@ -38,24 +38,12 @@ public enum PyNaCl {
     }
 
     private static func run(_ script: String, secret: String, input: Data) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
-        process.arguments = ["30", python, "-c", script, secret]
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        try stdin.fileHandleForWriting.write(contentsOf: input)
-        try stdin.fileHandleForWriting.close()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        let errors = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            let text = String(decoding: errors, as: UTF8.self)
+        let result = try ToolRun.runBlocking("/usr/bin/timeout", ["30", python, "-c", script, secret], input: input)
+        guard result.status == 0 else {
+            let text = result.stderr
             let hint = text.contains("No module named 'nacl'") ? " (install python3-nacl: scripts/install-deps)" : ""
-            throw Failure(description: "PyNaCl exited \(process.terminationStatus): \(text)\(hint)")
+            throw Failure(description: "PyNaCl exited \(result.status): \(text)\(hint)")
         }
-        return output
+        return result.stdoutData
     }
 }

@@ -27,7 +27,7 @@ public struct TestCertificates: Sendable {
             serverCertificate: path("server.crt"), serverKey: path("server.key"),
             clientCertificate: path("client.crt"), clientKey: path("client.key"))
         let openssl = "/usr/bin/openssl"
-        try run(openssl, [
+        try ToolRun.runChecked(openssl, [
             "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
             "-keyout", certificates.caKey.path, "-out", certificates.caCertificate.path,
             "-days", "2", "-subj", "/CN=Whereabouts Test CA",
@@ -52,11 +52,11 @@ public struct TestCertificates: Sendable {
         let request = directory.appendingPathComponent("\(name).csr")
         let extensionsFile = directory.appendingPathComponent("\(name).ext")
         try extensions.write(to: extensionsFile, atomically: true, encoding: .utf8)
-        try run(openssl, [
+        try ToolRun.runChecked(openssl, [
             "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
             "-keyout", key.path, "-out", request.path, "-subj", subject,
         ])
-        try run(openssl, [
+        try ToolRun.runChecked(openssl, [
             "x509", "-req", "-in", request.path, "-CA", certificates.caCertificate.path,
             "-CAkey", certificates.caKey.path, "-CAcreateserial", "-out", certificate.path,
             "-days", "2", "-extfile", extensionsFile.path,

@@ -1,70 +1,86 @@
 import Foundation
 
-/// Runs a command-line tool to its end and returns what it printed, without holding a thread of
-/// the cooperative pool while it runs.
+/// Runs a command-line tool to its end and returns what it printed: the one way tests run a tool
+/// to completion (for a long-running child, see ``ChildProcess``).
 ///
 /// `Process.waitUntilExit()` and reading a pipe to its end block the calling thread. Called from
 /// an async test they block one of the pool's threads (two on a two-core machine) for as long as
 /// the tool runs; a few such tests at once stalled every other suite of the run for 30 s (timing
-/// tests failed, brokers' subscriptions timed out). Here the blocking calls run on a thread of
-/// their own.
+/// tests failed, brokers' subscriptions timed out). ``run(_:_:environment:input:)`` therefore runs
+/// the blocking calls on a thread of its own; ``runBlocking(_:_:environment:input:)`` is for
+/// synchronous callers (set-up in an initialiser, tear-down in `deinit`).
 public enum ToolRun {
     /// What the tool did.
     public struct Output: Sendable {
         /// Its exit status (or the signal that ended it).
         public var status: Int32
-        /// Everything it wrote to standard output.
-        public var stdout: String
+        /// Everything it wrote to standard output, as bytes.
+        public var stdoutData: Data
         /// Everything it wrote to standard error.
         public var stderr: String
+
+        /// Standard output as text.
+        public var stdout: String { String(decoding: stdoutData, as: UTF8.self) }
     }
 
-    /// Runs `executable` with `arguments` (and `environment`, if given) and waits for its end.
-    public static func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) async throws -> Output {
+    /// Runs `executable` with `arguments` (and `environment`, if given; `input` on its standard
+    /// input) and waits for its end, off the cooperative pool.
+    public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil, input: Data? = nil
+    ) async throws -> Output {
         try await withCheckedThrowingContinuation { continuation in
             Thread {
-                continuation.resume(with: Result { try runBlocking(executable, arguments, environment: environment) })
+                continuation.resume(with: Result {
+                    try runBlocking(executable, arguments, environment: environment, input: input)
+                })
             }.start()
         }
     }
 
-    private static func runBlocking(_ executable: String, _ arguments: [String], environment: [String: String]?) throws -> Output {
+    /// A tool that exited with a status other than 0.
+    public struct Failure: Error, CustomStringConvertible {
+        /// The command line and what the tool printed.
+        public var description: String
+    }
+
+    /// Runs the tool, blocking the calling thread, and throws ``Failure`` (with its output) unless
+    /// it exits with 0: for set-up steps (`mosquitto_passwd`, `openssl`, `mount`).
+    @discardableResult
+    public static func runChecked(_ executable: String, _ arguments: [String]) throws -> Output {
+        let result = try runBlocking(executable, arguments)
+        guard result.status == 0 else {
+            throw Failure(description: "\(executable) \(arguments.joined(separator: " ")) exited with \(result.status): \(result.stdout)\(result.stderr)")
+        }
+        return result
+    }
+
+    /// The same, blocking the calling thread.
+    public static func runBlocking(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil, input: Data? = nil
+    ) throws -> Output {
+        // Standard input and standard error go through files, so only one pipe is read and a tool
+        // that fills one stream while we wait on another cannot deadlock.
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("tool-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let inputFile = scratch.appendingPathComponent("stdin"), errorFile = scratch.appendingPathComponent("stderr")
+        try (input ?? Data()).write(to: inputFile)
+        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let environment { process.environment = environment }
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let stdin = try FileHandle(forReadingFrom: inputFile), stderr = try FileHandle(forWritingTo: errorFile)
+        defer { try? stdin.close(); try? stderr.close() }
+        process.standardInput = stdin
         process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        process.standardError = stderr
         try process.run()
-        // Standard error is read on another thread, so that a tool filling one pipe while we
-        // wait on the other cannot deadlock.
-        let errors = ErrorPipeReader(err.fileHandleForReading)
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = errors.wait()
         process.waitUntilExit()
-        return Output(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                      stderr: String(decoding: stderr, as: UTF8.self))
-    }
-}
-
-/// Reads a pipe to its end on a thread of its own; `wait()` returns what was read.
-private final class ErrorPipeReader: @unchecked Sendable {
-    // `data` is written once by the reading thread before it signals `done`, and read only
-    // after `wait()` has seen the signal: the semaphore orders the two.
-    private var data = Data()
-    private let done = DispatchSemaphore(value: 0)
-
-    init(_ handle: FileHandle) {
-        Thread { [self] in
-            data = handle.readDataToEndOfFile()
-            done.signal()
-        }.start()
-    }
-
-    func wait() -> Data {
-        done.wait()
-        return data
+        let errors = (try? Data(contentsOf: errorFile)) ?? Data()
+        return Output(status: process.terminationStatus, stdoutData: stdout, stderr: String(decoding: errors, as: UTF8.self))
     }
 }

@@ -13,7 +13,7 @@ final class SmallDisk: Sendable {
     /// Mounts a tmpfs of `size` (`mount -t tmpfs -o size=...`, e.g. `200k`) on a new folder.
     init(size: String) throws {
         path = try TestPaths.makeTemporaryDirectory(prefix: "small-disk")
-        try Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", path.path])
+        try ToolRun.runChecked("/bin/mount", ["-t", "tmpfs", "-o", "size=\(size)", "tmpfs", path.path])
     }
 
     /// Bytes free on it now.
@@ -23,16 +23,5 @@ final class SmallDisk: Sendable {
         return Int(info.f_bavail) * Int(info.f_frsize)
     }
 
-    deinit { try? Self.run("/bin/umount", ["-l", path.path]) }
-
-    private static func run(_ executable: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw SetupError("\(executable) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
-        }
-    }
+    deinit { try? ToolRun.runChecked("/bin/umount", ["-l", path.path]) }
 }
