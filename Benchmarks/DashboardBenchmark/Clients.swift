@@ -31,6 +31,8 @@ final class Gate: Sendable {
 /// oldest member fix time in the newest view (to tell whether it got each circle's latest view).
 final class ClientRecord: Sendable {
     struct State {
+        /// When the WebSocket upgrade completed (the handler started).
+        var upgraded: Duration?
         var firstView: Duration?
         var views = 0
         var oldestFix: [String: Int] = [:]
@@ -70,6 +72,10 @@ final class ClientRecord: Sendable {
         }
     }
 
+    func upgraded(after elapsed: Duration) {
+        state.withLock { $0.upgraded = elapsed }
+    }
+
     func failed(_ error: any Error) {
         state.withLock { $0.error = "\(error)" }
     }
@@ -88,6 +94,7 @@ enum Clients {
             _ = try await WebSocketClient.connect(
                 url: "ws://127.0.0.1:\(port)\(record.path)", configuration: .init(maxFrameSize: 1 << 22), logger: logger
             ) { inbound, outbound, _ in
+                record.upgraded(after: ContinuousClock.now - start)
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
                         for try await message in inbound.messages(maxSize: 1 << 22) {

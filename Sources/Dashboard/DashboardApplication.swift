@@ -8,6 +8,11 @@ public enum DashboardApplication {
     /// The largest WebSocket frame sent or accepted; larger views go out as several frames.
     static let maxFrameSize = 1 << 20
 
+    /// How often an idle WebSocket client is pinged (a client that stops answering is closed).
+    static let pingPeriod = Duration.seconds(30)
+    /// How long a closing WebSocket waits for the client's close frame.
+    static let closeTimeout = Duration.seconds(15)
+
     /// Makes the application for `source`, listening as `configuration` says.
     ///
     /// - Parameter onListening: Called with the bound port once the server accepts connections
@@ -18,13 +23,17 @@ public enum DashboardApplication {
         logger: Logger,
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
-        let broadcaster = ViewBroadcaster(source: source, logger: logger)
+        // A departed connection's ping and close timers keep its task's memory until they would
+        // have fired, so freed memory is given back once more after the longer of the two.
+        let broadcaster = ViewBroadcaster(
+            source: source, lateMemoryRelease: max(pingPeriod, closeTimeout) + .seconds(2), logger: logger)
         return Application(
             router: DashboardRouter.build(source: source, configuration: configuration, logger: logger),
             server: .originCheckedWebSocketUpgrade(
                 webSocketRouter: DashboardRouter.webSocketRouter(
                     broadcaster: broadcaster, configuration: configuration, maxFrameSize: maxFrameSize),
-                configuration: .init(ws: .init(maxFrameSize: maxFrameSize)),
+                configuration: .init(ws: .init(
+                    maxFrameSize: maxFrameSize, autoPing: .enabled(timePeriod: pingPeriod), closeTimeout: closeTimeout)),
                 policy: configuration.originPolicy
             ),
             configuration: ApplicationConfiguration(

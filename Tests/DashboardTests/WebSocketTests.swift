@@ -73,6 +73,27 @@ struct WebSocketTests {
         }
     }
 
+    @Test("Closed WebSocket connections leave no request context behind (hummingbird-websocket's upgrade box held each one in a cycle)")
+    func closedConnectionsFreeTheirContexts() async throws {
+        let store = await Fixtures.store()
+        try await Self.application(store).test(.live) { client in
+            let port = try #require(client.port)
+            for path in Array(repeating: "/api/circles/family/ws", count: 10) + Array(repeating: "/ws", count: 10) {
+                try await Self.withViews(client, path) { views in
+                    _ = try await views.next()
+                }
+            }
+            // The last context is released when its connection's task ends, just after the client
+            // saw the close: wait for it, bounded.
+            let deadline = ContinuousClock.now + .seconds(10)
+            while DashboardRequestContext.allocatedContexts(port: port) > 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(DashboardRequestContext.allocatedContexts(port: port) == 0,
+                    "20 WebSocket connections opened and closed; contexts still allocated")
+        }
+    }
+
     @Test("/ws sends every circle's view at once, then changes of any circle")
     func allCirclesSocket() async throws {
         let store = await Fixtures.store()

@@ -3,9 +3,6 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 
-/// The request context of every dashboard route: WebSocket upgrades are allowed.
-public typealias DashboardRequestContext = BasicWebSocketRequestContext
-
 /// Builds the dashboard's routes over a view source.
 public enum DashboardRouter {
     /// Builds the HTTP router: the page, the JSON API and the health check. `logger` tells at
@@ -73,6 +70,7 @@ public enum DashboardRouter {
         router.ws("/ws") { _, _ in
             .upgrade()
         } onUpgrade: { inbound, outbound, context in
+            context.requestContext.releaseUpgradeHandler()
             try await pusher.push(circle: nil, inbound: inbound, outbound: outbound, logger: context.logger)
         }
         router.ws("/api/circles/:id/ws") { _, context in
@@ -80,6 +78,7 @@ public enum DashboardRouter {
             guard await broadcaster.hasCircle(id) else { throw APIError.circleNotFound(id) }
             return .upgrade()
         } onUpgrade: { inbound, outbound, context in
+            context.requestContext.releaseUpgradeHandler()
             let id = context.requestContext.parameters.get("id")
             try await pusher.push(circle: id, inbound: inbound, outbound: outbound, logger: context.logger)
         }
