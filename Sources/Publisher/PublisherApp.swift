@@ -62,7 +62,7 @@ public struct PublisherApp: Sendable {
                 outbox: outbox, connection: connection, settings: settings, metrics: metrics, doorbell: doorbell,
                 completion: completion, logger: logger), successTerminationBehavior: .gracefullyShutdownGroup),
             .init(service: CommandListener(
-                messages: connection.client.messages, topic: settings.commandTopic,
+                messages: connection.messages, topic: settings.commandTopic,
                 handler: CommandHandler(reporter: reporter, metrics: metrics, secret: settings.encryptionKey, logger: logger),
                 metrics: metrics, logger: logger)),
             .init(service: SourceReader(source: source, reporter: reporter, doorbell: doorbell, completion: completion, logger: logger),

@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import ServiceLifecycle
-import Synchronization
 import WhereaboutsCore
 import WhereaboutsMQTT
 
@@ -17,16 +16,16 @@ import WhereaboutsMQTT
 ///
 /// On graceful shutdown (last in the service group, after the drainer) it publishes `offline`
 /// presence and disconnects both cleanly, so the broker sends no will.
-public final class MQTTPublishConnection: PublishConnection, Service {
-    /// The main connection.
-    public let client: MQTTClient
+///
+/// As a ``BrokerConnection`` it is the main connection: the drainer publishes, the command
+/// listener receives, and the connection facts (up since, fresh session) are the main client's.
+public final class MQTTPublishConnection: BrokerConnection, Service {
+    private let client: MQTTClient
     private let presenceClient: MQTTClient
     private let settings: PublisherSettings
     private let startedAt: Int
     private let logger: Logger
-    private let uptime = ConnectionUptime()
     private let sealer: PayloadSealer
-    private let freshSession = Mutex(false)
     private let doorbell: Doorbell?
 
     /// Creates both clients from `base` (host, port, credentials, TLS), not yet connected.
@@ -67,29 +66,39 @@ public final class MQTTPublishConnection: PublishConnection, Service {
         return .init(username: credentials.username + "-presence", password: credentials.password)
     }
 
-    // MARK: PublishConnection
+    // MARK: BrokerConnection
 
-    /// Publishes on the main connection.
-    public func publish(to topic: String, payload: Data, qos: QoS, retain: Bool, timeout: Duration) async throws {
+    /// The main connection's messages (the commands on `<base>/cmd`).
+    public var messages: MQTTMessages { client.messages }
+
+    /// Publishes on the main connection, encrypted when a secret is configured.
+    public func publish(to topic: String, payload: Data, qos: QoS, retain: Bool, timeout: Duration?) async throws {
         try await client.publish(to: topic, payload: sealer.seal(payload), qos: qos, retain: retain, timeout: timeout)
+    }
+
+    /// Subscribes on the main connection.
+    public func subscribe(to filters: [String], qos: QoS, timeout: Duration?) async throws {
+        try await client.subscribe(to: filters, qos: qos, timeout: timeout)
+    }
+
+    /// Unsubscribes on the main connection.
+    public func unsubscribe(from filters: [String], timeout: Duration?) async throws {
+        try await client.unsubscribe(from: filters, timeout: timeout)
     }
 
     /// When the main connection came up, or `nil` while it is down.
     public func connectedSince() async -> Date? {
-        uptime.since
-    }
-
-    /// Whether the current connection started a new broker session not yet answered; clears it.
-    public func takeFreshSession() async -> Bool {
-        freshSession.withLock { value in
-            defer { value = false }
-            return value
-        }
+        await client.connectedSince()
     }
 
     /// Waits until the main connection is up (woken by its state updates), at most `timeout`.
     public func waitUntilConnected(timeout: Duration) async -> Bool {
-        await uptime.waitUntilConnected(timeout: timeout)
+        await client.waitUntilConnected(timeout: timeout)
+    }
+
+    /// Whether the main connection started a new broker session not yet answered; clears it.
+    public func takeFreshSession() async -> Bool {
+        await client.takeFreshSession()
     }
 
     // MARK: Service
@@ -109,7 +118,6 @@ public final class MQTTPublishConnection: PublishConnection, Service {
             try? await gracefulShutdown()
             group.cancelAll()
         }
-        _ = uptime.markDisconnected()
         let now = Int(Date().timeIntervalSince1970)
         let offline = ReportEncoder.encode(PresenceMessage(state: .offline, since: startedAt, tst: now))
         do {
@@ -126,13 +134,13 @@ public final class MQTTPublishConnection: PublishConnection, Service {
     }
 
     private func followMainState(_ states: MQTTConnectionStates) async {
+        var up = false  // so that one outage logs one warning
         for await state in states {
             switch state {
             case .connected(let sessionPresent):
-                // The flag first: a drainer that sees the connection up sees the flag as well.
-                if !sessionPresent { freshSession.withLock { $0 = true } }
-                uptime.markConnected(at: Date())
+                up = true
                 logger.info("Connected.", metadata: ["whereabouts.mqtt.state": "\(state)"])
+                // The client set its fresh-session flag with the state; wake an idle drainer.
                 if !sessionPresent { doorbell?.ring() }
                 do {
                     try await client.subscribe(to: settings.commandTopic, qos: .atLeastOnce, timeout: .seconds(10))
@@ -141,7 +149,8 @@ public final class MQTTPublishConnection: PublishConnection, Service {
                 }
                 await publishCard()
             case .disconnected, .reconnecting:
-                if uptime.markDisconnected() { logger.warning("Disconnected.", metadata: ["whereabouts.mqtt.state": "\(state)"]) }
+                if up { logger.warning("Disconnected.", metadata: ["whereabouts.mqtt.state": "\(state)"]) }
+                up = false
             case .connecting:
                 break
             }

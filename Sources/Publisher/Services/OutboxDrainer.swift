@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Outbox
+import WhereaboutsMQTT
 import ServiceLifecycle
 import Synchronization
 
@@ -18,7 +19,7 @@ import Synchronization
 /// - When the source has ended and the outbox is empty, it returns, which ends the service group.
 public struct OutboxDrainer: Service {
     private let outbox: Outbox
-    private let connection: any PublishConnection
+    private let connection: any BrokerConnection
     private let settings: PublisherSettings
     private let metrics: PublisherMetrics
     private let doorbell: Doorbell
@@ -27,7 +28,7 @@ public struct OutboxDrainer: Service {
 
     /// Creates the drainer.
     public init(
-        outbox: Outbox, connection: any PublishConnection, settings: PublisherSettings,
+        outbox: Outbox, connection: any BrokerConnection, settings: PublisherSettings,
         metrics: PublisherMetrics, doorbell: Doorbell, completion: SourceCompletion, logger: Logger
     ) {
         self.outbox = outbox
