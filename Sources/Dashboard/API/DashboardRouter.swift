@@ -4,10 +4,10 @@ import HummingbirdWebSocket
 import Logging
 
 /// The request context of every dashboard route: WebSocket upgrades are allowed.
-public typealias DashboardRequestContext = BasicWebSocketRequestContext
+typealias DashboardRequestContext = BasicWebSocketRequestContext
 
 /// Builds the dashboard's routes over a view source.
-public enum DashboardRouter {
+enum DashboardRouter {
     /// Builds the HTTP router: the page, the JSON API and the health check. `logger` tells at
     /// start whether the map library was found.
     ///
@@ -22,7 +22,7 @@ public enum DashboardRouter {
     /// Unknown circles, members and paths answer 404 with a JSON `{"error","message"}` body; a
     /// request whose `Host` or `Origin` is not this dashboard's answers 403
     /// (``DashboardConfiguration/allowedHosts``).
-    public static func build<Source: CircleViewSource>(
+    static func build<Source: CircleViewSource>(
         source: Source,
         configuration: DashboardConfiguration,
         logger: Logger

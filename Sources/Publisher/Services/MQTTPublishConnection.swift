@@ -19,7 +19,7 @@ import WhereaboutsMQTT
 ///
 /// As a ``BrokerConnection`` it is the main connection: the drainer publishes, the command
 /// listener receives, and the connection facts (up since, fresh session) are the main client's.
-public final class MQTTPublishConnection: BrokerConnection, Service {
+final class MQTTPublishConnection: BrokerConnection, Service {
     private let client: MQTTClient
     private let presenceClient: MQTTClient
     private let settings: PublisherSettings
@@ -32,7 +32,7 @@ public final class MQTTPublishConnection: BrokerConnection, Service {
     ///
     /// - Parameter doorbell: Rung when a connection starts a new broker session, so that an idle
     ///   drainer wakes up to publish the newest report again.
-    public init(base: MQTTConfiguration, settings: PublisherSettings, startedAt: Date = Date(), doorbell: Doorbell? = nil, logger: Logger) {
+    init(base: MQTTConfiguration, settings: PublisherSettings, startedAt: Date = Date(), doorbell: Doorbell? = nil, logger: Logger) {
         self.doorbell = doorbell
         let start = Int(startedAt.timeIntervalSince1970)
         self.startedAt = start
@@ -69,35 +69,35 @@ public final class MQTTPublishConnection: BrokerConnection, Service {
     // MARK: BrokerConnection
 
     /// The main connection's messages (the commands on `<base>/cmd`).
-    public var messages: MQTTMessages { client.messages }
+    var messages: MQTTMessages { client.messages }
 
     /// Publishes on the main connection, encrypted when a secret is configured.
-    public func publish(to topic: String, payload: Data, qos: QoS, retain: Bool, timeout: Duration?) async throws {
+    func publish(to topic: String, payload: Data, qos: QoS, retain: Bool, timeout: Duration?) async throws {
         try await client.publish(to: topic, payload: sealer.seal(payload), qos: qos, retain: retain, timeout: timeout)
     }
 
     /// Subscribes on the main connection.
-    public func subscribe(to filters: [String], qos: QoS, timeout: Duration?) async throws {
+    func subscribe(to filters: [String], qos: QoS, timeout: Duration?) async throws {
         try await client.subscribe(to: filters, qos: qos, timeout: timeout)
     }
 
     /// Unsubscribes on the main connection.
-    public func unsubscribe(from filters: [String], timeout: Duration?) async throws {
+    func unsubscribe(from filters: [String], timeout: Duration?) async throws {
         try await client.unsubscribe(from: filters, timeout: timeout)
     }
 
     /// When the main connection came up, or `nil` while it is down.
-    public func connectedSince() async -> Date? {
+    func connectedSince() async -> Date? {
         await client.connectedSince()
     }
 
     /// Waits until the main connection is up (woken by its state updates), at most `timeout`.
-    public func waitUntilConnected(timeout: Duration) async -> Bool {
+    func waitUntilConnected(timeout: Duration) async -> Bool {
         await client.waitUntilConnected(timeout: timeout)
     }
 
     /// Whether the main connection started a new broker session not yet answered; clears it.
-    public func takeFreshSession() async -> Bool {
+    func takeFreshSession() async -> Bool {
         await client.takeFreshSession()
     }
 
@@ -106,7 +106,7 @@ public final class MQTTPublishConnection: BrokerConnection, Service {
     /// Connects both clients (retrying in the background while the broker is unreachable), logs
     /// every state change, keeps presence online, and on graceful shutdown says offline and
     /// disconnects.
-    public func run() async throws {
+    func run() async throws {
         // Subscribe to the state streams before starting, so the first `connected` is not missed.
         let mainStates = client.stateUpdates
         let presenceStates = presenceClient.stateUpdates

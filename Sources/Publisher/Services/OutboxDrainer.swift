@@ -17,7 +17,7 @@ import Synchronization
 /// - On graceful shutdown it keeps draining for up to the drain timeout, then returns; what is
 ///   left is sent on the next start.
 /// - When the source has ended and the outbox is empty, it returns, which ends the service group.
-public struct OutboxDrainer: Service {
+struct OutboxDrainer: Service {
     private let outbox: Outbox
     private let connection: any BrokerConnection
     private let settings: PublisherSettings
@@ -27,7 +27,7 @@ public struct OutboxDrainer: Service {
     private let logger: Logger
 
     /// Creates the drainer.
-    public init(
+    init(
         outbox: Outbox, connection: any BrokerConnection, settings: PublisherSettings,
         metrics: PublisherMetrics, doorbell: Doorbell, completion: SourceCompletion, logger: Logger
     ) {
@@ -41,7 +41,7 @@ public struct OutboxDrainer: Service {
     }
 
     /// Drains until the source ended and the outbox is empty, or until shutdown plus drain timeout.
-    public func run() async throws {
+    func run() async throws {
         let deadline = Mutex<ContinuousClock.Instant?>(nil)
         let timeout = settings.drainTimeout
         let doorbell = self.doorbell
