@@ -14,12 +14,12 @@ protocol SubscriberDetailsSource: Sendable {
 
 extension CircleViewStore: SubscriberDetailsSource {
     /// ``CircleViewStore/renderMetrics(at:)`` now.
-    public func metricsText() -> [UInt8] {
+    func metricsText() -> [UInt8] {
         renderMetrics()
     }
 
     /// ``CircleViewStore/face(circle:user:device:)``.
-    public func memberFace(circle: String, user: String, device: String) -> MemberFace? {
+    func memberFace(circle: String, user: String, device: String) -> MemberFace? {
         face(circle: circle, user: user, device: device)
     }
 }

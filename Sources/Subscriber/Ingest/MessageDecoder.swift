@@ -20,13 +20,13 @@ public struct MessageDecoder: Sendable {
     /// milliseconds-vs-seconds mix-ups in the other direction are caught by the future check.
     public static let earliestTimestamp = 1_000_000_000
     /// The largest card face accepted, in bytes once decoded: 256 KiB.
-    public static let maxFaceBytes = 256 * 1024
+    static let maxFaceBytes = 256 * 1024
     /// The payload limit on `<base>/info`, where cards carry their face in base64: room for a
     /// 256 KiB face (4/3 of it) and the rest of the card.
-    public static let maxCardPayloadBytes = (maxFaceBytes + 2) / 3 * 4 + 8 * 1024
+    static let maxCardPayloadBytes = (maxFaceBytes + 2) / 3 * 4 + 8 * 1024
     /// The payload limit on `<base>/info` when the card comes encrypted: the largest card sealed
     /// (24-byte nonce and 16-byte tag), in base64 again, inside `{"_type":"encrypted","data":…}`.
-    public static let maxEncryptedCardPayloadBytes = (maxCardPayloadBytes + 40 + 2) / 3 * 4 + 64
+    static let maxEncryptedCardPayloadBytes = (maxCardPayloadBytes + 40 + 2) / 3 * 4 + 64
 
     /// A decoded message and the informational fields dropped from it.
     public struct Decoded: Sendable, Hashable {
@@ -48,7 +48,7 @@ public struct MessageDecoder: Sendable {
     }
 
     /// Decodes and validates `payload` received at `now`; `limit` overrides ``maxPayloadBytes``.
-    public func decodeReporting(_ payload: some Collection<UInt8>, now: Date, limit: Int? = nil) throws(MessageRejectionReason) -> Decoded {
+    func decodeReporting(_ payload: some Collection<UInt8>, now: Date, limit: Int? = nil) throws(MessageRejectionReason) -> Decoded {
         let limit = limit ?? maxPayloadBytes
         guard payload.count <= limit else {
             throw .oversize(bytes: payload.count, limit: limit)
