@@ -118,13 +118,8 @@ final class MQTTPublishConnection: BrokerConnection, Service {
             try? await gracefulShutdown()
             group.cancelAll()
         }
-        let now = Int(Date().timeIntervalSince1970)
-        let offline = ReportEncoder.encode(PresenceMessage(state: .offline, since: startedAt, tst: now))
         do {
-            let offline = try sealer.seal(offline)
-            try await presenceClient.publish(
-                to: settings.presenceTopic, payload: offline, qos: max(.atLeastOnce, settings.qos),
-                retain: true, timeout: .seconds(2))
+            try await publishPresence(.offline, timeout: .seconds(2))
         } catch {
             logger.warning("Could not publish offline presence; the broker sends it as the will.", metadata: ["whereabouts.error": "\(error)"])
         }
@@ -174,15 +169,20 @@ final class MQTTPublishConnection: BrokerConnection, Service {
     private func followPresenceState(_ states: MQTTConnectionStates) async {
         for await state in states {
             guard case .connected = state else { continue }
-            let online = ReportEncoder.encode(PresenceMessage(state: .online, since: startedAt, tst: Int(Date().timeIntervalSince1970)))
             do {
-                let online = try sealer.seal(online)
-                try await presenceClient.publish(
-                    to: settings.presenceTopic, payload: online, qos: max(.atLeastOnce, settings.qos),
-                    retain: true, timeout: .seconds(10))
+                try await publishPresence(.online, timeout: .seconds(10))
             } catch {
                 logger.warning("Could not publish online presence.", metadata: ["whereabouts.error": "\(error)"])
             }
         }
+    }
+
+    /// Publishes `state` (since the start, stamped now) retained on `<base>/presence` over the
+    /// presence connection, sealed like every payload, at QoS 1 or the configured higher QoS.
+    private func publishPresence(_ state: PresenceMessage.State, timeout: Duration) async throws {
+        let message = PresenceMessage(state: state, since: startedAt, tst: Int(Date().timeIntervalSince1970))
+        try await presenceClient.publish(
+            to: settings.presenceTopic, payload: try sealer.seal(ReportEncoder.encode(message)),
+            qos: max(.atLeastOnce, settings.qos), retain: true, timeout: timeout)
     }
 }
