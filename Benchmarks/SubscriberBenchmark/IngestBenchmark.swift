@@ -6,7 +6,7 @@ import WhereaboutsMQTT
 /// Ingest rate. In each round the same `count` messages are queued by the broker for three
 /// offline persistent sessions, then drained, in alternating order, by
 /// `mosquitto_sub -c -C count > /dev/null` (the baseline), by the WhereaboutsMQTT client alone
-/// (a diagnostic: the transport's own ceiling), and by the subscriber (`SubscriberService` with a
+/// (a diagnostic: the MQTT client's own ceiling), and by the subscriber (`SubscriberService` with a
 /// fresh store; views are published as usual). Each time runs from process start (or connect)
 /// until the last message is consumed. The best round of each is reported, since the machine is
 /// shared and slow rounds measure the neighbours.
