@@ -472,10 +472,12 @@ public final class Outbox: Sendable {
     }
 }
 
-/// The outbox's row count, shared between GRDB's queue (which changes it inside write closures)
-/// and callers of ``Outbox/depth``; the mutex makes it safe.
-private final class DepthCache: Sendable {
-    private let value: Mutex<Int>
-    init(_ initial: Int) { value = Mutex(initial) }
-    func withLock<T: Sendable>(_ body: (inout Int) -> T) -> T { value.withLock { body(&$0) } }
+extension Outbox {
+    /// The outbox's row count, shared between GRDB's queue (which changes it inside write closures)
+    /// and callers of ``Outbox/depth``; the mutex makes it safe.
+    private final class DepthCache: Sendable {
+        private let value: Mutex<Int>
+        init(_ initial: Int) { value = Mutex(initial) }
+        func withLock<T: Sendable>(_ body: (inout Int) -> T) -> T { value.withLock { body(&$0) } }
+    }
 }

@@ -198,9 +198,11 @@ struct OutboxDrainer: Service {
     }
 }
 
-/// Acknowledged outbox rows waiting to be deleted, and the retained one among them.
-private struct PendingRemoval {
-    var ids: [Int64] = []
-    var retained: OutboxEntry?
-    var isEmpty: Bool { ids.isEmpty }
+extension OutboxDrainer {
+    /// Acknowledged outbox rows waiting to be deleted, and the retained one among them.
+    private struct PendingRemoval {
+        var ids: [Int64] = []
+        var retained: OutboxEntry?
+        var isEmpty: Bool { ids.isEmpty }
+    }
 }

@@ -60,9 +60,11 @@ public enum CommandMessage: Sendable, Hashable {
     }
 }
 
-/// The part of a `setConfiguration` command that names the mode, decoded strictly (`true`, `1.5`
-/// or `"1"` fail to decode as an integer).
-private struct ConfigurationEnvelope: Decodable {
-    struct Configuration: Decodable { var monitoring: Int }
-    var configuration: Configuration
+extension CommandMessage {
+    /// The part of a `setConfiguration` command that names the mode, decoded strictly (`true`, `1.5`
+    /// or `"1"` fail to decode as an integer).
+    private struct ConfigurationEnvelope: Decodable {
+        struct Configuration: Decodable { var monitoring: Int }
+        var configuration: Configuration
+    }
 }
