@@ -43,10 +43,9 @@ enum DelayBenchmark {
 
         // The subscriber and a probe on the view topics.
         let store = CircleViewStore(circles: workload.file, viewInterval: 0.1, logger: logger)
-        let client = MQTTClient(configuration: MQTTCircleTransport.subscriberConfiguration(MQTTConfiguration(port: broker.port, clientID: "bench-delay-sub")), logger: logger)
-        let transport = MQTTCircleTransport(client: client)
+        let client = MQTTClient(configuration: SubscriberApp.clientConfiguration(MQTTConfiguration(port: broker.port, clientID: "bench-delay-sub")), logger: logger)
+        let service = SubscriberService(store: store, connection: client, configuration: SubscriberConfiguration(viewInterval: 0.1), logger: logger)
         try await client.connect()
-        let service = SubscriberService(store: store, transport: transport, configuration: SubscriberConfiguration(viewInterval: 0.1), logger: logger)
         let serviceTask = Task { try await service.run() }
         let viewArrivals = Mutex<[Int: ContinuousClock.Instant]>([:])
         let probe = MQTTClient(configuration: MQTTConfiguration(port: broker.port, clientID: "bench-probe"), logger: logger)

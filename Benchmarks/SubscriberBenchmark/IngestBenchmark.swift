@@ -6,7 +6,7 @@ import WhereaboutsMQTT
 /// Ingest rate. In each round the same `count` messages are queued by the broker for three
 /// offline persistent sessions, then drained, in alternating order, by
 /// `mosquitto_sub -c -C count > /dev/null` (the baseline), by the WhereaboutsMQTT client alone
-/// (a diagnostic: the transport's own ceiling), and by the subscriber (`SubscriberService` with a
+/// (a diagnostic: the MQTT client's own ceiling), and by the subscriber (`SubscriberService` with a
 /// fresh store; views are published as usual). Each time runs from process start (or connect)
 /// until the last message is consumed. The best round of each is reported, since the machine is
 /// shared and slow rounds measure the neighbours.
@@ -25,15 +25,15 @@ enum IngestBenchmark {
         let host = ["-h", "127.0.0.1", "-p", "\(broker.port)"]
         let baselineSession = host + ["-c", "-i", "bench-baseline", "-q", "1", "-t", "owntracks/+/+"]
         try runProgram("/usr/bin/mosquitto_sub", baselineSession + ["-E"])
-        // Both drain with the subscriber's own client settings (MQTTCircleTransport).
-        let rawConfiguration = MQTTCircleTransport.subscriberConfiguration(MQTTConfiguration(port: broker.port, clientID: "bench-raw"))
+        // Both drain with the subscriber's own client settings (SubscriberApp.clientConfiguration).
+        let rawConfiguration = SubscriberApp.clientConfiguration(MQTTConfiguration(port: broker.port, clientID: "bench-raw"))
         let rawSetup = MQTTClient(configuration: rawConfiguration, logger: logger)
         try await rawSetup.connect()
         try await rawSetup.subscribe(to: "owntracks/+/+", qos: .atLeastOnce)
         await rawSetup.disconnect()
         let router = TopicRouter()
         let filters = workload.file.memberIDs.flatMap(router.filters(for:))
-        let sessionConfiguration = MQTTCircleTransport.subscriberConfiguration(MQTTConfiguration(port: broker.port, clientID: "bench-sub"))
+        let sessionConfiguration = SubscriberApp.clientConfiguration(MQTTConfiguration(port: broker.port, clientID: "bench-sub"))
         let setup = MQTTClient(configuration: sessionConfiguration, logger: logger)
         try await setup.connect()
         for chunk in stride(from: 0, to: filters.count, by: 500) {
@@ -102,10 +102,9 @@ enum IngestBenchmark {
     ) async throws -> Double {
         let store = CircleViewStore(circles: workload.file, logger: logger)
         let client = MQTTClient(configuration: configuration, logger: logger)
-        let transport = MQTTCircleTransport(client: client)
         let start = ContinuousClock.now
+        let service = SubscriberService(store: store, connection: client, configuration: ingestConfiguration(), logger: logger)
         try await client.connect()
-        let service = SubscriberService(store: store, transport: transport, configuration: ingestConfiguration(), logger: logger)
         let task = Task { try await service.run() }
         while await store.statistics().accepted < count {
             try await Task.sleep(for: .milliseconds(2))

@@ -2,6 +2,7 @@ import Subscriber
 import Foundation
 import Logging
 import WhereaboutsCore
+import WhereaboutsMQTT
 
 /// Measures the in-process ingest pipeline alone (route, decode, validate, apply), without MQTT.
 enum PipelineBenchmark {
@@ -17,7 +18,7 @@ enum PipelineBenchmark {
             let m = i % members
             let message = LocationMessage(tid: "ab", tst: t0 + i / members, lat: 52 + Double(i) * 1e-7, lon: -8.6, acc: 5,
                                           vel: 36, cog: 90, batt: 80, t: "t", ve: 10, vn: 0, ms: 60)
-            return TransportMessage(topic: "owntracks/u\(m)/d", payload: try! encoder.encode(message), retained: false)
+            return MQTTMessage(topic: "owntracks/u\(m)/d", payload: try! encoder.encode(message), retained: false)
         }
         let start = ContinuousClock.now
         let now = Date()

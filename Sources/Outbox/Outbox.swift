@@ -39,13 +39,13 @@ public final class Outbox: Sendable {
     static let truncateAfterRemovals = 1000
 
     /// The application id stamped into the file (`PRAGMA application_id`): "WHAB".
-    public static let applicationID: Int32 = 0x5748_4142
+    static let applicationID: Int32 = 0x5748_4142
     /// The schema version this code writes (`PRAGMA user_version`).
-    public static let schemaVersion = 2
+    static let schemaVersion = 2
     /// The size, in bytes, the write-ahead log is cut back to after a checkpoint.
-    public static let walSizeLimit = 256 * 1024
+    static let walSizeLimit = 256 * 1024
     /// After how many pages of log SQLite checkpoints on its own.
-    public static let autoCheckpointPages = 8
+    static let autoCheckpointPages = 8
     /// The default cap, in entries.
     public static let defaultMaxEntries = 100_000
 
@@ -378,7 +378,7 @@ public final class Outbox: Sendable {
     }
 
     /// The size of the reserve file kept next to the outbox for a full file system.
-    public static let reserveSize = 64 * 1024
+    static let reserveSize = 64 * 1024
 
     /// Writes the reserve file if it is missing; leaves nothing behind when there is no room.
     private static func createReserve(at path: String) {
@@ -472,10 +472,12 @@ public final class Outbox: Sendable {
     }
 }
 
-/// The outbox's row count, shared between GRDB's queue (which changes it inside write closures)
-/// and callers of ``Outbox/depth``; the mutex makes it safe.
-private final class DepthCache: Sendable {
-    private let value: Mutex<Int>
-    init(_ initial: Int) { value = Mutex(initial) }
-    func withLock<T: Sendable>(_ body: (inout Int) -> T) -> T { value.withLock { body(&$0) } }
+extension Outbox {
+    /// The outbox's row count, shared between GRDB's queue (which changes it inside write closures)
+    /// and callers of ``Outbox/depth``; the mutex makes it safe.
+    private final class DepthCache: Sendable {
+        private let value: Mutex<Int>
+        init(_ initial: Int) { value = Mutex(initial) }
+        func withLock<T: Sendable>(_ body: (inout Int) -> T) -> T { value.withLock { body(&$0) } }
+    }
 }

@@ -28,15 +28,17 @@ public struct FixIterator: AsyncIteratorProtocol {
     }
 }
 
-/// Holds a stream iterator so a closure can advance it.
-private final class StreamIteratorBox {
-    private var iterator: AsyncThrowingStream<Fix, any Error>.Iterator
+extension FixIterator {
+    /// Holds a stream iterator so a closure can advance it.
+    private final class StreamIteratorBox {
+        private var iterator: AsyncThrowingStream<Fix, any Error>.Iterator
 
-    init(_ iterator: AsyncThrowingStream<Fix, any Error>.Iterator) {
-        self.iterator = iterator
-    }
+        init(_ iterator: AsyncThrowingStream<Fix, any Error>.Iterator) {
+            self.iterator = iterator
+        }
 
-    func next() async throws -> Fix? {
-        try await iterator.next()
+        func next() async throws -> Fix? {
+            try await iterator.next()
+        }
     }
 }

@@ -30,7 +30,7 @@ public struct PublisherApp: Sendable {
     /// Whether a restart should resume the source after the newest committed report: true for a
     /// replayed GPX or NMEA recording (the same file read again), false for live sources and the
     /// simulator (new fixes every run).
-    public static func resumesRecording(_ spec: PositionSourceSpec) -> Bool {
+    static func resumesRecording(_ spec: PositionSourceSpec) -> Bool {
         guard spec.replay != nil else { return false }
         switch spec.kind {
         case .gpx, .nmea: return true
@@ -62,7 +62,7 @@ public struct PublisherApp: Sendable {
                 outbox: outbox, connection: connection, settings: settings, metrics: metrics, doorbell: doorbell,
                 completion: completion, logger: logger), successTerminationBehavior: .gracefullyShutdownGroup),
             .init(service: CommandListener(
-                messages: connection.client.messages, topic: settings.commandTopic,
+                messages: connection.messages, topic: settings.commandTopic,
                 handler: CommandHandler(reporter: reporter, metrics: metrics, secret: settings.encryptionKey, logger: logger),
                 metrics: metrics, logger: logger)),
             .init(service: SourceReader(source: source, reporter: reporter, doorbell: doorbell, completion: completion, logger: logger),
@@ -88,7 +88,7 @@ public struct PublisherApp: Sendable {
     /// sees one TCP connection attempt per client every 1.6 to 2 s, spread out by the jitter.
     /// (The library default caps at 30 s: after a 30 s outage that meant up to 22 s more without
     /// the device's position.)
-    public static let reconnectPolicy = MQTTReconnectPolicy(
+    static let reconnectPolicy = MQTTReconnectPolicy(
         initialDelay: .milliseconds(250), maximumDelay: .seconds(2), multiplier: 2, jitter: 0.2)
 
     private func mqttConfiguration() -> MQTTConfiguration {

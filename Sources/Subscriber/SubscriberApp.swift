@@ -17,7 +17,7 @@ import WhereaboutsMQTT
 public struct SubscriberApp: Sendable {
     /// The view store the subscriber feeds (and the dashboard reads).
     public let store: CircleViewStore
-    /// The client configuration (``MQTTCircleTransport/subscriberConfiguration(_:)`` is applied).
+    /// The client configuration (``clientConfiguration(_:)`` is applied).
     public let mqtt: MQTTConfiguration
     /// Topics, intervals, files.
     public let configuration: SubscriberConfiguration
@@ -32,10 +32,21 @@ public struct SubscriberApp: Sendable {
         services: [any Service] = [], logger: Logger
     ) {
         self.store = store
-        self.mqtt = MQTTCircleTransport.subscriberConfiguration(mqtt)
+        self.mqtt = Self.clientConfiguration(mqtt)
         self.configuration = configuration
         self.services = services
         self.logger = logger
+    }
+
+    /// `configuration` as the subscriber's client uses it: a persistent session (the caller
+    /// gives the stable client id), and PUBACKs coalesced while messages pour in
+    /// (``MQTTConfiguration/coalescesAcknowledgementsDuringBursts``): the subscriber mostly
+    /// receives, and sends one PUBACK per message. Measured in BENCHMARKS.md ("Subscriber").
+    public static func clientConfiguration(_ configuration: MQTTConfiguration) -> MQTTConfiguration {
+        var configuration = configuration
+        configuration.cleanSession = false
+        configuration.coalescesAcknowledgementsDuringBursts = true
+        return configuration
     }
 
     /// Connects, then runs every service until graceful shutdown (SIGTERM, SIGINT) or until one
@@ -43,12 +54,12 @@ public struct SubscriberApp: Sendable {
     /// connection, before the services start.
     public func run(onConnected: @Sendable (MQTTClient) async throws -> Void = { _ in }) async throws {
         let client = MQTTClient(configuration: mqtt, logger: logger)
-        let transport = MQTTCircleTransport(client: client)  // before connect: see its documentation
+        // Before connecting: it opens the message stream, so the persistent session's backlog is kept.
+        let subscriber = SubscriberService(store: store, connection: client, configuration: configuration, logger: logger)
         try await client.connect()
         let connection = MQTTConnectionService(client: client)
         do {
             try await onConnected(client)
-            let subscriber = SubscriberService(store: store, transport: transport, configuration: configuration, logger: logger)
             let all: [any Service] = [connection, subscriber] + services
             let group = ServiceGroup(configuration: .init(
                 services: all.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

@@ -76,7 +76,7 @@ struct DynsecCommand: AsyncParsableCommand {
         do { file = try CirclesFile.load(path: circles) } catch {
             throw ValidationError("The circles file \(circles) is not valid: \(error)")
         }
-        var configuration = MQTTCircleTransport.subscriberConfiguration(try brokerOptions.mqttConfiguration(defaultClientID: admin))
+        var configuration = SubscriberApp.clientConfiguration(try brokerOptions.mqttConfiguration(defaultClientID: admin))
         configuration.cleanSession = true
         let client = MQTTClient(configuration: configuration, logger: logger)
         try await client.connect()

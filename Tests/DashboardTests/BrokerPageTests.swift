@@ -33,18 +33,18 @@ struct BrokerPageTests {
         var subscriberConfiguration = broker.clientConfiguration(clientID: "whereabouts-sub-dashboard-test")
         subscriberConfiguration.cleanSession = false
         let subscriberClient = MQTTClient(configuration: subscriberConfiguration, logger: logger)
-        let transport = MQTTCircleTransport(client: subscriberClient)  // before connect, as whereabouts-sub does
-        try await subscriberClient.connect()
         let store = CircleViewStore(circles: Fixtures.circles, viewInterval: 0.05, logger: logger)
-
         let (subscribed, subscribedSink) = AsyncStream.makeStream(of: Void.self)
+        let subscriber = SubscriberService(  // before connect, as whereabouts-sub does
+            store: store, connection: subscriberClient, configuration: SubscriberConfiguration(viewInterval: 0.05),
+            logger: logger, onSubscribed: { subscribedSink.yield() }
+        )
+        try await subscriberClient.connect()
+
         let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
         let group = ServiceGroup(
             services: [
-                SubscriberService(
-                    store: store, transport: transport, configuration: SubscriberConfiguration(viewInterval: 0.05),
-                    logger: logger, onSubscribed: { subscribedSink.yield() }
-                ),
+                subscriber,
                 DashboardService(source: store, configuration: .init(port: 0), logger: logger, onListening: { portSink.yield($0) }),
             ],
             logger: logger

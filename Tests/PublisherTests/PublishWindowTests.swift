@@ -8,7 +8,7 @@ import WhereaboutsMQTT
 
 /// A pure in-memory connection: records the order publishes start in and how many wait at once;
 /// each publish waits until the test releases it (or fails when its topic says so).
-private final class GatedConnection: PublishConnection {
+private final class GatedConnection: BrokerConnection {
     private struct State {
         var started: [String] = []
         var waiting: [CheckedContinuation<Void, any Error>] = []
@@ -21,7 +21,7 @@ private final class GatedConnection: PublishConnection {
     var maxInFlight: Int { state.withLock { $0.maxInFlight } }
     var waitingCount: Int { state.withLock { $0.waiting.count } }
 
-    func publish(to topic: String, payload: Data, qos: QoS, retain: Bool, timeout: Duration) async throws {
+    func publish(to topic: String, payload: Data, qos: QoS, retain: Bool, timeout: Duration?) async throws {
         defer { state.withLock { $0.inFlight -= 1 } }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             state.withLock { state in
@@ -43,8 +43,13 @@ private final class GatedConnection: PublishConnection {
         for continuation in waiting.reversed() { continuation.resume() }
     }
 
+    // The window only publishes; the rest of the connection is always up and silent.
+    var messages: AsyncStream<MQTTMessage> { AsyncStream { $0.finish() } }
+    func subscribe(to filters: [String], qos: QoS, timeout: Duration?) async throws {}
+    func unsubscribe(from filters: [String], timeout: Duration?) async throws {}
     func connectedSince() async -> Date? { Date(timeIntervalSince1970: 0) }
     func waitUntilConnected(timeout: Duration) async -> Bool { true }
+    func takeFreshSession() async -> Bool { false }
 }
 
 @Suite("Publish window")

@@ -3,6 +3,7 @@ import Logging
 import Testing
 import WhereaboutsTestSupport
 import WhereaboutsCore
+import WhereaboutsMQTT
 @testable import Subscriber
 
 @Suite("Circle view store")
@@ -200,7 +201,7 @@ struct RejectionLoggingTests {
         let store = CircleViewStore(circles: try Build.exampleFile(), logger: logger)
         let ingestor = Ingestor(store: store, router: TopicRouter(), settings: ViewSettings())
         let payload = Data(#"{"_type":"location","lat":91.123456,"lon":8.654321,"tst":1700000000}"#.utf8)
-        await ingestor.handle(TransportMessage(topic: "owntracks/alice/phone", payload: payload, retained: false),
+        await ingestor.handle(MQTTMessage(topic: "owntracks/alice/phone", payload: payload, retained: false),
                               at: Build.date(Build.t0))
         let record = try #require(recorder.entries.first { "\($0.message)".hasPrefix("Rejected a message") })
         #expect(record.level == .info)
@@ -217,9 +218,9 @@ struct RejectionLoggingTests {
         let ingestor = Ingestor(store: store, router: TopicRouter(), settings: ViewSettings())
         let outOfRange = Data(#"{"_type":"location","lat":91,"lon":8,"tst":1700000000}"#.utf8)
         for _ in 0..<5 {
-            await ingestor.handle(TransportMessage(topic: "owntracks/alice/phone", payload: outOfRange, retained: false), at: Build.date(Build.t0))
+            await ingestor.handle(MQTTMessage(topic: "owntracks/alice/phone", payload: outOfRange, retained: false), at: Build.date(Build.t0))
         }
-        await ingestor.handle(TransportMessage(topic: "owntracks/alice/phone", payload: Data("garbage".utf8), retained: false), at: Build.date(Build.t0))
+        await ingestor.handle(MQTTMessage(topic: "owntracks/alice/phone", payload: Data("garbage".utf8), retained: false), at: Build.date(Build.t0))
         let rejections = recorder.entries.filter { "\($0.message)".hasPrefix("Rejected a message") }
         #expect(rejections.count == 6)
         #expect(rejections.filter { $0.level == .info }.map { "\($0.metadata["whereabouts.reason"] ?? "")" } == ["out_of_range.lat", "malformed_json"])

@@ -82,7 +82,7 @@ struct DecryptionTests {
         let now = Date()
         let tst = Int(now.timeIntervalSince1970) - 30
         func send(_ user: String, _ payload: Data) async -> CircleViewStore.ApplyOutcome? {
-            await store.ingest(TransportMessage(topic: "owntracks/\(user)/phone", payload: payload, retained: false),
+            await store.ingest(MQTTMessage(topic: "owntracks/\(user)/phone", payload: payload, retained: false),
                                router: TopicRouter(), decoder: MessageDecoder(), at: now)
         }
         _ = await send("alice", try Self.sealed(by: "alice's secret", Self.appLocation(tst: tst, lat: 52.25)))

@@ -3,6 +3,7 @@ import Logging
 import Testing
 import WhereaboutsTestSupport
 import WhereaboutsCore
+import WhereaboutsMQTT
 @testable import Subscriber
 
 /// The ingest rules of issue 10 on the store alone (no I/O): live vs backlog, dropped fields,
@@ -20,7 +21,7 @@ struct IngestRulesTests {
 
     static func ingest(_ store: CircleViewStore, _ topic: String, _ text: String, retained: Bool = false, at now: Int) async {
         _ = await store.ingest(
-            TransportMessage(topic: topic, payload: Data(text.utf8), retained: retained),
+            MQTTMessage(topic: topic, payload: Data(text.utf8), retained: retained),
             router: TopicRouter(), decoder: MessageDecoder(settings: store.settings), at: Build.date(now))
     }
 

@@ -5,7 +5,7 @@ import WhereaboutsMQTT
 import WhereaboutsTestSupport
 
 /// A `SubscriberService` running against a real broker in a child task, as `whereabouts-sub`
-/// runs it: persistent session, stable client id, the transport created before connecting.
+/// runs it: persistent session, stable client id, the service created before connecting.
 final class RunningSubscriber: Sendable {
     let store: CircleViewStore
     let client: MQTTClient
@@ -26,15 +26,14 @@ final class RunningSubscriber: Sendable {
         configuration.cleanSession = false
         let logger = Logger.test("sub")
         let client = MQTTClient(configuration: configuration, logger: logger)
-        let transport = MQTTCircleTransport(client: client)
-        try await client.connect()
         let store = CircleViewStore(circles: file, shard: shard, settings: settings, viewInterval: viewInterval, logger: logger)
         let (subscribedStream, subscribed) = AsyncStream.makeStream(of: Void.self)
-        let service = SubscriberService(
-            store: store, transport: transport,
+        let service = SubscriberService(  // before connect, as whereabouts-sub does
+            store: store, connection: client,
             configuration: SubscriberConfiguration(viewInterval: viewInterval, settings: settings, circlesPath: circlesPath,
                                                    reloadPollInterval: 0.1),
             logger: logger, onSubscribed: { subscribed.yield() })
+        try await client.connect()
         let task = Task { try await service.run() }
         try await withTimeout(.seconds(10), "the subscriptions") {
             for await _ in subscribedStream { return }

@@ -1,13 +1,13 @@
 import Hummingbird
 
 /// An error the dashboard API answers with a JSON body `{"error": code, "message": text}`.
-public struct APIError: Error, Sendable, Hashable, HTTPResponseError {
+struct APIError: Error, Sendable, Hashable, HTTPResponseError {
     /// The HTTP status answered with.
-    public let status: HTTPResponse.Status
+    let status: HTTPResponse.Status
     /// A short machine-readable code, such as `circle_not_found`.
-    public let code: String
+    let code: String
     /// A sentence a user can act on.
-    public let message: String
+    let message: String
 
     /// No circle has the id.
     static func circleNotFound(_ id: String) -> APIError {
@@ -46,7 +46,7 @@ public struct APIError: Error, Sendable, Hashable, HTTPResponseError {
     }
 
     /// Writes the JSON body.
-    public func response(from request: Request, context: some RequestContext) throws -> Response {
+    func response(from request: Request, context: some RequestContext) throws -> Response {
         try JSONBody.response(Body(error: code, message: message), status: status)
     }
 

@@ -1,19 +1,19 @@
 import Subscriber
 /// One entry of `GET /api/circles`: a circle with its member count and how many members are in
 /// each status.
-public struct CircleListEntry: Sendable, Hashable, Codable {
+struct CircleListEntry: Sendable, Hashable, Codable {
     /// The circle's id, as used in `/api/circles/<id>`.
-    public var id: String
+    var id: String
     /// The circle's display name.
-    public var name: String
+    var name: String
     /// How many members the circle has.
-    public var members: Int
+    var members: Int
     /// How many members are in each status (`online`, `offline`, `stale`, `unknown`); every
     /// status is present, with 0 when no member has it.
-    public var status: [String: Int]
+    var status: [String: Int]
 
     /// Summarises a view.
-    public init(_ view: CircleView) {
+    init(_ view: CircleView) {
         id = view.circle.id
         name = view.circle.name
         members = view.members.count

@@ -14,19 +14,19 @@ import Synchronization
 /// about 1.5 MB per 1,800 connections, and the scattered survivors kept the allocator from giving
 /// freed pages back. Here the box is reached through a slot that the upgraded connection's handler
 /// empties as it starts (``releaseUpgradeHandler()``), which breaks the cycle.
-public struct DashboardRequestContext: RequestContext, WebSocketRequestContext {
+package struct DashboardRequestContext: RequestContext, WebSocketRequestContext {
     /// Hummingbird's per-request storage (logger, allocator, parameters).
-    public var coreContext: CoreRequestContextStorage
+    package var coreContext: CoreRequestContextStorage
     private let slot: UpgradeSlot
 
     /// Creates the context of one request.
-    public init(source: ApplicationRequestContextSource) {
+    package init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         slot = UpgradeSlot(port: source.channel.localAddress?.port ?? 0)
     }
 
     /// Where the router leaves the upgrade handler for the WebSocket channel to pick up.
-    public var webSocket: WebSocketHandlerReference<DashboardRequestContext> { slot.reference }
+    package var webSocket: WebSocketHandlerReference<DashboardRequestContext> { slot.reference }
 
     /// Lets go of the upgrade handler and the context copy stored with it. Call it once the
     /// connection is upgraded (the handler is running): it is not needed after that.

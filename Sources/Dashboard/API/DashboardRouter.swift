@@ -4,7 +4,7 @@ import HummingbirdWebSocket
 import Logging
 
 /// Builds the dashboard's routes over a view source.
-public enum DashboardRouter {
+enum DashboardRouter {
     /// Builds the HTTP router: the page, the JSON API and the health check. `logger` tells at
     /// start whether the map library was found.
     ///
@@ -19,7 +19,7 @@ public enum DashboardRouter {
     /// Unknown circles, members and paths answer 404 with a JSON `{"error","message"}` body; a
     /// request whose `Host` or `Origin` is not this dashboard's answers 403
     /// (``DashboardConfiguration/allowedHosts``).
-    public static func build<Source: CircleViewSource>(
+    static func build<Source: CircleViewSource>(
         source: Source,
         configuration: DashboardConfiguration,
         logger: Logger

@@ -4,7 +4,7 @@ import Hummingbird
 /// What the dashboard serves besides views when its source is the subscriber itself: the
 /// subscriber's Prometheus metrics and the members' card faces. The subscriber's view store
 /// conforms; other sources simply do not get these routes.
-public protocol SubscriberDetailsSource: Sendable {
+protocol SubscriberDetailsSource: Sendable {
     /// The subscriber's metrics in the Prometheus text format.
     func metricsText() async -> [UInt8]
     /// The face of a member of `circle` from its OwnTracks card, or `nil` when the circle has no
@@ -14,12 +14,12 @@ public protocol SubscriberDetailsSource: Sendable {
 
 extension CircleViewStore: SubscriberDetailsSource {
     /// ``CircleViewStore/renderMetrics(at:)`` now.
-    public func metricsText() -> [UInt8] {
+    func metricsText() -> [UInt8] {
         renderMetrics()
     }
 
     /// ``CircleViewStore/face(circle:user:device:)``.
-    public func memberFace(circle: String, user: String, device: String) -> MemberFace? {
+    func memberFace(circle: String, user: String, device: String) -> MemberFace? {
         face(circle: circle, user: user, device: device)
     }
 }

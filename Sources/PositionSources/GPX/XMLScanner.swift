@@ -766,13 +766,3 @@ private func isWhitespace(_ byte: UInt8) -> Bool {
 private extension Character {
     var isASCIIDigitForXML: Bool { ("0"..."9").contains(self) }
 }
-
-/// A well-formedness error: where (line, from 1) and why the document stops being XML.
-struct XMLSyntaxError: Error, Equatable, CustomStringConvertible {
-    /// The line of the fault, counted in line feeds from 1.
-    var line: Int
-    /// What is wrong, in a sentence fragment ("mismatched end tag: ...").
-    var reason: String
-
-    var description: String { "line \(line): \(reason)" }
-}

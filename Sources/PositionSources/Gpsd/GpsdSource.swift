@@ -11,25 +11,25 @@ import WhereaboutsCore
 /// source reconnects after ``GpsdOptions/initialReconnectDelay``, doubling the wait up to
 /// ``GpsdOptions/maximumReconnectDelay``, for as long as the consumer iterates. The socket is read
 /// on a dedicated thread.
-public struct GpsdSource: PositionSource {
+struct GpsdSource: PositionSource {
     /// Where to connect.
-    public let options: GpsdOptions
+    let options: GpsdOptions
     /// The reports this source skipped, by reason.
-    public let rejections: RejectionCounter
+    let rejections: RejectionCounter
     private let logger: Logger
 
     /// The command that asks gpsd to stream JSON reports.
     static let watchCommand = #"?WATCH={"enable":true,"json":true}"# + "\n"
 
     /// Creates a source for the gpsd at `options.host:options.port`.
-    public init(options: GpsdOptions = GpsdOptions(), logger: Logger) {
+    init(options: GpsdOptions = GpsdOptions(), logger: Logger) {
         self.options = options
         self.logger = logger
         rejections = RejectionCounter(source: "gpsd", logger: logger)
     }
 
     /// Connects and starts streaming; the connection closes when the iteration ends.
-    public func makeAsyncIterator() -> FixIterator {
+    func makeAsyncIterator() -> FixIterator {
         let (options, rejections, logger) = (options, rejections, logger)
         return FixEmitter.threadedIterator(name: "whereabouts.gpsd") { emitter in
             Self.run(options: options, rejections: rejections, logger: logger, emitter: emitter)

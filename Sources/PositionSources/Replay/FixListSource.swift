@@ -2,20 +2,20 @@ import Logging
 import WhereaboutsCore
 
 /// A fixed list of fixes as a position source (a track read with ``RecordedTrack/read(contentsOf:format:uere:logger:)``, say).
-public struct FixListSource: PositionSource {
+struct FixListSource: PositionSource {
     /// The fixes, in the order they are yielded.
-    public let fixes: [Fix]
+    let fixes: [Fix]
     /// Always empty: a list of fixes has no malformed input (read the track's own `rejections`).
-    public let rejections: RejectionCounter
+    let rejections: RejectionCounter
 
     /// Creates a source that yields `fixes` in order.
-    public init(fixes: [Fix], logger: Logger) {
+    init(fixes: [Fix], logger: Logger) {
         self.fixes = fixes
         rejections = RejectionCounter(source: "list", logger: logger)
     }
 
     /// Starts at the first fix.
-    public func makeAsyncIterator() -> FixIterator {
+    func makeAsyncIterator() -> FixIterator {
         var remaining = fixes[...]
         return FixIterator { remaining.popFirst() }
     }

@@ -20,20 +20,20 @@ import WhereaboutsCore
 /// - Fixes before ``resumeAfter`` (what an earlier run already committed) are handed on at once:
 ///   a restarted replay continues where it stopped instead of waiting through the part already
 ///   sent. Pacing starts at the first fix after it.
-public struct ReplaySource<Base: PositionSource>: PositionSource {
+struct ReplaySource<Base: PositionSource>: PositionSource {
     /// The source replayed.
-    public let base: Base
+    let base: Base
     /// How fast.
-    public let speed: ReplaySpeed
+    let speed: ReplaySpeed
     /// "Now" for filters and policies: the time of the latest fix handed on.
-    public let clock: ReplayFixClock
+    let clock: ReplayFixClock
     /// Fixes before this time are handed on without waiting (a resumed replay).
-    public let resumeAfter: Date?
+    let resumeAfter: Date?
     /// How far ahead of the wall clock a recording may start before it is refused.
-    public static var futureLead: TimeInterval { 3600 }
+    static var futureLead: TimeInterval { 3600 }
 
     /// Replays `base` at `speed`, advancing `clock` (a new one by default).
-    public init(_ base: Base, speed: ReplaySpeed, clock: ReplayFixClock = ReplayFixClock(), resumeAfter: Date? = nil) {
+    init(_ base: Base, speed: ReplaySpeed, clock: ReplayFixClock = ReplayFixClock(), resumeAfter: Date? = nil) {
         self.base = base
         self.speed = speed
         self.clock = clock
@@ -41,10 +41,10 @@ public struct ReplaySource<Base: PositionSource>: PositionSource {
     }
 
     /// The replayed source's rejection tally.
-    public var rejections: RejectionCounter { base.rejections }
+    var rejections: RejectionCounter { base.rejections }
 
     /// Starts the replay.
-    public func makeAsyncIterator() -> FixIterator {
+    func makeAsyncIterator() -> FixIterator {
         var iterator = base.makeAsyncIterator()
         let (pace, clock, resumeAfter) = (speed.wallSecondsPerFixSecond, clock, resumeAfter)
         var origin: (fixTime: Double, wall: ContinuousClock.Instant)?

@@ -4,20 +4,20 @@ import WhereaboutsCore
 /// The ``Simulator``'s fixes as a position source, as fast as the consumer takes them; wrap it in
 /// a ``ReplaySource`` to pace them in real time. Each iteration starts the simulation afresh, so
 /// it yields the same fixes every time.
-public struct SimulatorSource: PositionSource {
+struct SimulatorSource: PositionSource {
     /// What is simulated.
-    public let options: SimulatorOptions
+    let options: SimulatorOptions
     /// Always empty: the simulator makes no malformed input (its outliers are valid fixes).
-    public let rejections: RejectionCounter
+    let rejections: RejectionCounter
 
     /// Creates a simulated source.
-    public init(options: SimulatorOptions = SimulatorOptions(), logger: Logger) {
+    init(options: SimulatorOptions = SimulatorOptions(), logger: Logger) {
         self.options = options
         rejections = RejectionCounter(source: "simulator", logger: logger)
     }
 
     /// Starts the simulation.
-    public func makeAsyncIterator() -> FixIterator {
+    func makeAsyncIterator() -> FixIterator {
         var simulator = Simulator(options: options)
         return FixIterator { simulator.next() }
     }

@@ -6,32 +6,32 @@ import WhereaboutsCore
 /// The executable passes a Prometheus factory whose registry ``MetricsServer`` renders; any other
 /// swift-metrics backend works the same. Names follow Prometheus conventions
 /// (`whereabouts_pub_*_total` for counters).
-public struct PublisherMetrics: Sendable {
+struct PublisherMetrics: Sendable {
     /// Fixes read from the source.
-    public let fixesRead: Counter
+    let fixesRead: Counter
     /// Reports the policy made (committed to the outbox).
-    public let reported: Counter
+    let reported: Counter
     /// Messages handed to MQTT (a retry counts again).
-    public let published: Counter
+    let published: Counter
     /// Messages the broker acknowledged (PUBACK or PUBCOMP; QoS 0 counts when sent).
-    public let acknowledged: Counter
+    let acknowledged: Counter
     /// Publish attempts that failed (the entry stays in the outbox).
-    public let publishFailures: Counter
+    let publishFailures: Counter
     /// Reports dropped by the outbox cap.
-    public let droppedByCap: Counter
+    let droppedByCap: Counter
     /// Reports the outbox could not store (a full disk, an I/O error): lost.
-    public let lost: Counter
+    let lost: Counter
     /// Entries waiting in the outbox.
-    public let outboxDepth: Gauge
+    let outboxDepth: Gauge
     /// 1 while the `significant` profile is in force, 0 while `active`.
-    public let significantProfile: Gauge
+    let significantProfile: Gauge
     private let commandsAccepted: Counter
     private let commandsRejected: Counter
     private let commandsRetained: Counter
     private let factory: any MetricsFactory
 
     /// Creates the metrics in `factory`.
-    public init(factory: any MetricsFactory) {
+    init(factory: any MetricsFactory) {
         self.factory = factory
         fixesRead = Counter(label: "whereabouts_pub_fixes_read_total", factory: factory)
         reported = Counter(label: "whereabouts_pub_reports_total", factory: factory)
@@ -48,7 +48,7 @@ public struct PublisherMetrics: Sendable {
     }
 
     /// Counts a fix the rejection filters turned away, labelled with the reason.
-    public func rejected(reason: String) {
+    func rejected(reason: String) {
         // Counters with the same label and dimensions share one handler in the factory, so making
         // one per call is cheap and always counts into the same series.
         Counter(label: "whereabouts_pub_fixes_rejected_total", dimensions: [("reason", reason)], factory: factory)
@@ -56,26 +56,26 @@ public struct PublisherMetrics: Sendable {
     }
 
     /// Counts a command from `<base>/cmd`, accepted or rejected.
-    public func command(accepted: Bool) {
+    func command(accepted: Bool) {
         (accepted ? commandsAccepted : commandsRejected).increment()
     }
 
     /// Counts a retained command, which is ignored (a retained `reportLocation` would fire on every
     /// restart).
-    public func retainedCommandIgnored() {
+    func retainedCommandIgnored() {
         commandsRetained.increment()
     }
 
     /// Records the battery level in percent. The gauge exists only once a battery was read, so a
     /// device without one exports no `whereabouts_pub_battery_percent` at all rather than a 0 that
     /// reads as an empty battery.
-    public func recordBattery(level: Int) {
+    func recordBattery(level: Int) {
         Gauge(label: "whereabouts_pub_battery_percent", factory: factory).record(level)
     }
 
     /// Counts input the position source skipped (bad checksums, points without a time, ...),
     /// labelled with the source's reason; `count` is how many since the last call.
-    public func sourceRejected(reason: String, count: Int) {
+    func sourceRejected(reason: String, count: Int) {
         guard count > 0 else { return }
         Counter(label: "whereabouts_pub_source_rejected_total", dimensions: [("reason", reason)], factory: factory)
             .increment(by: count)

@@ -7,13 +7,13 @@ import Outbox
 /// newest entry, was committed while the current connection was up, and no earlier attempt to send
 /// it failed. Anything else is **backlog**: it gets `created_at` (later than `tst`), and only the
 /// newest entry is retained, so the retained message is always the newest fix.
-public struct DeliveryPlan: Sendable, Hashable {
+struct DeliveryPlan: Sendable, Hashable {
     /// The bytes to publish.
-    public var payload: Data
+    var payload: Data
     /// Whether to publish with the retain flag.
-    public var retain: Bool
+    var retain: Bool
     /// Whether the entry goes out as backlog.
-    public var isBacklog: Bool
+    var isBacklog: Bool
 
     /// Plans the delivery of `entry`.
     ///
@@ -22,7 +22,7 @@ public struct DeliveryPlan: Sendable, Hashable {
     ///   - connectedSince: When the current connection came up.
     ///   - retried: Whether an earlier attempt to send this entry failed.
     ///   - retain: The configured retain flag for live messages.
-    public init(entry: OutboxEntry, newestID: Int64, connectedSince: Date, retried: Bool, retain: Bool, now: Date = Date()) {
+    init(entry: OutboxEntry, newestID: Int64, connectedSince: Date, retried: Bool, retain: Bool, now: Date = Date()) {
         let isNewest = entry.id >= newestID
         let live = isNewest && entry.createdAt >= connectedSince && !retried
         if live {

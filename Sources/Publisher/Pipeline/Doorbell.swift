@@ -1,19 +1,19 @@
 /// Wakes one waiting task: rings coalesce while nobody waits, so a burst of rings wakes it once.
-public struct Doorbell: Sendable {
+struct Doorbell: Sendable {
     private let stream: AsyncStream<Void>
     private let continuation: AsyncStream<Void>.Continuation
 
     /// Creates a doorbell nobody has rung.
-    public init() {
+    init() {
         (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     /// Rings: the next (or current) ``wait()`` returns.
-    public func ring() { continuation.yield() }
+    func ring() { continuation.yield() }
 
     /// Waits for a ring (or returns at once if one is pending). Returns false when cancelled.
     @discardableResult
-    public func wait() async -> Bool {
+    func wait() async -> Bool {
         var iterator = stream.makeAsyncIterator()
         return await iterator.next() != nil
     }

@@ -2,15 +2,15 @@ import Synchronization
 
 /// Set once the position source has ended (a recording fully replayed), so that the drainer
 /// empties the outbox and then ends the process.
-public final class SourceCompletion: Sendable {
+final class SourceCompletion: Sendable {
     private let ended = Mutex(false)
 
     /// Creates an unset flag.
-    public init() {}
+    init() {}
 
     /// Marks the source as ended.
-    public func markEnded() { ended.withLock { $0 = true } }
+    func markEnded() { ended.withLock { $0 = true } }
 
     /// Whether the source has ended.
-    public var hasEnded: Bool { ended.withLock { $0 } }
+    var hasEnded: Bool { ended.withLock { $0 } }
 }

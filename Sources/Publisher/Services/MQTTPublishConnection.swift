@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import ServiceLifecycle
-import Synchronization
 import WhereaboutsCore
 import WhereaboutsMQTT
 
@@ -17,23 +16,23 @@ import WhereaboutsMQTT
 ///
 /// On graceful shutdown (last in the service group, after the drainer) it publishes `offline`
 /// presence and disconnects both cleanly, so the broker sends no will.
-public final class MQTTPublishConnection: PublishConnection, Service {
-    /// The main connection.
-    public let client: MQTTClient
+///
+/// As a ``BrokerConnection`` it is the main connection: the drainer publishes, the command
+/// listener receives, and the connection facts (up since, fresh session) are the main client's.
+final class MQTTPublishConnection: BrokerConnection, Service {
+    private let client: MQTTClient
     private let presenceClient: MQTTClient
     private let settings: PublisherSettings
     private let startedAt: Int
     private let logger: Logger
-    private let uptime = ConnectionUptime()
     private let sealer: PayloadSealer
-    private let freshSession = Mutex(false)
     private let doorbell: Doorbell?
 
     /// Creates both clients from `base` (host, port, credentials, TLS), not yet connected.
     ///
     /// - Parameter doorbell: Rung when a connection starts a new broker session, so that an idle
     ///   drainer wakes up to publish the newest report again.
-    public init(base: MQTTConfiguration, settings: PublisherSettings, startedAt: Date = Date(), doorbell: Doorbell? = nil, logger: Logger) {
+    init(base: MQTTConfiguration, settings: PublisherSettings, startedAt: Date = Date(), doorbell: Doorbell? = nil, logger: Logger) {
         self.doorbell = doorbell
         let start = Int(startedAt.timeIntervalSince1970)
         self.startedAt = start
@@ -67,29 +66,39 @@ public final class MQTTPublishConnection: PublishConnection, Service {
         return .init(username: credentials.username + "-presence", password: credentials.password)
     }
 
-    // MARK: PublishConnection
+    // MARK: BrokerConnection
 
-    /// Publishes on the main connection.
-    public func publish(to topic: String, payload: Data, qos: QoS, retain: Bool, timeout: Duration) async throws {
+    /// The main connection's messages (the commands on `<base>/cmd`).
+    var messages: MQTTMessages { client.messages }
+
+    /// Publishes on the main connection, encrypted when a secret is configured.
+    func publish(to topic: String, payload: Data, qos: QoS, retain: Bool, timeout: Duration?) async throws {
         try await client.publish(to: topic, payload: sealer.seal(payload), qos: qos, retain: retain, timeout: timeout)
     }
 
-    /// When the main connection came up, or `nil` while it is down.
-    public func connectedSince() async -> Date? {
-        uptime.since
+    /// Subscribes on the main connection.
+    func subscribe(to filters: [String], qos: QoS, timeout: Duration?) async throws {
+        try await client.subscribe(to: filters, qos: qos, timeout: timeout)
     }
 
-    /// Whether the current connection started a new broker session not yet answered; clears it.
-    public func takeFreshSession() async -> Bool {
-        freshSession.withLock { value in
-            defer { value = false }
-            return value
-        }
+    /// Unsubscribes on the main connection.
+    func unsubscribe(from filters: [String], timeout: Duration?) async throws {
+        try await client.unsubscribe(from: filters, timeout: timeout)
+    }
+
+    /// When the main connection came up, or `nil` while it is down.
+    func connectedSince() async -> Date? {
+        await client.connectedSince()
     }
 
     /// Waits until the main connection is up (woken by its state updates), at most `timeout`.
-    public func waitUntilConnected(timeout: Duration) async -> Bool {
-        await uptime.waitUntilConnected(timeout: timeout)
+    func waitUntilConnected(timeout: Duration) async -> Bool {
+        await client.waitUntilConnected(timeout: timeout)
+    }
+
+    /// Whether the main connection started a new broker session not yet answered; clears it.
+    func takeFreshSession() async -> Bool {
+        await client.takeFreshSession()
     }
 
     // MARK: Service
@@ -97,7 +106,7 @@ public final class MQTTPublishConnection: PublishConnection, Service {
     /// Connects both clients (retrying in the background while the broker is unreachable), logs
     /// every state change, keeps presence online, and on graceful shutdown says offline and
     /// disconnects.
-    public func run() async throws {
+    func run() async throws {
         // Subscribe to the state streams before starting, so the first `connected` is not missed.
         let mainStates = client.stateUpdates
         let presenceStates = presenceClient.stateUpdates
@@ -109,14 +118,8 @@ public final class MQTTPublishConnection: PublishConnection, Service {
             try? await gracefulShutdown()
             group.cancelAll()
         }
-        _ = uptime.markDisconnected()
-        let now = Int(Date().timeIntervalSince1970)
-        let offline = ReportEncoder.encode(PresenceMessage(state: .offline, since: startedAt, tst: now))
         do {
-            let offline = try sealer.seal(offline)
-            try await presenceClient.publish(
-                to: settings.presenceTopic, payload: offline, qos: max(.atLeastOnce, settings.qos),
-                retain: true, timeout: .seconds(2))
+            try await publishPresence(.offline, timeout: .seconds(2))
         } catch {
             logger.warning("Could not publish offline presence; the broker sends it as the will.", metadata: ["whereabouts.error": "\(error)"])
         }
@@ -126,13 +129,13 @@ public final class MQTTPublishConnection: PublishConnection, Service {
     }
 
     private func followMainState(_ states: MQTTConnectionStates) async {
+        var up = false  // so that one outage logs one warning
         for await state in states {
             switch state {
             case .connected(let sessionPresent):
-                // The flag first: a drainer that sees the connection up sees the flag as well.
-                if !sessionPresent { freshSession.withLock { $0 = true } }
-                uptime.markConnected(at: Date())
+                up = true
                 logger.info("Connected.", metadata: ["whereabouts.mqtt.state": "\(state)"])
+                // The client set its fresh-session flag with the state; wake an idle drainer.
                 if !sessionPresent { doorbell?.ring() }
                 do {
                     try await client.subscribe(to: settings.commandTopic, qos: .atLeastOnce, timeout: .seconds(10))
@@ -141,7 +144,8 @@ public final class MQTTPublishConnection: PublishConnection, Service {
                 }
                 await publishCard()
             case .disconnected, .reconnecting:
-                if uptime.markDisconnected() { logger.warning("Disconnected.", metadata: ["whereabouts.mqtt.state": "\(state)"]) }
+                if up { logger.warning("Disconnected.", metadata: ["whereabouts.mqtt.state": "\(state)"]) }
+                up = false
             case .connecting:
                 break
             }
@@ -165,15 +169,20 @@ public final class MQTTPublishConnection: PublishConnection, Service {
     private func followPresenceState(_ states: MQTTConnectionStates) async {
         for await state in states {
             guard case .connected = state else { continue }
-            let online = ReportEncoder.encode(PresenceMessage(state: .online, since: startedAt, tst: Int(Date().timeIntervalSince1970)))
             do {
-                let online = try sealer.seal(online)
-                try await presenceClient.publish(
-                    to: settings.presenceTopic, payload: online, qos: max(.atLeastOnce, settings.qos),
-                    retain: true, timeout: .seconds(10))
+                try await publishPresence(.online, timeout: .seconds(10))
             } catch {
                 logger.warning("Could not publish online presence.", metadata: ["whereabouts.error": "\(error)"])
             }
         }
+    }
+
+    /// Publishes `state` (since the start, stamped now) retained on `<base>/presence` over the
+    /// presence connection, sealed like every payload, at QoS 1 or the configured higher QoS.
+    private func publishPresence(_ state: PresenceMessage.State, timeout: Duration) async throws {
+        let message = PresenceMessage(state: state, since: startedAt, tst: Int(Date().timeIntervalSince1970))
+        try await presenceClient.publish(
+            to: settings.presenceTopic, payload: try sealer.seal(ReportEncoder.encode(message)),
+            qos: max(.atLeastOnce, settings.qos), retain: true, timeout: timeout)
     }
 }

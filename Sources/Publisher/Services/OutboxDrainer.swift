@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Outbox
+import WhereaboutsMQTT
 import ServiceLifecycle
 import Synchronization
 
@@ -16,9 +17,9 @@ import Synchronization
 /// - On graceful shutdown it keeps draining for up to the drain timeout, then returns; what is
 ///   left is sent on the next start.
 /// - When the source has ended and the outbox is empty, it returns, which ends the service group.
-public struct OutboxDrainer: Service {
+struct OutboxDrainer: Service {
     private let outbox: Outbox
-    private let connection: any PublishConnection
+    private let connection: any BrokerConnection
     private let settings: PublisherSettings
     private let metrics: PublisherMetrics
     private let doorbell: Doorbell
@@ -26,8 +27,8 @@ public struct OutboxDrainer: Service {
     private let logger: Logger
 
     /// Creates the drainer.
-    public init(
-        outbox: Outbox, connection: any PublishConnection, settings: PublisherSettings,
+    init(
+        outbox: Outbox, connection: any BrokerConnection, settings: PublisherSettings,
         metrics: PublisherMetrics, doorbell: Doorbell, completion: SourceCompletion, logger: Logger
     ) {
         self.outbox = outbox
@@ -40,7 +41,7 @@ public struct OutboxDrainer: Service {
     }
 
     /// Drains until the source ended and the outbox is empty, or until shutdown plus drain timeout.
-    public func run() async throws {
+    func run() async throws {
         let deadline = Mutex<ContinuousClock.Instant?>(nil)
         let timeout = settings.drainTimeout
         let doorbell = self.doorbell
@@ -197,9 +198,11 @@ public struct OutboxDrainer: Service {
     }
 }
 
-/// Acknowledged outbox rows waiting to be deleted, and the retained one among them.
-private struct PendingRemoval {
-    var ids: [Int64] = []
-    var retained: OutboxEntry?
-    var isEmpty: Bool { ids.isEmpty }
+extension OutboxDrainer {
+    /// Acknowledged outbox rows waiting to be deleted, and the retained one among them.
+    private struct PendingRemoval {
+        var ids: [Int64] = []
+        var retained: OutboxEntry?
+        var isEmpty: Bool { ids.isEmpty }
+    }
 }

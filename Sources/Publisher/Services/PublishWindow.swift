@@ -1,5 +1,6 @@
 import Foundation
 import Outbox
+import WhereaboutsMQTT
 
 /// Publishes one batch of outbox entries with up to `maxInFlight` publishes awaiting their
 /// acknowledgement at once.
@@ -20,7 +21,7 @@ struct PublishWindow {
         var error: (any Error)?
     }
 
-    let connection: any PublishConnection
+    let connection: any BrokerConnection
     let settings: PublisherSettings
     let metrics: PublisherMetrics
 

@@ -62,11 +62,11 @@ public struct PublisherSettings: Sendable {
     }
 
     /// The retained presence topic, `<base>/presence`.
-    public var presenceTopic: String { topicBase + "/presence" }
+    var presenceTopic: String { topicBase + "/presence" }
     /// The card topic, `<base>/info`.
-    public var infoTopic: String { topicBase + "/info" }
+    var infoTopic: String { topicBase + "/info" }
     /// The command topic, `<base>/cmd`.
-    public var commandTopic: String { topicBase + "/cmd" }
+    var commandTopic: String { topicBase + "/cmd" }
 
     /// The default topic base for a user and device: `owntracks/<user>/<device>`, lower-cased.
     public static func defaultTopicBase(user: String, device: String) -> String {

@@ -1,24 +1,24 @@
 /// One command of the dynamic security plugin's control API (`$CONTROL/dynamic-security/v1`),
 /// encoded as the plugin expects; absent fields are left out.
-public struct DynamicSecurityCommand: Encodable, Sendable, Hashable, CustomStringConvertible {
+struct DynamicSecurityCommand: Encodable, Sendable, Hashable, CustomStringConvertible {
     /// A role reference inside `createClient`.
-    public struct RoleName: Encodable, Sendable, Hashable {
+    struct RoleName: Encodable, Sendable, Hashable {
         /// The role.
-        public var rolename: String
+        var rolename: String
     }
 
     /// A rule inside `createRole`.
-    public struct Rule: Encodable, Sendable, Hashable {
+    struct Rule: Encodable, Sendable, Hashable {
         /// The ACL type.
-        public var acltype: String
+        var acltype: String
         /// The topic filter.
-        public var topic: String
+        var topic: String
         /// Allow or deny.
-        public var allow: Bool
+        var allow: Bool
     }
 
     /// The command name, such as `createClient`.
-    public var command: String
+    var command: String
     var username: String?
     var clientid: String?
     var password: String?
@@ -36,7 +36,7 @@ public struct DynamicSecurityCommand: Encodable, Sendable, Hashable, CustomStrin
     }
 
     /// The command as JSON, with any password replaced by `***` (for logs and `--dry-run`).
-    public var description: String {
+    var description: String {
         var shown = self
         if shown.password != nil { shown.password = "***" }
         return DynamicSecurityControl.json(shown)

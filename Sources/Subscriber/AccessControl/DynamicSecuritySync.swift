@@ -55,7 +55,7 @@ public struct DynamicSecuritySync: Sendable {
     }
 
     /// The plan for `file`; throws on name collisions.
-    public func plan(for file: CirclesFile) throws(AccessControlError) -> DynamicSecurityPlan {
+    func plan(for file: CirclesFile) throws(AccessControlError) -> DynamicSecurityPlan {
         try DynamicSecurityPlan(
             circles: file.circles, subscriberUsers: settings.subscriberUsers, operatorUsers: settings.operatorUsers,
             reservedUsers: settings.reservedUsers, topicPrefix: settings.topicPrefix, viewPrefix: settings.viewPrefix)

@@ -20,13 +20,13 @@ public struct MessageDecoder: Sendable {
     /// milliseconds-vs-seconds mix-ups in the other direction are caught by the future check.
     public static let earliestTimestamp = 1_000_000_000
     /// The largest card face accepted, in bytes once decoded: 256 KiB.
-    public static let maxFaceBytes = 256 * 1024
+    static let maxFaceBytes = 256 * 1024
     /// The payload limit on `<base>/info`, where cards carry their face in base64: room for a
     /// 256 KiB face (4/3 of it) and the rest of the card.
-    public static let maxCardPayloadBytes = (maxFaceBytes + 2) / 3 * 4 + 8 * 1024
+    static let maxCardPayloadBytes = (maxFaceBytes + 2) / 3 * 4 + 8 * 1024
     /// The payload limit on `<base>/info` when the card comes encrypted: the largest card sealed
     /// (24-byte nonce and 16-byte tag), in base64 again, inside `{"_type":"encrypted","data":…}`.
-    public static let maxEncryptedCardPayloadBytes = (maxCardPayloadBytes + 40 + 2) / 3 * 4 + 64
+    static let maxEncryptedCardPayloadBytes = (maxCardPayloadBytes + 40 + 2) / 3 * 4 + 64
 
     /// A decoded message and the informational fields dropped from it.
     public struct Decoded: Sendable, Hashable {
@@ -48,7 +48,7 @@ public struct MessageDecoder: Sendable {
     }
 
     /// Decodes and validates `payload` received at `now`; `limit` overrides ``maxPayloadBytes``.
-    public func decodeReporting(_ payload: some Collection<UInt8>, now: Date, limit: Int? = nil) throws(MessageRejectionReason) -> Decoded {
+    func decodeReporting(_ payload: some Collection<UInt8>, now: Date, limit: Int? = nil) throws(MessageRejectionReason) -> Decoded {
         let limit = limit ?? maxPayloadBytes
         guard payload.count <= limit else {
             throw .oversize(bytes: payload.count, limit: limit)
@@ -70,166 +70,168 @@ public struct MessageDecoder: Sendable {
     }
 }
 
-/// Reads one message's fields, rejecting on required keys and collecting dropped informational ones.
-private struct FieldReader {
-    let wire: WirePayload
-    let now: Int
-    let futureTolerance: Int
-    var dropped: [String] = []
+extension MessageDecoder {
+    /// Reads one message's fields, rejecting on required keys and collecting dropped informational ones.
+    private struct FieldReader {
+        let wire: WirePayload
+        let now: Int
+        let futureTolerance: Int
+        var dropped: [String] = []
 
-    static let informationalLocationKeys: Set<String> = [
-        "acc", "alt", "vac", "vel", "cog", "batt", "bs", "m", "created_at", "ve", "vn", "ms", "inregions",
-    ]
+        static let informationalLocationKeys: Set<String> = [
+            "acc", "alt", "vac", "vel", "cog", "batt", "bs", "m", "created_at", "ve", "vn", "ms", "inregions",
+        ]
 
-    init(wire: WirePayload, now: Int, futureTolerance: Int) {
-        self.wire = wire
-        self.now = now
-        self.futureTolerance = futureTolerance
-    }
+        init(wire: WirePayload, now: Int, futureTolerance: Int) {
+            self.wire = wire
+            self.now = now
+            self.futureTolerance = futureTolerance
+        }
 
-    mutating func message(type: String) throws(MessageRejectionReason) -> InboundMessage {
-        switch type {
-        case "location":
-            return try location()
-        case "lwt" where wire.state == nil:
-            return .lastWill(tst: informationalTimestamp(wire.tst, "tst") ?? now)
-        case "lwt", "presence":  // presence: `lwt` with a `state` (issue 10), or the older `presence`
-            let state = try required(wire.state, "state")
-            guard state == "online" || state == "offline" else { throw .outOfRange("state") }
-            let tst = try requiredTimestamp(wire.tst, "tst", absentMeans: now)
-            return .presence(online: state == "online", since: informationalTimestamp(wire.since, "since"), tst: tst)
-        case "transition":
-            let event = try required(wire.event, "event")
-            guard event == "enter" || event == "leave" else { throw .outOfRange("event") }
+        mutating func message(type: String) throws(MessageRejectionReason) -> InboundMessage {
+            switch type {
+            case "location":
+                return try location()
+            case "lwt" where wire.state == nil:
+                return .lastWill(tst: informationalTimestamp(wire.tst, "tst") ?? now)
+            case "lwt", "presence":  // presence: `lwt` with a `state` (issue 10), or the older `presence`
+                let state = try required(wire.state, "state")
+                guard state == "online" || state == "offline" else { throw .outOfRange("state") }
+                let tst = try requiredTimestamp(wire.tst, "tst", absentMeans: now)
+                return .presence(online: state == "online", since: informationalTimestamp(wire.since, "since"), tst: tst)
+            case "transition":
+                let event = try required(wire.event, "event")
+                guard event == "enter" || event == "leave" else { throw .outOfRange("event") }
+                let tst = try requiredTimestamp(wire.tst, "tst", absentMeans: nil)
+                return .transition(event: event, region: boundedString(wire.desc, "desc", maxBytes: 200), tst: tst)
+            case "card":
+                return .card(name: boundedString(wire.name, "name", maxBytes: 200), face: face())
+            default:
+                guard type.utf8.count <= 32 else { throw .outOfRange("_type") }
+                return .ignored(type: type)
+            }
+        }
+
+        private mutating func location() throws(MessageRejectionReason) -> InboundMessage {
+            let lat = try required(wire.lat, "lat")
+            let lon = try required(wire.lon, "lon")
             let tst = try requiredTimestamp(wire.tst, "tst", absentMeans: nil)
-            return .transition(event: event, region: boundedString(wire.desc, "desc", maxBytes: 200), tst: tst)
-        case "card":
-            return .card(name: boundedString(wire.name, "name", maxBytes: 200), face: face())
-        default:
-            guard type.utf8.count <= 32 else { throw .outOfRange("_type") }
-            return .ignored(type: type)
+            guard lat.isFinite, (-90...90).contains(lat) else { throw .outOfRange("lat") }
+            guard lon.isFinite, (-180...180).contains(lon) else { throw .outOfRange("lon") }
+            for key in wire.wrongTypes where Self.informationalLocationKeys.contains(key) { drop(key) }
+            var ve = velocity(wire.ve, "ve")
+            var vn = velocity(wire.vn, "vn")
+            if dropped.contains("ve") || dropped.contains("vn") {  // extrapolation needs both components
+                ve = nil
+                vn = nil
+            }
+            let message = LocationMessage(
+                tid: boundedString(wire.tid, "tid", maxBytes: 8) ?? "",
+                tst: tst,
+                lat: lat,
+                lon: lon,
+                acc: int(wire.acc, "acc", in: 0...1_000_000) ?? 0,
+                alt: int(wire.alt, "alt", in: -20_000...100_000),
+                vac: int(wire.vac, "vac", in: 0...1_000_000),
+                vel: int(wire.vel, "vel", in: 0...5_000),
+                cog: int(wire.cog, "cog", in: 0...360).map { $0 % 360 },
+                batt: int(wire.batt, "batt", in: 0...100),
+                bs: int(wire.bs, "bs", in: 0...3),
+                t: boundedString(wire.t, "t", maxBytes: 8),
+                m: int(wire.m, "m", in: -1...10),
+                createdAt: informationalTimestamp(wire.createdAt, "created_at"),
+                ve: ve,
+                vn: vn,
+                ms: int(wire.ms, "ms", in: 1...86_400)
+            )
+            var regions = wire.inregions
+            if let list = regions, list.contains(where: { $0.isEmpty || $0.utf8.count > 200 }) {
+                drop("inregions")
+                regions = nil
+            }
+            return .location(message, inregions: regions)
         }
-    }
 
-    private mutating func location() throws(MessageRejectionReason) -> InboundMessage {
-        let lat = try required(wire.lat, "lat")
-        let lon = try required(wire.lon, "lon")
-        let tst = try requiredTimestamp(wire.tst, "tst", absentMeans: nil)
-        guard lat.isFinite, (-90...90).contains(lat) else { throw .outOfRange("lat") }
-        guard lon.isFinite, (-180...180).contains(lon) else { throw .outOfRange("lon") }
-        for key in wire.wrongTypes where Self.informationalLocationKeys.contains(key) { drop(key) }
-        var ve = velocity(wire.ve, "ve")
-        var vn = velocity(wire.vn, "vn")
-        if dropped.contains("ve") || dropped.contains("vn") {  // extrapolation needs both components
-            ve = nil
-            vn = nil
+        // MARK: Required keys reject
+
+        private func required<T>(_ value: T?, _ key: String) throws(MessageRejectionReason) -> T {
+            if wire.wrongTypes.contains(key) { throw .wrongType(key) }
+            guard let value else { throw .missingField(key) }
+            return value
         }
-        let message = LocationMessage(
-            tid: boundedString(wire.tid, "tid", maxBytes: 8) ?? "",
-            tst: tst,
-            lat: lat,
-            lon: lon,
-            acc: int(wire.acc, "acc", in: 0...1_000_000) ?? 0,
-            alt: int(wire.alt, "alt", in: -20_000...100_000),
-            vac: int(wire.vac, "vac", in: 0...1_000_000),
-            vel: int(wire.vel, "vel", in: 0...5_000),
-            cog: int(wire.cog, "cog", in: 0...360).map { $0 % 360 },
-            batt: int(wire.batt, "batt", in: 0...100),
-            bs: int(wire.bs, "bs", in: 0...3),
-            t: boundedString(wire.t, "t", maxBytes: 8),
-            m: int(wire.m, "m", in: -1...10),
-            createdAt: informationalTimestamp(wire.createdAt, "created_at"),
-            ve: ve,
-            vn: vn,
-            ms: int(wire.ms, "ms", in: 1...86_400)
-        )
-        var regions = wire.inregions
-        if let list = regions, list.contains(where: { $0.isEmpty || $0.utf8.count > 200 }) {
-            drop("inregions")
-            regions = nil
+
+        private func requiredTimestamp(_ value: Double?, _ key: String, absentMeans fallback: Int?) throws(MessageRejectionReason) -> Int {
+            if wire.wrongTypes.contains(key) { throw .wrongType(key) }
+            guard let value else {
+                guard let fallback else { throw .missingField(key) }
+                return fallback
+            }
+            guard value.isFinite, value >= Double(MessageDecoder.earliestTimestamp), value < 4_000_000_000 else {
+                throw .outOfRange(key)
+            }
+            let seconds = Int(value.rounded(.down))
+            guard seconds <= now + futureTolerance else { throw .futureTimestamp(tst: seconds) }
+            return seconds
         }
-        return .location(message, inregions: regions)
-    }
 
-    // MARK: Required keys reject
+        // MARK: Informational keys drop
 
-    private func required<T>(_ value: T?, _ key: String) throws(MessageRejectionReason) -> T {
-        if wire.wrongTypes.contains(key) { throw .wrongType(key) }
-        guard let value else { throw .missingField(key) }
-        return value
-    }
-
-    private func requiredTimestamp(_ value: Double?, _ key: String, absentMeans fallback: Int?) throws(MessageRejectionReason) -> Int {
-        if wire.wrongTypes.contains(key) { throw .wrongType(key) }
-        guard let value else {
-            guard let fallback else { throw .missingField(key) }
-            return fallback
+        private mutating func drop(_ key: String) {
+            if !dropped.contains(key) { dropped.append(key) }
         }
-        guard value.isFinite, value >= Double(MessageDecoder.earliestTimestamp), value < 4_000_000_000 else {
-            throw .outOfRange(key)
+
+        private mutating func informationalTimestamp(_ value: Double?, _ key: String) -> Int? {
+            if wire.wrongTypes.contains(key) { drop(key) }
+            guard let value else { return nil }
+            guard value.isFinite, value >= Double(MessageDecoder.earliestTimestamp), value < 4_000_000_000,
+                  Int(value.rounded(.down)) <= now + futureTolerance
+            else {
+                drop(key)
+                return nil
+            }
+            return Int(value.rounded(.down))
         }
-        let seconds = Int(value.rounded(.down))
-        guard seconds <= now + futureTolerance else { throw .futureTimestamp(tst: seconds) }
-        return seconds
-    }
 
-    // MARK: Informational keys drop
-
-    private mutating func drop(_ key: String) {
-        if !dropped.contains(key) { dropped.append(key) }
-    }
-
-    private mutating func informationalTimestamp(_ value: Double?, _ key: String) -> Int? {
-        if wire.wrongTypes.contains(key) { drop(key) }
-        guard let value else { return nil }
-        guard value.isFinite, value >= Double(MessageDecoder.earliestTimestamp), value < 4_000_000_000,
-              Int(value.rounded(.down)) <= now + futureTolerance
-        else {
-            drop(key)
-            return nil
+        private mutating func int(_ value: Double?, _ key: String, in range: ClosedRange<Int>) -> Int? {
+            guard let value else { return nil }
+            guard value.isFinite, value >= Double(range.lowerBound), value <= Double(range.upperBound) else {
+                drop(key)
+                return nil
+            }
+            return Int(value.rounded())
         }
-        return Int(value.rounded(.down))
-    }
 
-    private mutating func int(_ value: Double?, _ key: String, in range: ClosedRange<Int>) -> Int? {
-        guard let value else { return nil }
-        guard value.isFinite, value >= Double(range.lowerBound), value <= Double(range.upperBound) else {
-            drop(key)
-            return nil
+        private mutating func velocity(_ value: Double?, _ key: String) -> Double? {
+            guard let value else { return nil }
+            guard value.isFinite, abs(value) <= 1_000 else {
+                drop(key)
+                return nil
+            }
+            return value
         }
-        return Int(value.rounded())
-    }
 
-    private mutating func velocity(_ value: Double?, _ key: String) -> Double? {
-        guard let value else { return nil }
-        guard value.isFinite, abs(value) <= 1_000 else {
-            drop(key)
-            return nil
+        private mutating func boundedString(_ value: String?, _ key: String, maxBytes: Int) -> String? {
+            if wire.wrongTypes.contains(key) { drop(key) }
+            guard let value else { return nil }
+            guard value.utf8.count <= maxBytes else {
+                drop(key)
+                return nil
+            }
+            return value
         }
-        return value
-    }
 
-    private mutating func boundedString(_ value: String?, _ key: String, maxBytes: Int) -> String? {
-        if wire.wrongTypes.contains(key) { drop(key) }
-        guard let value else { return nil }
-        guard value.utf8.count <= maxBytes else {
-            drop(key)
-            return nil
+        private mutating func face() -> MemberFace? {
+            if wire.wrongTypes.contains("face") { drop("face") }
+            guard let text = wire.face, !text.isEmpty else { return nil }
+            guard text.utf8.count <= MessageDecoder.maxCardPayloadBytes,
+                  let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters),
+                  data.count <= MessageDecoder.maxFaceBytes,
+                  let face = MemberFace(data: Array(data))
+            else {
+                drop("face")
+                return nil
+            }
+            return face
         }
-        return value
-    }
-
-    private mutating func face() -> MemberFace? {
-        if wire.wrongTypes.contains("face") { drop("face") }
-        guard let text = wire.face, !text.isEmpty else { return nil }
-        guard text.utf8.count <= MessageDecoder.maxCardPayloadBytes,
-              let data = Data(base64Encoded: text, options: .ignoreUnknownCharacters),
-              data.count <= MessageDecoder.maxFaceBytes,
-              let face = MemberFace(data: Array(data))
-        else {
-            drop("face")
-            return nil
-        }
-        return face
     }
 }

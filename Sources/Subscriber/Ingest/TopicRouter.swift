@@ -18,11 +18,11 @@ public struct TopicRouter: Sendable, Hashable {
         /// The member the topic belongs to.
         public var member: MemberID
         /// The sub-topic level (`presence`, `event`, `info`, `cmd`...), or `nil` for the base topic.
-        public var subtopic: String?
+        var subtopic: String?
     }
 
     /// The member's base topic, `<prefix>/<user>/<device>`.
-    public func baseTopic(for member: MemberID) -> String {
+    func baseTopic(for member: MemberID) -> String {
         "\(prefix)/\(member.user)/\(member.device)"
     }
 

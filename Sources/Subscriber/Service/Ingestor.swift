@@ -1,4 +1,5 @@
 import Foundation
+import WhereaboutsMQTT
 
 /// Turns incoming MQTT messages into store updates: routes the topic to a member, decodes and
 /// validates the payload, and applies it, or counts and logs the rejection.
@@ -16,14 +17,14 @@ public struct Ingestor: Sendable {
 
     /// Handles one message received at `now`.
     @discardableResult
-    public func handle(_ message: TransportMessage, at now: Date = Date()) async -> CircleViewStore.ApplyOutcome? {
+    public func handle(_ message: MQTTMessage, at now: Date = Date()) async -> CircleViewStore.ApplyOutcome? {
         await store.ingest(message, router: router, decoder: decoder, at: now)
     }
 
     /// Handles every message of `messages` until it ends or the task is cancelled. The loop runs
     /// on the store's actor, so a message costs no hop between executors.
     public func run<Messages: AsyncSequence & Sendable>(_ messages: Messages) async throws
-    where Messages.Element == TransportMessage {
+    where Messages.Element == MQTTMessage {
         try await store.ingestAll(messages, router: router, decoder: decoder)
     }
 }
@@ -35,7 +36,7 @@ extension CircleViewStore {
     /// (a location on a sub-topic never sets the live position), cards come on `<base>/info`
     /// (with a payload limit that fits a 256 KiB face), `<base>/cmd` holds commands to the
     /// device (counted as ignored), transitions come on `<base>/event` or the base topic.
-    func ingest(_ message: TransportMessage, router: TopicRouter, decoder: MessageDecoder, at now: Date) -> ApplyOutcome? {
+    func ingest(_ message: MQTTMessage, router: TopicRouter, decoder: MessageDecoder, at now: Date) -> ApplyOutcome? {
         guard let route = router.route(message.topic) else {
             reject(.unknownTopic, topic: message.topic)
             return nil
@@ -84,7 +85,7 @@ extension CircleViewStore {
 
     func ingestAll<Messages: AsyncSequence & Sendable>(
         _ messages: Messages, router: TopicRouter, decoder: MessageDecoder
-    ) async throws where Messages.Element == TransportMessage {
+    ) async throws where Messages.Element == MQTTMessage {
         for try await message in messages {
             _ = ingest(message, router: router, decoder: decoder, at: Date())
         }

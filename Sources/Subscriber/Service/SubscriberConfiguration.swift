@@ -1,4 +1,5 @@
 import Foundation
+import WhereaboutsMQTT
 
 /// What the subscriber service needs besides the MQTT connection. Every field has a default.
 public struct SubscriberConfiguration: Sendable {
@@ -37,6 +38,11 @@ public struct SubscriberConfiguration: Sendable {
         self.reloadPollInterval = reloadPollInterval
         self.subscribeBatchSize = subscribeBatchSize
     }
+
+    /// The QoS of every subscription and publish: QoS 1, so that no location, view or event is
+    /// lost between the broker and the subscriber (duplicates are harmless: a member's older or
+    /// equal `tst` is ignored, a view is replaced).
+    public var qos: QoS { .atLeastOnce }
 
     /// The retained view topic of circle `id`.
     public func viewTopic(_ id: String) -> String { "\(viewPrefix)/\(id)/view" }

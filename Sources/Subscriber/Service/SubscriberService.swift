@@ -2,29 +2,35 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import UnixSignals
+import WhereaboutsMQTT
 
 /// The subscriber as one long-running service: subscribes to the members of the store's circles,
 /// ingests their messages, publishes the views, and reloads the circles file on change or SIGHUP.
 ///
-/// The transport must already be connected with a persistent session (clean session off, a stable
-/// client id) so that nothing published while the subscriber restarts is lost. Ends on graceful
-/// shutdown or cancellation.
-public struct SubscriberService<Transport: CircleTransport>: Service {
+/// Create it *before* the connection connects: it opens the connection's message stream at once,
+/// so the messages a persistent session delivers right after connecting are not missed. The
+/// connection must have a persistent session (clean session off, a stable client id) so that
+/// nothing published while the subscriber restarts is lost. Subscriptions and publishes use
+/// ``SubscriberConfiguration/qos``. Ends on graceful shutdown or cancellation.
+public struct SubscriberService<Connection: BrokerConnection>: Service {
     /// The state this service feeds; the dashboard reads the same store.
     public let store: CircleViewStore
-    let transport: Transport
+    let connection: Connection
+    private let messages: Connection.Messages
     let configuration: SubscriberConfiguration
     let logger: Logger
     let onSubscribed: (@Sendable () async -> Void)?
 
-    /// Creates the service. `onSubscribed` runs once the broker acknowledged the subscriptions
-    /// to every member (from then on nothing a member publishes is missed).
+    /// Creates the service and opens the connection's message stream. `onSubscribed` runs once
+    /// the broker acknowledged the subscriptions to every member (from then on nothing a member
+    /// publishes is missed).
     public init(
-        store: CircleViewStore, transport: Transport, configuration: SubscriberConfiguration, logger: Logger,
+        store: CircleViewStore, connection: Connection, configuration: SubscriberConfiguration, logger: Logger,
         onSubscribed: (@Sendable () async -> Void)? = nil
     ) {
         self.store = store
-        self.transport = transport
+        self.connection = connection
+        self.messages = connection.messages
         self.configuration = configuration
         self.logger = logger
         self.onSubscribed = onSubscribed
@@ -48,7 +54,7 @@ public struct SubscriberService<Transport: CircleTransport>: Service {
                     try await subscribe(members, router: router)
                     logger.info("Subscribed to the circles' members.", metadata: ["whereabouts.members": "\(members.count)"])
                     await onSubscribed?()
-                    await ViewPublisher(store: store, transport: transport, configuration: configuration, logger: logger).run()
+                    await ViewPublisher(store: store, connection: connection, configuration: configuration, logger: logger).run()
                 }
                 if let statusFile {
                     group.addTask { await keepStatus(in: statusFile) }
@@ -108,7 +114,7 @@ public struct SubscriberService<Transport: CircleTransport>: Service {
 
     private func ingest(router: TopicRouter) async throws {
         let ingestor = Ingestor(store: store, router: router, settings: configuration.settings)
-        try await ingestor.run(transport.incoming())
+        try await ingestor.run(messages)
     }
 
     private func reload(_ file: CirclesFile, router: TopicRouter) async {
@@ -117,7 +123,7 @@ public struct SubscriberService<Transport: CircleTransport>: Service {
             try await subscribe(change.added, router: router)
             let filters = change.removed.flatMap(router.filters(for:))
             for chunk in filters.chunks(of: configuration.subscribeBatchSize) {
-                try await transport.unsubscribe(from: Array(chunk))
+                try await connection.unsubscribe(from: Array(chunk), timeout: nil)
             }
         } catch {
             logger.error("Could not update the subscriptions after a reload.", metadata: ["whereabouts.error": "\(error)"])
@@ -127,7 +133,7 @@ public struct SubscriberService<Transport: CircleTransport>: Service {
     private func subscribe(_ members: [MemberID], router: TopicRouter) async throws {
         let filters = members.flatMap(router.filters(for:))
         for chunk in filters.chunks(of: configuration.subscribeBatchSize) {
-            try await transport.subscribe(to: Array(chunk))
+            try await connection.subscribe(to: Array(chunk), qos: configuration.qos, timeout: nil)
         }
     }
 }

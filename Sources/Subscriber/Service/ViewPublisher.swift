@@ -1,11 +1,12 @@
 import Foundation
 import Logging
+import WhereaboutsMQTT
 
 /// Publishes what the store says is due: views retained, events not retained, and an empty
 /// retained message for each removed circle. Runs until cancelled.
-struct ViewPublisher<Transport: CircleTransport> {
+struct ViewPublisher<Connection: BrokerConnection> {
     let store: CircleViewStore
-    let transport: Transport
+    let connection: Connection
     let configuration: SubscriberConfiguration
     let logger: Logger
 
@@ -37,7 +38,7 @@ struct ViewPublisher<Transport: CircleTransport> {
     @discardableResult
     private func send(to topic: String, retain: Bool, circle: String, payload: () throws -> Data) async -> Bool {
         do {
-            try await transport.publish(to: topic, payload: Array(try payload()), retain: retain)
+            try await connection.publish(to: topic, payload: try payload(), qos: configuration.qos, retain: retain, timeout: nil)
             return true
         } catch {
             store.metrics.publishFailed()

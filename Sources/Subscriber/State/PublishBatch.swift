@@ -8,10 +8,10 @@ public struct PublishBatch: Sendable {
     public var events: [CircleEvent] = []
     /// Ids of circles removed from the circles file (or moved to another shard): their retained
     /// view is cleared with an empty retained message.
-    public var removedCircles: [String] = []
+    var removedCircles: [String] = []
     /// When the publisher should look again even if no change arrives (a pending view, a
     /// member about to turn stale), or `nil` if only a change can make anything due.
-    public var nextDeadline: Date?
+    var nextDeadline: Date?
 
     /// Whether there is nothing to send.
     public var isEmpty: Bool { views.isEmpty && events.isEmpty && removedCircles.isEmpty }

@@ -61,7 +61,7 @@ public struct FixView: Sendable, Hashable, Codable {
     }
 
     /// The location message this view shows (with `tid`), for ``displayedPosition(at:)``.
-    public func locationMessage(tid: String) -> LocationMessage {
+    func locationMessage(tid: String) -> LocationMessage {
         LocationMessage(
             tid: tid, tst: tst, lat: lat, lon: lon, acc: acc, alt: alt, vel: vel, cog: cog,
             batt: batt, t: t, ve: ve, vn: vn, ms: ms

@@ -1,3 +1,4 @@
+import Foundation
 internal import WhereaboutsCore
 
 /// What outlives a single connection of an `MQTTClient`: the current state, the listeners of
@@ -16,6 +17,10 @@ final class ClientHub: Sendable {
 
     private struct State {
         var connection: MQTTConnectionState = .disconnected(.notStarted)
+        /// When the current connection was accepted; `nil` while not connected.
+        var connectedSince: Date?
+        /// Whether a connection started a new broker session since `takeFreshSession()` last ran.
+        var freshSession = false
         var stateListeners: [UInt64: AsyncStream<MQTTConnectionState>.Continuation] = [:]
         /// One channel per live `messages` sequence, an array because it is walked per message.
         var messageChannels: [(id: UInt64, channel: MessageChannel)] = []
@@ -41,6 +46,17 @@ final class ClientHub: Sendable {
 
     var connectionState: MQTTConnectionState { state.withLock { $0.connection } }
 
+    /// When the current connection was accepted, or `nil` while not connected.
+    var connectedSince: Date? { state.withLock { $0.connectedSince } }
+
+    /// Whether a connection started a new broker session since the last call; clears it.
+    func takeFreshSession() -> Bool {
+        state.withLock { state in
+            defer { state.freshSession = false }
+            return state.freshSession
+        }
+    }
+
     /// Makes `id` the session whose reports count, and returns it.
     func makeCurrentSession() -> UInt64 {
         state.withLock { state in
@@ -53,6 +69,13 @@ final class ClientHub: Sendable {
         state.withLock { state in
             guard state.currentSessionID == sessionID, state.connection != new else { return }
             state.connection = new
+            // Set with the state, so whoever sees the connection up sees its session flag too.
+            if case .connected(let sessionPresent) = new {
+                state.connectedSince = Date()
+                if !sessionPresent { state.freshSession = true }
+            } else {
+                state.connectedSince = nil
+            }
             for listener in state.stateListeners.values { listener.yield(new) }
         }
     }

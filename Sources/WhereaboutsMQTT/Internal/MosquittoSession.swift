@@ -9,8 +9,10 @@ internal import WhereaboutsCore
 /// Threads: the session's own thread makes every blocking call (connect, which may wait on DNS,
 /// and `mosquitto_loop`) and receives every callback. Other threads only make libmosquitto's
 /// non-blocking, thread-safe calls (publish, subscribe, unsubscribe, disconnect) through
-/// `start(_:...)` (`MosquittoSession+Operations.swift`), which counts them in ``SessionState`` so that
-/// the handle is neither reconnected nor destroyed under them.
+/// `start(_:...)` ("Operations" below), which counts them in ``SessionState`` so that the handle
+/// is neither reconnected nor destroyed under them. The operations, the callbacks and the thread's
+/// loop share this file because they share `state`, which is private to it; making the handle
+/// (`MosquittoSession+Setup.swift`) needs no state.
 ///
 /// Lifetime: the thread's closure holds a strong reference to the session until after
 /// `mosquitto_destroy`, so the unretained userdata pointer that callbacks receive is valid
@@ -33,7 +35,7 @@ final class MosquittoSession: @unchecked Sendable {
     /// Whether a failed first connection is retried (`start()`) or ends the session (`connect()`).
     let retriesFirstConnection: Bool
     /// The shared state; see ``SessionState``.
-    let state = LockedState(SessionState())
+    private let state = LockedState(SessionState())
 
     /// The longest `mosquitto_loop` waits for the socket before checking for stop and timeouts.
     static let loopTimeoutMilliseconds: Int32 = 100
@@ -133,5 +135,376 @@ final class MosquittoSession: @unchecked Sendable {
         } onCancel: {
             state.withLock { $0.removeConnectWaiter(waiterID) }?.continuation.resume(throwing: CancellationError())
         }
+    }
+}
+
+// MARK: Operations (any thread: the non-blocking calls, counted)
+
+extension MosquittoSession {
+    /// Runs one C call that returns a message id, then waits for that id's acknowledgement.
+    ///
+    /// The waiter is registered right after the C call returns; an acknowledgement that beat it
+    /// is kept by the `AckTable` as an early one and claimed here, so no acknowledgement is lost
+    /// and the session lock is never held across the C call.
+    func perform(
+        _ operation: MQTTOperation, timeout: Duration, stillQueuedOnGiveUp: Bool, subject: String,
+        _ call: (OpaquePointer, UnsafeMutablePointer<Int32>) -> Int32
+    ) async throws -> Ack {
+        let token = OperationToken()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Ack, any Error>) in
+                start(operation, timeout: timeout, stillQueuedOnGiveUp: stillQueuedOnGiveUp, subject: subject, token: token, continuation: continuation, call)
+            }
+        } onCancel: {
+            guard let mid = token.cancel() else { return }
+            state.withLock { $0.acks.cancel(mid) }?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    private func start(
+        _ operation: MQTTOperation, timeout: Duration, stillQueuedOnGiveUp: Bool, subject: String,
+        token: OperationToken, continuation: CheckedContinuation<Ack, any Error>,
+        _ call: (OpaquePointer, UnsafeMutablePointer<Int32>) -> Int32
+    ) {
+        if Task.isCancelled {
+            continuation.resume(throwing: CancellationError())
+            return
+        }
+        // Two lock sections per operation: enter (count the C call, so the handle is neither
+        // reconnected nor destroyed under it) and leave (register the waiter or claim an early
+        // acknowledgement). The lock is not held during the C call.
+        let admitted = state.withLock {
+            $0.beginCall(publishing: operation == .publish, queuesWhileDisconnected: configuration.queuesWhileDisconnected)
+        }
+        guard admitted else {
+            continuation.resume(throwing: MQTTError.notConnected(mayStillBeDelivered: false))
+            return
+        }
+        var mid: Int32 = 0
+        let rc = call(handle, &mid)
+
+        // Ending the call wakes the session thread if it waits for the handle (`withLock`).
+        let outcome: Result<Ack, any Error>? = state.withLock { state in
+            defer { state.acks.endCall() }
+            if rc == MosquittoCode.success {
+                let waiter = AckTable.Waiter(
+                    continuation: continuation, operation: operation, timeout: timeout,
+                    deadline: .now + timeout, stillQueuedOnGiveUp: stillQueuedOnGiveUp)
+                return state.acks.register(mid, waiter).map { .success($0) }
+            }
+            // A QoS>0 publish that found no connection is still queued by libmosquitto (it got
+            // an id) and is resent after a reconnect: say so, and drop its late acknowledgement.
+            let queued = rc == MosquittoCode.noConnection && stillQueuedOnGiveUp && mid != 0
+            if queued { state.acks.abandon(mid) }
+            return .failure(MosquittoCode.operationError(rc, topic: subject, queued: queued))
+        }
+
+        if let outcome {
+            continuation.resume(with: outcome)
+        } else if !token.register(mid) {
+            state.withLock { $0.acks.cancel(mid) }?.continuation.resume(throwing: CancellationError())
+        }
+    }
+}
+
+// MARK: Callbacks (libmosquitto's thread)
+
+/// The session behind libmosquitto's userdata pointer. Valid in every callback: the session
+/// thread keeps the session alive until after `mosquitto_destroy`.
+private func session(_ userdata: UnsafeMutableRawPointer?) -> MosquittoSession {
+    Unmanaged<MosquittoSession>.fromOpaque(userdata!).takeUnretainedValue()
+}
+
+extension MosquittoSession {
+    /// Registers the C callbacks. They run on the session thread (`mosquitto_loop`), except the
+    /// log callback, which may also run on a thread calling publish or subscribe.
+    func installCallbacks() {
+        mosquitto_connect_v5_callback_set(handle) { _, userdata, rc, flags, _ in
+            session(userdata).didConnect(code: rc, sessionPresent: flags & 1 != 0)
+        }
+        mosquitto_publish_v5_callback_set(handle) { _, userdata, mid, reasonCode, _ in
+            session(userdata).didAcknowledge(mid, .published(reasonCode: reasonCode))
+        }
+        mosquitto_subscribe_v5_callback_set(handle) { _, userdata, mid, count, granted, _ in
+            let codes = granted.map { Array(UnsafeBufferPointer(start: $0, count: Int(count))) } ?? []
+            session(userdata).didAcknowledge(mid, .subscribed(granted: codes))
+        }
+        mosquitto_unsubscribe_v5_callback_set(handle) { _, userdata, mid, _ in
+            session(userdata).didAcknowledge(mid, .unsubscribed)
+        }
+        mosquitto_message_v5_callback_set(handle) { _, userdata, message, _ in
+            guard let message = message?.pointee, let topic = message.topic else { return }
+            let payload = message.payload.map { Data(bytes: $0, count: Int(message.payloadlen)) } ?? Data()
+            session(userdata).hub.deliver(
+                MQTTMessage(
+                    topic: String(cString: topic), payload: payload,
+                    qos: QoS(rawValue: Int(message.qos)) ?? .atMostOnce, retained: message.retain))
+        }
+        setLibraryLogging(true)
+    }
+
+    /// Turns libmosquitto's log callback on or off. libmosquitto formats a log line for every
+    /// packet while a callback is set, which costs real throughput, so the session keeps it on
+    /// only while connecting (where it carries the TLS error details) unless the logger wants
+    /// trace output. Called on the session thread, or before it starts.
+    func setLibraryLogging(_ enabled: Bool) {
+        if enabled || logger.logLevel <= .trace {
+            mosquitto_log_callback_set(handle) { _, userdata, level, text in
+                guard let text else { return }
+                session(userdata).didLog(level: level, text)
+            }
+        } else {
+            mosquitto_log_callback_set(handle, nil)
+        }
+    }
+
+    private func didConnect(code: Int32, sessionPresent: Bool) {
+        guard code == 0 else {
+            let refused = MQTTError.connectionRefused(
+                MosquittoCode.refusal(code, sentCredentials: configuration.credentials != nil))
+            state.withLock { $0.brokerRefused(refused) }
+            logger.info("MQTT broker refused the connection", metadata: ["whereabouts.mqtt.error": "\(refused)"])
+            return
+        }
+        setLibraryLogging(false)
+        state.withLock { $0.brokerAccepted() }
+        restoreSubscriptions(sessionPresent: sessionPresent)
+        logger.info(
+            "MQTT connected",
+            metadata: [
+                "whereabouts.mqtt.host": "\(configuration.host):\(configuration.port)",
+                "whereabouts.mqtt.session_present": "\(sessionPresent)",
+            ])
+        hub.setConnectionState(.connected(sessionPresent: sessionPresent), from: id)
+        // Only now may `connect()` return: its callers read `state` right after.
+        let waiters = state.withLock { $0.connectionAnnounced() }
+        for waiter in waiters { waiter.continuation.resume() }
+    }
+
+    /// Subscribes again after a reconnect: everything when the broker kept no session, else only
+    /// what the broker never acknowledged.
+    private func restoreSubscriptions(sessionPresent: Bool) {
+        for subscription in hub.subscriptions where !sessionPresent || !subscription.acknowledged {
+            let rc = mosquitto_subscribe_v5(handle, nil, subscription.filter, Int32(subscription.qos.rawValue), 0, nil)
+            if rc != MosquittoCode.success {
+                logger.warning(
+                    "MQTT resubscription failed",
+                    metadata: ["whereabouts.mqtt.filter": "\(subscription.filter)", "whereabouts.mqtt.error": "\(MosquittoCode.text(rc))"])
+            } else {
+                logger.debug("MQTT resubscribed", metadata: ["whereabouts.mqtt.filter": "\(subscription.filter)"])
+            }
+        }
+    }
+
+    private func didAcknowledge(_ mid: Int32, _ ack: Ack) {
+        let waiter = state.withLock { $0.acks.acknowledge(mid, ack) }
+        waiter?.continuation.resume(returning: ack)
+    }
+
+    private func didLog(level: Int32, _ text: UnsafePointer<CChar>) {
+        if level & (MOSQ_LOG_ERR | MOSQ_LOG_WARNING) != 0 {
+            let message = String(cString: text)
+            state.withLock { $0.libraryLogged(message) }
+        }
+        if logger.logLevel <= .trace { logger.trace("libmosquitto: \(String(cString: text))") }
+    }
+}
+
+// MARK: The session thread
+
+extension MosquittoSession {
+    /// How long a stopping session drives the connection so that DISCONNECT (and what is
+    /// queued before it) gets written, before it closes the socket regardless.
+    static let disconnectGrace: Duration = .seconds(2)
+
+    /// The session thread: connect, drive the connection, back off and reconnect, until stopped
+    /// or failed; then destroy the handle.
+    func run() {
+        var attempt = 0
+        var finalReason: MQTTDisconnectReason = .requested
+        while true {
+            if let reason = currentStopReason() {
+                finalReason = reason
+                break
+            }
+            let (failure, wasConnected) = connectAndDrive()
+            hub.wakeMessageConsumers()  // whatever the last pass delivered
+            if let reason = currentStopReason() {
+                finalReason = reason
+                break
+            }
+            if wasConnected { attempt = 0 }
+            let error = failure ?? .connectionLost(detail: "the connection ended")
+            let retry = wasConnected || state.withLock({ $0.everConnected }) ? configuration.reconnect.enabled : retriesFirstConnection
+            guard retry else {
+                finalReason = .failed(error)
+                break
+            }
+            attempt += 1
+            logger.info(
+                "MQTT connection down, retrying",
+                metadata: ["whereabouts.mqtt.attempt": "\(attempt)", "whereabouts.mqtt.error": "\(error)"])
+            hub.setConnectionState(.reconnecting(attempt: attempt, lastError: error), from: id)
+            backOff(for: configuration.reconnect.delay(forAttempt: attempt))
+        }
+        tearDown(finalReason)
+    }
+
+    func currentStopReason() -> MQTTDisconnectReason? {
+        state.withLock { $0.stopReason }
+    }
+
+    /// Makes one connection attempt and drives it until it ends. Returns why it ended (`nil`
+    /// when stopped on request) and whether the broker had accepted it.
+    private func connectAndDrive() -> (MQTTError?, Bool) {
+        takeHandleExclusively(closing: false)
+        setLibraryLogging(true)
+        state.withLock { $0.attemptStarted() }
+        let (rc, savedErrno) = connectOnce()
+        let libraryError = state.withLock { state in
+            state.handleReleased()
+            return state.lastLibraryError
+        }
+        guard rc == MosquittoCode.success else {
+            return (MosquittoCode.connectError(rc, savedErrno: savedErrno, configuration: configuration, libraryError: libraryError), false)
+        }
+
+        let connackDeadline = ContinuousClock.now + configuration.connectTimeout
+        var disconnectDeadline: ContinuousClock.Instant?
+        var firstUnwokenMessage: ContinuousClock.Instant?
+        var coalescing = AcknowledgementCoalescing(now: .now, delivered: hub.deliveredCount())
+        defer { if coalescing.isOn { hub.noteCoalescing(false) } }
+        while true {
+            if disconnectDeadline == nil, currentStopReason() != nil {
+                // Send DISCONNECT (so the broker does not publish the will) and write it at once,
+                // before reading anything: libmosquitto rejects a PUBLISH that arrives once the
+                // handle is marked disconnected by closing the socket without DISCONNECT.
+                if mosquitto_disconnect(handle) == MosquittoCode.success {
+                    mosquitto_loop_write(handle, 1)
+                }
+                disconnectDeadline = .now + Self.disconnectGrace
+            }
+            // While received messages wait for their consumers to be woken, the loop waits at
+            // most a millisecond for more, so that the wake-up follows within ``wakeLinger``.
+            let timeout = firstUnwokenMessage == nil ? Self.loopTimeoutMilliseconds : Self.lingerLoopTimeoutMilliseconds
+            let rc = mosquitto_loop(handle, timeout, 1)
+            let loopErrno = errno
+            // One clock reading per pass serves the wake-up, the coalescing rule and the deadlines.
+            let now = ContinuousClock.now
+            wakeMessageConsumersWhenDue(connectionFailed: rc != MosquittoCode.success, now: now, since: &firstUnwokenMessage)
+            if configuration.coalescesAcknowledgementsDuringBursts, rc == MosquittoCode.success {
+                adaptCoalescing(&coalescing, now: now)
+            }
+            sweepDeadlines(now: now)
+            if rc != MosquittoCode.success {
+                let end = state.withLock { $0.connectionEnded() }
+                let lost = MQTTError.connectionLost(detail: end.libraryError ?? MosquittoCode.text(rc))
+                for waiter in end.dropped { waiter.continuation.resume(throwing: lost) }
+                if disconnectDeadline != nil { return (nil, end.wasConnected) }
+                if let refused = end.refusal { return (refused, false) }
+                if !end.wasConnected {
+                    return (MosquittoCode.failedBeforeConnack(rc, savedErrno: loopErrno, configuration: configuration, libraryError: end.libraryError), false)
+                }
+                logger.info("MQTT connection lost", metadata: ["whereabouts.mqtt.error": "\(lost)"])
+                return (lost, true)
+            }
+            if let disconnectDeadline, now >= disconnectDeadline { return (nil, state.withLock { $0.everConnected }) }
+            if now >= connackDeadline, !state.withLock({ $0.isConnected }) {
+                return (.timedOut(.connect, after: configuration.connectTimeout, mayStillBeDelivered: false), false)
+            }
+        }
+    }
+
+    /// At most this many received messages wait in `messages` buffers before their consumers
+    /// are woken.
+    static let wakeBatchLimit = 256
+
+    /// How long a received message may wait for more to batch with before its waiting consumers
+    /// are woken: 1 ms.
+    static let wakeLinger = Duration.milliseconds(1)
+
+    /// `mosquitto_loop`'s timeout while messages wait for their consumers to be woken.
+    static let lingerLoopTimeoutMilliseconds: Int32 = 1
+
+    /// Wakes waiting `messages` consumers once the first message delivered since they were last
+    /// woken has waited ``wakeLinger``, or ``wakeBatchLimit`` messages are waiting, or the
+    /// connection failed. Meanwhile the loop goes on reading (with a 1 ms timeout), so a stream
+    /// costs the consumer one resumption (a thread wake-up) per millisecond or per 256 messages
+    /// instead of one every message or two, without a system call of its own, and a lone message
+    /// is handed over about 1 ms after it arrived. Does nothing while the consumers are busy
+    /// rather than waiting (they find the messages themselves). `firstUnwoken` is the session
+    /// thread's record of when the first unwoken message was delivered.
+    private func wakeMessageConsumersWhenDue(
+        connectionFailed: Bool, now: ContinuousClock.Instant, since firstUnwoken: inout ContinuousClock.Instant?
+    ) {
+        let unwoken = hub.messagesAwaitingWakeup()
+        guard unwoken > 0 else {
+            firstUnwoken = nil
+            return
+        }
+        let first = firstUnwoken ?? now
+        firstUnwoken = first
+        if unwoken < Self.wakeBatchLimit, !connectionFailed, now - first < Self.wakeLinger { return }
+        firstUnwoken = nil
+        hub.wakeMessageConsumers()
+    }
+
+    /// Applies the next decision of `state` (``AcknowledgementCoalescing``) to the socket:
+    /// Nagle's algorithm on for a burst, `TCP_NODELAY` (which also flushes) after it.
+    private func adaptCoalescing(_ state: inout AcknowledgementCoalescing, now: ContinuousClock.Instant) {
+        guard let coalesce = state.update(now: now, delivered: hub.deliveredCount) else { return }
+        _ = whereabouts_set_tcp_nodelay(mosquitto_socket(handle), coalesce ? 0 : 1)
+        hub.noteCoalescing(coalesce)
+    }
+
+    /// Calls `mosquitto_connect_bind_v5` (blocking: DNS and TCP connect) with the CONNECT
+    /// properties; returns the result code and `errno` right after.
+    private func connectOnce() -> (Int32, Int32) {
+        var properties: OpaquePointer? = nil
+        defer { mosquitto_property_free_all(&properties) }
+        if configuration.protocolVersion == .v5 && !configuration.cleanSession {
+            let seconds = UInt32(clamping: Int64(configuration.sessionExpiry.seconds.rounded()))
+            mosquitto_property_add_int32(&properties, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue), seconds)
+        }
+        let keepAlive = Int32(configuration.keepAlive.seconds.rounded())
+        let rc = mosquitto_connect_bind_v5(handle, configuration.host, Int32(configuration.port), keepAlive, nil, properties)
+        return (rc, errno)
+    }
+
+    /// Waits `delay` before the next attempt, waking early to stop and to expire operations.
+    private func backOff(for delay: Duration) {
+        let wakeAt = ContinuousClock.now + delay
+        while ContinuousClock.now < wakeAt {
+            let slice = min(wakeAt, ContinuousClock.now + .milliseconds(Int(Self.loopTimeoutMilliseconds)))
+            if state.wait(until: { $0.stopReason != nil }, deadline: slice) { return }
+            sweepDeadlines()
+        }
+    }
+
+    /// Fails the operations and connect waiters whose timeout has passed.
+    func sweepDeadlines(now: ContinuousClock.Instant = .now) {
+        let (expired, expiredConnects) = state.withLock { $0.expire(now: now) }
+        for waiter in expired {
+            waiter.continuation.resume(
+                throwing: MQTTError.timedOut(waiter.operation, after: waiter.timeout, mayStillBeDelivered: waiter.stillQueuedOnGiveUp))
+        }
+        for waiter in expiredConnects {
+            waiter.continuation.resume(
+                throwing: MQTTError.timedOut(.connect, after: configuration.connectTimeout, mayStillBeDelivered: false))
+        }
+    }
+
+    /// Destroys the handle once no other thread uses it, then fails whatever still waits.
+    private func tearDown(_ reason: MQTTDisconnectReason) {
+        takeHandleExclusively(closing: true)
+        mosquitto_destroy(handle)
+        let leftovers = state.withLock { $0.finished(reason) }
+
+        logger.info("MQTT client stopped", metadata: ["whereabouts.mqtt.reason": "\(reason)"])
+        hub.setConnectionState(.disconnected(reason), from: id)
+        let connectError: MQTTError = if case .failed(let error) = reason { error } else { .clientClosed }
+        for waiter in leftovers.operations { waiter.continuation.resume(throwing: MQTTError.clientClosed) }
+        for waiter in leftovers.connects { waiter.continuation.resume(throwing: connectError) }
+        for exit in leftovers.exits { exit.resume() }
     }
 }

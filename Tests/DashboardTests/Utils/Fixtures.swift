@@ -2,6 +2,7 @@ import Subscriber
 import Foundation
 import Logging
 import WhereaboutsCore
+import WhereaboutsMQTT
 
 /// The subscriber's real view store, fed the way ingest feeds it (``CircleViewStore/apply``
 /// with decoded messages, then ``CircleViewStore/collectDue`` as the view publisher does).
@@ -63,7 +64,7 @@ enum Fixtures {
         let payload = try JSONEncoder().encode(message)
         let ingestor = Ingestor(store: store, router: TopicRouter(), settings: await store.settings)
         let outcome = await ingestor.handle(
-            TransportMessage(topic: "owntracks/\(member.user)/\(member.device)", payload: payload, retained: false)
+            MQTTMessage(topic: "owntracks/\(member.user)/\(member.device)", payload: payload, retained: false)
         )
         _ = await store.collectDue()
         return outcome

@@ -1,27 +1,23 @@
 import Foundation
 import Logging
+import WhereaboutsTestSupport
 
 /// Where the tests find their data: the repository's own fixtures and, when present, the shared
-/// recorded traces next to the package.
+/// recorded traces next to the package (both located by ``TestPaths``).
 enum Fixtures {
-    /// The package root, found from this file's path (Tests/PositionSourcesTests/Utils/Fixtures.swift).
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     /// A file under `Tests/Fixtures/`.
     static func url(_ relativePath: String) -> URL {
-        packageRoot.appendingPathComponent("Tests/Fixtures").appendingPathComponent(relativePath)
+        TestPaths.fixtures.appendingPathComponent(relativePath)
     }
 
-    /// `<package root>/../shared/traces`.
-    static let sharedTraces = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/traces")
-
-    /// A file in the shared traces folder.
-    static func trace(_ name: String) -> URL { sharedTraces.appendingPathComponent(name) }
+    /// A file in the shared traces folder (a path that does not exist when the folder is missing).
+    static func trace(_ name: String) -> URL {
+        (TestPaths.sharedTraces ?? URL(fileURLWithPath: "/nonexistent/shared/traces")).appendingPathComponent(name)
+    }
 
     /// Whether the shared traces folder is there (tests on it are skipped otherwise).
     static var hasSharedTraces: Bool {
-        FileManager.default.fileExists(atPath: sharedTraces.appendingPathComponent("sailboat-zeus.nmea").path)
+        FileManager.default.fileExists(atPath: trace("sailboat-zeus.nmea").path)
     }
 
     /// A logger that drops everything, for tests that do not look at logs; with the environment

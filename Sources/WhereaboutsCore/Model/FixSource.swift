@@ -1,0 +1,15 @@
+import Foundation
+
+/// The kind of source a fix came from.
+public enum FixSource: String, Sendable, Hashable, Codable, CaseIterable {
+    /// A GPX file.
+    case gpx
+    /// NMEA 0183 sentences (file, stdin or serial device).
+    case nmea
+    /// A gpsd daemon.
+    case gpsd
+    /// The built-in deterministic simulator.
+    case simulator
+    /// Received over the wire or otherwise of unknown origin.
+    case unknown
+}
