@@ -12,7 +12,8 @@ import Foundation
 /// What makes it send fewer reports than plain dead reckoning is what a report carries. While the
 /// device turns steadily (circling), the chord of the arc ahead, sent from a position a quarter of
 /// `epsilon` off the fix (``TurnChord``). Otherwise the velocity of the estimator (receiver
-/// velocity else last two fixes, least squares over 2 and 8 s, hold) whose shadow of dead reckoning has
+/// velocity, its speed along the last two fixes' heading, else the last two fixes'; least squares
+/// over 2 and 8 s; hold) whose shadow of dead reckoning has
 /// needed the fewest reports on this track so far (`VelocityExperts`), and no velocity at all
 /// (hold) when that is slower than `stationarySpeed`, which also costs no `maxSilence` reports. Two rules read a
 /// quadratic fit of the last few fixes (when it explains them within ``kinematicTolerance``):

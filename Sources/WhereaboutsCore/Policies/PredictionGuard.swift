@@ -10,7 +10,11 @@ struct PredictionGuard: Sendable {
     let epsilon: Double
     let maxSilence: Int
     let maxSpeed: Double?
-    private(set) var display: DisplayTracker?
+    /// What dashboards display from the last message sent; meaningful once `hasDisplay`. Not an
+    /// optional: the per-fix check then reads it in place, where unwrapping an optional copied
+    /// its 150 bytes for every fix (callgrind, BENCHMARKS.md "Cost").
+    private var display = DisplayTracker(message: LocationMessage(tid: "--", tst: 0, lat: 0, lon: 0, acc: 1, ve: nil, vn: nil, ms: nil))
+    private var hasDisplay = false
 
     init(epsilon: Double, maxSilence: Int, maxSpeed: Double? = nil) {
         self.epsilon = epsilon
@@ -20,7 +24,7 @@ struct PredictionGuard: Sendable {
 
     /// The trigger that makes `fix` worth reporting, or `nil` to stay silent.
     func trigger(for fix: Fix) -> Trigger? {
-        guard let display else { return .firstPublish }
+        guard hasDisplay else { return .firstPublish }
         if display.misses(fix, by: epsilon) { return .moving }
         if display.isMoving, display.horizon >= Double(maxSilence),
            fix.time.timeIntervalSince1970 - display.time >= Double(maxSilence) {
@@ -49,7 +53,7 @@ struct PredictionGuard: Sendable {
     }
 
     /// Whether dashboards are extrapolating the last message.
-    var isMoving: Bool { display?.isMoving ?? false }
+    var isMoving: Bool { hasDisplay && display.isMoving }
 
     /// Whether a moving message for `fix` sent from `position` instead of the fix's own position
     /// keeps the fix itself within `epsilon` (after wire rounding) and its velocity may be sent.
@@ -75,12 +79,13 @@ struct PredictionGuard: Sendable {
             velocity = nil
         }
         var trigger = trigger
-        if trigger == .moving || trigger == .timePassed, let display {
+        if trigger == .moving || trigger == .timePassed, hasDisplay {
             if display.isMoving, velocity == nil { trigger = .becameStationary }
             if !display.isMoving, velocity != nil { trigger = .startedMoving }
         }
         let report = Report(fix: sent, trigger: trigger, velocity: velocity, maxSilence: velocity == nil ? nil : ms)
         display = DisplayTracker(message: LocationMessage(report: report, tid: "--"))
+        hasDisplay = true
         return report
     }
 }

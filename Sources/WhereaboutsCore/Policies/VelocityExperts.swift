@@ -20,14 +20,16 @@ struct VelocityExperts: Sendable {
         case lastTwo
         /// Least squares through the sent position over the last so many seconds.
         case window(Double)
-        /// The receiver's measured velocity (speed and course), or the last two fixes' without one.
+        /// The receiver's measured velocity (speed and course); where it measured a speed but no
+        /// course, that speed along the last two fixes' heading; else the last two fixes' velocity.
         case measured
         /// No velocity: dashboards hold the position.
         case hold
     }
 
-    /// The estimators, in order of preference on a tie: the receiver's measurement (the last two
-    /// fixes' velocity where the receiver gave none, so it needs no history to be right), least
+    /// The estimators, in order of preference on a tie: the receiver's measurement (its speed
+    /// along the last two fixes' heading where it gave no course, the last two fixes' velocity
+    /// where it gave neither, so it needs no history to be right), least
     /// squares over 2 and 8 s, and hold. Chosen on half A of the corpus with the turn chord in
     /// place (BENCHMARKS.md): these four sent fewer reports there than the seven before (the last
     /// two fixes, 2, 4, 8 and 16 s, hold) at about half the per-fix cost.
@@ -182,6 +184,17 @@ struct VelocityExperts: Sendable {
         }
     }
 
+    /// The last two fixes' velocity, or, when the receiver measured `speed` (Doppler, steadier
+    /// than a difference of two noisy positions), that speed along the last two fixes' heading.
+    /// A measured speed of zero gives zero: the receiver says it stands still.
+    static func lastTwo(points: [VelocityFit.Point], speed: Double?) -> Velocity? {
+        guard let heading = VelocityFit.lastTwo(points: points) else { return nil }
+        guard let speed, speed.isFinite, speed >= 0 else { return heading }
+        let length = heading.speed
+        guard length > 0 else { return heading }
+        return Velocity(east: heading.east / length * speed, north: heading.north / length * speed)
+    }
+
     /// The velocity `estimator` gives for `points` (newest first, in the sent frame), or `nil`
     /// (hold) when it is slower than `stationarySpeed`.
     func velocity(_ estimator: Estimator, points: [VelocityFit.Point], fix: Fix) -> Velocity? {
@@ -190,7 +203,7 @@ struct VelocityExperts: Sendable {
         case .lastTwo:
             estimate = VelocityFit.lastTwo(points: points)
         case .measured:
-            estimate = fix.measuredVelocity ?? VelocityFit.lastTwo(points: points)
+            estimate = fix.measuredVelocity ?? Self.lastTwo(points: points, speed: fix.speed)
         case .hold:
             estimate = nil
         case .window(let seconds):

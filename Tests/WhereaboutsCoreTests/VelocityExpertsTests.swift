@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+@testable import WhereaboutsCore
+
+/// The velocity `bounded`'s first estimator (`VelocityExperts.Estimator.measured`) gives.
+struct VelocityExpertsTests {
+    /// Two fixes one second apart, 10 m east of each other, in the sent frame (newest first).
+    static let points = [
+        VelocityFit.Point(tau: 0, east: 0, north: 0),
+        VelocityFit.Point(tau: -1, east: -10, north: 0),
+    ]
+
+    static let experts = VelocityExperts(epsilon: 50, maxSilence: 120, maxSpeed: 100, stationarySpeed: 0.2)
+
+    static func fix(speed: Double? = nil, course: Double? = nil) -> Fix {
+        Fix(time: Date(timeIntervalSince1970: 1_000), latitude: 0, longitude: 0, speed: speed, course: course)
+    }
+
+    @Test("Without receiver speed the estimate is the last two fixes' velocity")
+    func lastTwoFixes() throws {
+        let velocity = try #require(Self.experts.velocity(.measured, points: Self.points, fix: Self.fix()))
+        #expect(abs(velocity.east - 10) < 1e-9)
+        #expect(abs(velocity.north) < 1e-9)
+    }
+
+    @Test("A receiver speed without a course is sent along the last two fixes' heading")
+    func speedAlongHeading() throws {
+        let velocity = try #require(Self.experts.velocity(.measured, points: Self.points, fix: Self.fix(speed: 8)))
+        #expect(abs(velocity.east - 8) < 1e-9)
+        #expect(abs(velocity.north) < 1e-9)
+    }
+
+    @Test("Speed and course together win over the fixes' heading")
+    func speedAndCourse() throws {
+        let velocity = try #require(Self.experts.velocity(.measured, points: Self.points, fix: Self.fix(speed: 8, course: 0)))
+        #expect(abs(velocity.east) < 1e-9)
+        #expect(abs(velocity.north - 8) < 1e-9)
+    }
+
+    @Test("A receiver that measures no speed makes the estimate hold", arguments: [0.0, 0.1])
+    func standingStill(speed: Double) {
+        #expect(Self.experts.velocity(.measured, points: Self.points, fix: Self.fix(speed: speed)) == nil)
+    }
+
+    @Test("A measured speed that is not a number is ignored", arguments: [Double.nan, -1])
+    func unusableSpeed(speed: Double) throws {
+        let velocity = try #require(Self.experts.velocity(.measured, points: Self.points, fix: Self.fix(speed: speed)))
+        #expect(abs(velocity.east - 10) < 1e-9)
+    }
+}
