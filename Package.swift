@@ -359,6 +359,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The shipped NATS JetStream cluster (broker/nats) against what Whereabouts relies on.
+        .testTarget(
+            name: "ClusterTests",
+            dependencies: ["WhereaboutsMQTT", "WhereaboutsTestSupport"]
+        ),
         .testTarget(
             name: "PublisherTests",
             dependencies: [

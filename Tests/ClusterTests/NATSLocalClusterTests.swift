@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+import WhereaboutsMQTT
+import WhereaboutsTestSupport
+
+/// The shipped three-node NATS JetStream cluster (`broker/nats/`) against the guarantees Whereabouts
+/// depends on, with Whereabouts' own MQTT client: QoS 1 across nodes, the newest retained position
+/// seen from every node (also through a wildcard), and a persistent session resumed on another node.
+@Suite("NATS local cluster (broker/nats)", .serialized)
+struct NATSLocalClusterTests {
+    @Test("QoS 1 published on node 1 reaches a subscriber on node 2; node 3 sees the newest retained position through a wildcard; SIGTERM stops every node")
+    func acrossNodes() async throws {
+        let cluster = try await NATSCluster.start()
+        let pids = try (0..<3).map { try cluster.pid(ofNode: $0) }
+
+        let watcher = cluster.client("watcher", node: 1)
+        try await watcher.connect()
+        let live = watcher.messages
+        try await watcher.subscribe(to: "owntracks/+/+", qos: .atLeastOnce)
+
+        let phone = cluster.client("alice-phone", node: 0)
+        try await phone.connect()
+        for tst in [1_700_000_000, 1_700_000_060] {
+            let location = #"{"_type":"location","tid":"al","lat":52.66,"lon":-8.63,"acc":5,"tst":\#(tst)}"#
+            try await phone.publish(to: "owntracks/alice/phone", payload: Data(location.utf8), qos: .atLeastOnce, retain: true)
+        }
+        let first = try await withTimeout(.seconds(20), "the first location on node 2") { try await live.next() }
+        let second = try await withTimeout(.seconds(20), "the second location on node 2") { try await live.next() }
+        #expect(first.topic == "owntracks/alice/phone" && first.payloadString?.contains("1700000000") == true)
+        #expect(second.payloadString?.contains("1700000060") == true, "in order, none lost")
+        await phone.disconnect()
+        await watcher.disconnect()
+
+        let late = cluster.client("late", node: 2)
+        try await late.connect()
+        let retained = late.messages
+        try await late.subscribe(to: "owntracks/#", qos: .atLeastOnce)
+        let newest = try await withTimeout(.seconds(20), "the retained location on node 3") { try await retained.next() }
+        #expect(newest.retained)
+        #expect(newest.topic == "owntracks/alice/phone")
+        #expect(newest.payloadString?.contains("1700000060") == true, "the newest, not the first: \(newest.payloadString ?? "")")
+        await late.disconnect()
+
+        let status = await cluster.stop()
+        #expect(status & 0x7f == 0 && (status >> 8) & 0xff == 143, "run-local-cluster wait status \(status)")
+        for pid in pids { #expect(kill(pid, 0) != 0, "node \(pid) stopped with the script") }
+    }
+
+    @Test("A persistent session made on node 1 gets the QoS 1 message published while it was away, resumed on node 3")
+    func sessionOnAnotherNode() async throws {
+        let cluster = try await NATSCluster.start()
+        let subscriber = cluster.client("whereabouts-sub", node: 0) { $0.cleanSession = false }
+        try await subscriber.connect()
+        try await subscriber.subscribe(to: "owntracks/+/+", qos: .atLeastOnce)
+        await subscriber.disconnect()
+
+        let phone = cluster.client("bob-phone", node: 1)
+        try await phone.connect()
+        let location = #"{"_type":"location","tid":"bo","lat":52.67,"lon":-8.62,"acc":5,"tst":1700000120}"#
+        try await phone.publish(to: "owntracks/bob/phone", payload: Data(location.utf8), qos: .atLeastOnce)
+        await phone.disconnect()
+
+        let resumed = cluster.client("whereabouts-sub", node: 2) { $0.cleanSession = false }
+        let messages = resumed.messages
+        try await resumed.connect()
+        let queued = try await withTimeout(.seconds(30), "the queued message on node 3") { try await messages.next() }
+        #expect(queued.topic == "owntracks/bob/phone")
+        #expect(queued.payloadString?.contains("1700000120") == true)
+        await resumed.disconnect()
+        await cluster.stop()
+    }
+}

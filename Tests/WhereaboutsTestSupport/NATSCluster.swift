@@ -1,0 +1,98 @@
+import Foundation
+import Logging
+import WhereaboutsMQTT
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A three-node NATS JetStream cluster with MQTT listeners for one test, started with the shipped
+/// script `broker/nats/run-local-cluster` on free loopback ports in a temporary folder.
+///
+/// ```swift
+/// let cluster = try await NATSCluster.start()
+/// let client = cluster.client("t1", node: 0)
+/// ```
+public final class NATSCluster: Sendable {
+    /// The MQTT port of each node, in node order.
+    public let mqttPorts: [Int]
+    /// The cluster's folder: stores, logs (`node-N.log`) and process ids (`node-N.pid`).
+    public let directory: URL
+    private let script: ChildProcess
+
+    private init(mqttPorts: [Int], directory: URL, script: ChildProcess) {
+        self.mqttPorts = mqttPorts
+        self.directory = directory
+        self.script = script
+    }
+
+    /// Starts the cluster and returns once every node accepts MQTT and its JetStream is current.
+    ///
+    /// - Parameter users: An accounts file for the nodes (default: the shipped development one).
+    public static func start(users: URL? = nil) async throws -> NATSCluster {
+        let directory = try TestPaths.makeTemporaryDirectory(prefix: "nats-cluster")
+        let ports = try (0..<12).map { _ in try FreePort.find() }
+        func list(_ range: Range<Int>) -> String { ports[range].map(String.init).joined(separator: ",") }
+        var arguments = [
+            "--dir", directory.path, "--mqtt-ports", list(0..<3), "--route-ports", list(3..<6),
+            "--client-ports", list(6..<9), "--http-ports", list(9..<12),
+        ]
+        if let users { arguments += ["--users", users.path] }
+        let script = TestPaths.packageRoot.appendingPathComponent("broker/nats/run-local-cluster").path
+        let process = try ChildProcess.spawn(
+            script, arguments, logFile: directory.appendingPathComponent("run-local-cluster.log"), captureOutput: true)
+        do {
+            // A cold start elects the JetStream meta leader first: a few seconds on a loaded machine.
+            let line = try await process.waitForOutputLine(timeout: .seconds(60)) { $0.split(separator: " ").count == 3 }
+            let mqttPorts = line.split(separator: " ").compactMap { Int($0) }
+            return NATSCluster(mqttPorts: mqttPorts, directory: directory, script: process)
+        } catch {
+            process.signal(SIGTERM)
+            _ = await process.waitForExit()
+            throw error
+        }
+    }
+
+    /// An MQTT 3.1.1 client configuration for node `node` (NATS speaks no MQTT 5).
+    public func clientConfiguration(clientID: String, node: Int) -> MQTTConfiguration {
+        var configuration = MQTTConfiguration(
+            host: "127.0.0.1", port: mqttPorts[node], clientID: clientID, protocolVersion: .v311,
+            reconnect: MQTTReconnectPolicy(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(500)),
+            connectTimeout: .seconds(10), operationTimeout: .seconds(20))
+        configuration.keepAlive = .seconds(10)
+        return configuration
+    }
+
+    /// A client of node `node`; `configure` may change its configuration first.
+    public func client(
+        _ clientID: String, node: Int, logger: Logger = .test(), configure: (inout MQTTConfiguration) -> Void = { _ in }
+    ) -> MQTTClient {
+        var configuration = clientConfiguration(clientID: clientID, node: node)
+        configure(&configuration)
+        return MQTTClient(configuration: configuration, logger: logger)
+    }
+
+    /// The process id of node `node` (for fault tests).
+    public func pid(ofNode node: Int) throws -> pid_t {
+        let text = try String(contentsOf: directory.appendingPathComponent("node-\(node + 1).pid"), encoding: .utf8)
+        guard let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw CocoaError(.fileReadCorruptFile)
+        }
+        return pid
+    }
+
+    /// What one node logged (to explain a failure).
+    public func log(ofNode node: Int) -> String {
+        (try? String(contentsOf: directory.appendingPathComponent("node-\(node + 1).log"), encoding: .utf8)) ?? ""
+    }
+
+    /// Stops every node cleanly (SIGTERM to the script), waits for the script, and returns its raw
+    /// wait status; removes the folder.
+    @discardableResult
+    public func stop() async -> Int32 {
+        script.signal(SIGTERM)
+        let status = await script.waitForExit()
+        try? FileManager.default.removeItem(at: directory)
+        return status
+    }
+}
