@@ -259,8 +259,10 @@ final class ViewBroadcaster<Source: CircleViewSource>: Service, Sendable {
     }
 }
 
-/// What a push loop's request for views finds: nothing yet (it waits), or an answer.
-private enum MailboxAnswer {
-    case wait
-    case answer([EncodedView]?)
+extension ViewBroadcaster {
+    /// What a push loop's request for views finds: nothing yet (it waits), or an answer.
+    private enum MailboxAnswer {
+        case wait
+        case answer([EncodedView]?)
+    }
 }

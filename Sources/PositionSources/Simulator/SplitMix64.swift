@@ -26,7 +26,7 @@ public struct SplitMix64: RandomNumberGenerator, Sendable, Hashable {
     }
 
     /// A uniform number in `range`.
-    public mutating func uniform(_ range: ClosedRange<Double>) -> Double {
+    mutating func uniform(_ range: ClosedRange<Double>) -> Double {
         range.lowerBound + (range.upperBound - range.lowerBound) * unit()
     }
 
@@ -38,7 +38,7 @@ public struct SplitMix64: RandomNumberGenerator, Sendable, Hashable {
     }
 
     /// `true` with probability `probability`.
-    public mutating func chance(_ probability: Double) -> Bool {
+    mutating func chance(_ probability: Double) -> Bool {
         unit() < probability
     }
 }

@@ -28,7 +28,7 @@ public struct PositionSourceSpec: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The accepted forms in a few sentences, for a command's `--help` text.
-    public static let syntaxSummary = """
+    static let syntaxSummary = """
         Where fixes come from: gpsd://HOST:PORT (default gpsd://localhost:2947), \
         nmea:PATH for a file or serial device (nmea:- reads stdin; ?baud=4800 by default), \
         gpx:PATH to replay a GPX track, or sim:SCENARIO for the simulator (walk, cycle, drive, still, mixed, spikes; \

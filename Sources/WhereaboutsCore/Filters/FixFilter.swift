@@ -66,13 +66,13 @@ public struct FixFilter: Sendable, Hashable {
     /// the one before), lasting at least ``reanchorSeconds``, the filter accepts the next
     /// agreeing one: the last accepted fix was the outlier, or the device jumped, not the new
     /// fixes.
-    public static let reanchorAfter = 3
+    static let reanchorAfter = 3
 
     /// How long (s) too-fast fixes must keep agreeing with each other before the filter takes them
     /// as the new position: 30 s. A multipath spike (out and back, even as a burst of fixes that
     /// agree with each other) is over within seconds; a true jump stays. Counting fixes alone
     /// let 4-fix bursts through at 1 Hz (issue 9).
-    public static let reanchorSeconds = 30.0
+    static let reanchorSeconds = 30.0
 
     /// Whether reaching `fix` from the earlier `previous` needs more than `maxSpeed`.
     private func isTooFast(_ fix: Fix, from previous: Fix) -> Bool {

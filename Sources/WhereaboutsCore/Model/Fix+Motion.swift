@@ -8,7 +8,7 @@ extension Fix {
 
     /// The speed in m/s needed to travel from `previous` to this fix in the time between them, or
     /// `nil` when this fix is not later than `previous`.
-    public func impliedSpeed(from previous: Fix) -> Double? {
+    func impliedSpeed(from previous: Fix) -> Double? {
         let elapsed = time.timeIntervalSince(previous.time)
         guard elapsed > 0 else { return nil }
         return distance(from: previous) / elapsed
@@ -16,7 +16,7 @@ extension Fix {
 
     /// The velocity in m/s that carries `previous` to this fix in the time between them, in the
     /// east/north frame of `previous`, or `nil` when this fix is not later than `previous`.
-    public func impliedVelocity(from previous: Fix) -> Velocity? {
+    func impliedVelocity(from previous: Fix) -> Velocity? {
         let elapsed = time.timeIntervalSince(previous.time)
         guard elapsed > 0 else { return nil }
         let (east, north) = LocalProjection(origin: previous.coordinate).project(coordinate)
@@ -26,7 +26,7 @@ extension Fix {
 
 extension Fix {
     /// The velocity the source measured (speed over ground along the course), when it gave both.
-    public var measuredVelocity: Velocity? {
+    var measuredVelocity: Velocity? {
         guard let speed, let course, speed.isFinite, course.isFinite, speed >= 0 else { return nil }
         let radians = course * .pi / 180
         return Velocity(east: speed * sin(radians), north: speed * cos(radians))

@@ -32,15 +32,15 @@ extension LocationMessage {
 
     /// The accuracy sent when the source gave none, in metres: a conservative consumer-GPS figure,
     /// so that receivers that need `acc > 0` (Home Assistant) keep the message.
-    public static let unknownAccuracy = 10.0
+    static let unknownAccuracy = 10.0
 
     /// Rounds a latitude or longitude to the 6 decimals sent on the wire (about 0.11 m).
-    public static func roundCoordinate(_ degrees: Double) -> Double {
+    static func roundCoordinate(_ degrees: Double) -> Double {
         (degrees * 1e6).rounded() / 1e6
     }
 
     /// Rounds a velocity component to the 2 decimals sent on the wire (0.01 m/s).
-    public static func roundVelocity(_ metresPerSecond: Double) -> Double {
+    static func roundVelocity(_ metresPerSecond: Double) -> Double {
         (metresPerSecond * 100).rounded() / 100
     }
 }

@@ -21,9 +21,9 @@ public struct PresenceMessage: Sendable, Hashable, Codable {
     }
 
     /// The `_type` written: `"lwt"`, which Home Assistant accepts without a warning.
-    public static let wireType = "lwt"
+    static let wireType = "lwt"
     /// The `_type` of presence messages before issue 10, still read.
-    public static let legacyWireType = "presence"
+    static let legacyWireType = "presence"
 
     /// `"lwt"` when built here; `"presence"` when decoded from an older publisher.
     public var type: String = PresenceMessage.wireType

@@ -238,7 +238,7 @@ extension MosquittoSession {
             session(userdata).hub.deliver(
                 MQTTMessage(
                     topic: String(cString: topic), payload: payload,
-                    qos: QoS(rawValue: Int(message.qos)) ?? .atMostOnce, retained: message.retain))
+                    qos: QoS(received: message.qos), retained: message.retain))
         }
         setLibraryLogging(true)
     }
