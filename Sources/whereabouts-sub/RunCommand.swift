@@ -66,6 +66,15 @@ struct RunCommand: AsyncParsableCommand {
         """)
     var liveWindow: Double = 60
 
+    @Option(help: """
+        A member leaves a place only with a fix farther than the place's radius plus the larger of \
+        this many metres and the fix's accuracy, so GPS jitter at the edge never flaps.
+        """)
+    var placeMargin: Double = 25
+
+    @Option(help: "A member arrives at a place after this many seconds inside it, for places that set no dwell.")
+    var placeDwell: Double = 60
+
     @Option(help: ArgumentHelp("""
         Keep member statuses (online, offline) in this file so that a restart restores them \
         (OwnTracks apps' last wills are not retained). Default: $STATE_DIRECTORY/<client-id>.status.json \
@@ -91,6 +100,8 @@ struct RunCommand: AsyncParsableCommand {
         guard maxPayload >= 256 else { throw ValidationError("--max-payload must be at least 256 bytes.") }
         guard futureTolerance >= 0 else { throw ValidationError("--future-tolerance must not be negative.") }
         guard liveWindow >= 0, liveWindow.isFinite else { throw ValidationError("--live-window must not be negative.") }
+        guard placeMargin >= 0, placeMargin <= 10_000 else { throw ValidationError("--place-margin must be 0 to 10000 metres.") }
+        guard placeDwell >= 0, placeDwell <= 86_400 else { throw ValidationError("--place-dwell must be 0 to 86400 seconds.") }
         if let stateFile, stateFile.isEmpty { throw ValidationError("--state-file must name a file, or be `none`.") }
         do { _ = try Shard(parsing: shard) } catch { throw ValidationError(error.description) }
         do { _ = try CirclesFile.load(path: circles) } catch {
@@ -104,7 +115,8 @@ struct RunCommand: AsyncParsableCommand {
         let file = try CirclesFile.load(path: circles)
         let settings = ViewSettings(
             staleTimeout: staleTimeout, trailLength: trailLength, trailDuration: trailMinutes * 60,
-            futureTolerance: futureTolerance, maxPayloadBytes: maxPayload, liveWindow: liveWindow)
+            futureTolerance: futureTolerance, maxPayloadBytes: maxPayload, liveWindow: liveWindow,
+            placeRules: PlaceRules(margin: placeMargin, defaultDwell: placeDwell))
         let store = CircleViewStore(circles: file, shard: shard, settings: settings, viewInterval: viewInterval, logger: logger)
         let defaultClientID = shard.count == 1 ? "whereabouts-sub" : "whereabouts-sub-\(shard.index)-of-\(shard.count)"
         let mqtt = try brokerOptions.mqttConfiguration(defaultClientID: defaultClientID)

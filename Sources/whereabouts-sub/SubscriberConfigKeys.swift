@@ -32,6 +32,8 @@ enum SubscriberConfigKeys {
         ConfigKey("max-payload", .integer),
         ConfigKey("future-tolerance", .integer),
         ConfigKey("live-window", .number),
+        ConfigKey("place-margin", .number),
+        ConfigKey("place-dwell", .number),
         ConfigKey("state-file", .string),
         ConfigKey("shard", .string),
         ConfigKey("log-level", .word(["trace", "debug", "info", "notice", "warning", "error", "critical"])),

@@ -6,12 +6,15 @@ public struct Circle: Sendable, Hashable, Codable {
     public var name: String
     /// The members, in file order; each (user, device) appears at most once per circle.
     public var members: [Member]
+    /// The circle's places (`places:`), in file order; names are unique ignoring case.
+    public var places: [Place]
 
     /// Creates a circle.
-    public init(id: String, name: String, members: [Member]) {
+    public init(id: String, name: String, members: [Member], places: [Place] = []) {
         self.id = id
         self.name = name
         self.members = members
+        self.places = places
     }
 
     /// The circle's id and name.

@@ -31,6 +31,8 @@ public actor CircleViewStore {
         var members: [MemberID: MemberState] = [:]
         var cards: [MemberID: MemberCard] = [:]
         var regions: [MemberID: ReportedRegions] = [:]
+        /// Where each member is among the places of each of its circles that has places.
+        var places: [MemberID: [String: PlaceTracker]] = [:]
         var keys: DecryptionKeys
         var stats = IngestStatistics()
         var loggedOnce = OnceLog()
@@ -147,8 +149,11 @@ public actor CircleViewStore {
             members: circle.members.map { member in
                 MemberView(
                     member, state: state.members[member.id], card: state.cards[member.id],
-                    regions: state.regions[member.id], at: now, staleTimeout: settings.staleTimeout)
-            }
+                    regions: state.regions[member.id],
+                    place: state.places[member.id]?[circle.id]?.current(in: circle.places),
+                    at: now, staleTimeout: settings.staleTimeout)
+            },
+            places: circle.places
         )
     }
 
@@ -189,8 +194,17 @@ public actor CircleViewStore {
                 if older { state.stats.olderFixes += 1 }
                 metrics.ingest(outcome: older ? "older" : "backlog", reason: "location")
             }
-            if outcome != .duplicate, let inregions, newestTst == location.tst {
-                extraChange = state.regions[member, default: ReportedRegions()].set(inregions, tst: location.tst)
+            if outcome != .duplicate, newestTst == location.tst {
+                if let inregions {
+                    extraChange = state.regions[member, default: ReportedRegions()].set(inregions, tst: location.tst)
+                }
+                // Replayed retained state and backlog are history: shown, never announced.
+                let quiet = retained || !live
+                extraChange = trackPlaces(of: member, in: circleIDs, quiet: quiet) { tracker, places, rules in
+                    tracker.observe(
+                        tst: location.tst, at: Coordinate(latitude: location.lat, longitude: location.lon),
+                        accuracy: Double(location.acc), places: places, rules: rules, quiet: quiet)
+                } || extraChange
             }
         case let .transition(event, region, tst):
             metrics.ingest(outcome: "state", reason: "transition")
@@ -243,6 +257,9 @@ public actor CircleViewStore {
         var changed = false
         if let region {
             changed = state.regions[member, default: ReportedRegions()].apply(event: event, region: region, tst: tst)
+            changed = trackPlaces(of: member, in: circleIDs, quiet: retained) { tracker, places, _ in
+                tracker.transition(entered: event == "enter", region: region, tst: tst, places: places, quiet: retained)
+            } || changed
         }
         if !retained {
             let kind: CircleEvent.Kind = event == "enter" ? .enter : .leave
@@ -253,6 +270,43 @@ public actor CircleViewStore {
             signalChange()
         }
         return changed
+    }
+
+    /// Runs `step` on `member`'s place tracker in each of its circles that has places, announces
+    /// the arrivals and departures it decides (unless `quiet`), and brings the next deadline
+    /// check forward to the next pending arrival. Returns whether a view changed.
+    private func trackPlaces(
+        of member: MemberID, in circleIDs: [String], quiet: Bool,
+        _ step: (inout PlaceTracker, [Place], PlaceRules) -> [PlaceChange]
+    ) -> Bool {
+        var changed = false
+        for id in circleIDs {
+            guard let places = state.roster.circle(id: id)?.places, !places.isEmpty else { continue }
+            var tracker = state.places[member]?[id] ?? PlaceTracker()
+            let changes = step(&tracker, places, settings.placeRules)
+            state.places[member, default: [:]][id] = tracker
+            if let deadline = tracker.nextDeadline(places: places, rules: settings.placeRules) {
+                state.schedule.checkStatus(by: deadline)
+            }
+            if !changes.isEmpty {
+                changed = true
+                _ = state.schedule.markDirty([id])
+                announce(changes, of: member, in: id)
+            }
+        }
+        return changed
+    }
+
+    private func announce(_ changes: [PlaceChange], of member: MemberID, in circleID: String) {
+        for change in changes where !change.quiet {
+            let kind: CircleEvent.Kind = change.kind == .arrived ? .arrived : .departed
+            logger.info(
+                "Member \(kind == .arrived ? "arrived at" : "left") a place.",
+                metadata: ["whereabouts.member": "\(member)", "whereabouts.circle": "\(circleID)", "whereabouts.place": "\(change.place)"])
+            state.schedule.queue(
+                CircleEvent(circle: circleID, user: member.user, device: member.device, event: kind, tst: change.tst, place: change.place))
+        }
+        signalChange()
     }
 
     /// Counts the informational fields dropped from an accepted message of `member`, logging each
@@ -358,7 +412,9 @@ public actor CircleViewStore {
             state.members[member] = nil
             state.cards[member] = nil
             state.regions[member] = nil
+            state.places[member] = nil
         }
+        forgetRedefinedPlaces(from: state.roster, to: next)
         state.roster = next
         logger.info(
             "Loaded the circles.",
@@ -370,6 +426,21 @@ public actor CircleViewStore {
         return MembershipChange(added: change.addedMembers, removed: change.removedMembers)
     }
 
+    /// Drops what the trackers hold about places that a reload removed or redefined (centre,
+    /// radius or dwell changed), and about circles that lost their places.
+    private func forgetRedefinedPlaces(from old: CircleRoster, to next: CircleRoster) {
+        for (member, trackers) in state.places {
+            var kept: [String: PlaceTracker] = [:]
+            for (id, var tracker) in trackers {
+                guard let places = next.circle(id: id)?.places, !places.isEmpty else { continue }
+                let before = Set(old.circle(id: id)?.places ?? [])
+                tracker.keep(only: Set(places.filter { before.contains($0) }.map(\.name)))
+                kept[id] = tracker
+            }
+            state.places[member] = kept.isEmpty ? nil : kept
+        }
+    }
+
     // MARK: Publishing
 
     /// Collects what is due at `now`: views of changed circles whose last collection is at least
@@ -378,7 +449,7 @@ public actor CircleViewStore {
     public func collectDue(at now: Date = Date()) -> PublishBatch {
         let nowSeconds = now.timeIntervalSince1970
         state.change.reset()
-        if nowSeconds >= state.schedule.nextStatusCheck { checkStaleness(at: nowSeconds) }
+        if nowSeconds >= state.schedule.nextStatusCheck { checkDeadlines(at: nowSeconds) }
         let roster = state.roster
         let due = state.schedule.takeDue(at: nowSeconds, viewInterval: viewInterval, owns: { roster.circle(id: $0) != nil })
         var batch = PublishBatch()
@@ -419,9 +490,9 @@ public actor CircleViewStore {
         state.change.signal()
     }
 
-    /// Finds members whose silence passed the stale timeout, announces them, and recomputes the
-    /// earliest next deadline.
-    private func checkStaleness(at now: Double) {
+    /// Finds members whose silence passed the stale timeout and arrivals whose dwell time passed,
+    /// announces them, and recomputes the earliest next deadline.
+    private func checkDeadlines(at now: Double) {
         var next = Double.infinity
         for (member, var memberState) in state.members {
             if let change = memberState.takeStatusChange(at: now, staleTimeout: settings.staleTimeout) {
@@ -432,6 +503,20 @@ public actor CircleViewStore {
             }
             if memberState.announced == .online, let deadline = memberState.staleDeadline(staleTimeout: settings.staleTimeout) {
                 next = min(next, deadline)
+            }
+        }
+        for (member, trackers) in state.places {
+            for (id, var tracker) in trackers {
+                guard let places = state.roster.circle(id: id)?.places,
+                    let deadline = tracker.nextDeadline(places: places, rules: settings.placeRules)
+                else { continue }
+                if deadline <= now {
+                    let changes = tracker.advance(to: now, places: places, rules: settings.placeRules)
+                    state.places[member]?[id] = tracker
+                    _ = state.schedule.markDirty([id])
+                    announce(changes, of: member, in: id)
+                }
+                if let later = tracker.nextDeadline(places: places, rules: settings.placeRules) { next = min(next, later) }
             }
         }
         state.schedule.setNextStatusCheck(next)

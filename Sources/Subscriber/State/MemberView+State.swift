@@ -6,9 +6,11 @@ extension MemberView {
     /// trail, regions and card, and where a dashboard draws it (Core's prediction).
     init(
         _ member: Member, state: MemberState?, card: MemberCard?, regions: ReportedRegions?,
-        at now: Double, staleTimeout: Double
+        place: (place: String, since: Int)?, at now: Double, staleTimeout: Double
     ) {
         self.init(user: member.user, device: member.device, name: member.name, color: member.color, status: .unknown)
+        self.place = place?.place
+        placeSince = place?.since
         guard let state else { return }
         status = state.status(at: now, staleTimeout: staleTimeout)
         statusSince = state.statusSince(at: now, staleTimeout: staleTimeout)

@@ -20,13 +20,17 @@ public struct ViewSettings: Sendable, Hashable {
     /// member online), in seconds. Older fixes, and fixes older than the live one, are backlog:
     /// trail only. Default 60 s.
     public var liveWindow: Double
+    /// How arrivals at and departures from the circles' places are judged.
+    public var placeRules: PlaceRules
 
     /// Creates settings; every argument has the documented default.
     public init(
         staleTimeout: Double = 300, trailLength: Int = 20, trailDuration: Int = 600,
-        futureTolerance: Int = 300, maxPayloadBytes: Int = 16 * 1024, liveWindow: Double = 60
+        futureTolerance: Int = 300, maxPayloadBytes: Int = 16 * 1024, liveWindow: Double = 60,
+        placeRules: PlaceRules = PlaceRules()
     ) {
         self.liveWindow = liveWindow
+        self.placeRules = placeRules
         self.staleTimeout = staleTimeout
         self.trailLength = trailLength
         self.trailDuration = trailDuration

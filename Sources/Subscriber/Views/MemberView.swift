@@ -36,6 +36,10 @@ public struct MemberView: Sendable, Hashable, Codable {
     /// The tag of the face image from the member's card: the dashboard serves the image at
     /// `/api/circles/<id>/members/<user>/<device>/face` (the tag is its ETag), never inline.
     public var face: String?
+    /// The circle place the member is at (``Place/name``), or `nil` when at none.
+    public var place: String?
+    /// Epoch seconds since which the member is at ``place`` (their first fix inside it).
+    public var placeSince: Int?
 
     /// Creates a member view.
     public init(
@@ -78,5 +82,7 @@ public struct MemberView: Sendable, Hashable, Codable {
         try container.encode(inregions, forKey: .inregions)
         try container.encode(cardName, forKey: .cardName)
         try container.encode(face, forKey: .face)
+        try container.encode(place, forKey: .place)
+        try container.encode(placeSince, forKey: .placeSince)
     }
 }
