@@ -29,8 +29,9 @@
   };
 
   function detail(m, p) {
-    if (!p) return "no position yet";
-    const parts = [W.formatAge(p.age)];
+    const at = W.placeText(m);
+    if (!p) return at || "no position yet";
+    const parts = at ? [at, W.formatAge(p.age)] : [W.formatAge(p.age)];
     if (typeof m.speed === "number") {
       parts.push(Math.round(m.speed * 3.6) + " km/h" + (typeof m.course === "number" && m.speed > 0.5 ? " " + W.compass(m.course) : ""));
     }
@@ -81,6 +82,7 @@
         who.appendChild(small);
       }
       W.setText(li.querySelector(".state"), m.status);
+      li.dataset.place = m.place || "";
       W.setText(li.querySelector(".detail"), detail(m, placed.get(key)));
     }
     for (const [key, li] of rows) {
