@@ -27,6 +27,8 @@ enum SubscriberConfigKeys {
         ConfigKey("topic-prefix", .string),
         ConfigKey("view-interval", .number),
         ConfigKey("stale-timeout", .number),
+        ConfigKey("overdue-grace", .number),
+        ConfigKey("gone-after-days", .number),
         ConfigKey("trail-length", .integer),
         ConfigKey("trail-minutes", .integer),
         ConfigKey("max-payload", .integer),

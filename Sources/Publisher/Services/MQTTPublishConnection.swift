@@ -165,7 +165,8 @@ public final class MQTTPublishConnection: PublishConnection, Service {
     private func followPresenceState(_ states: MQTTConnectionStates) async {
         for await state in states {
             guard case .connected = state else { continue }
-            let online = ReportEncoder.encode(PresenceMessage(state: .online, since: startedAt, tst: Int(Date().timeIntervalSince1970)))
+            let now = Int(Date().timeIntervalSince1970)
+            let online = ReportEncoder.encode(PresenceMessage(state: .online, since: startedAt, tst: now, due: now + settings.heartbeat))
             do {
                 let online = try sealer.seal(online)
                 try await presenceClient.publish(

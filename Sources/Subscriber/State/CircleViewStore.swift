@@ -136,7 +136,7 @@ public actor CircleViewStore {
         let nowSeconds = now.timeIntervalSince1970
         var members: [MemberStatus: Int] = [:]
         for member in state.roster.trackedMembers {
-            let status = state.members[member]?.status(at: nowSeconds, staleTimeout: settings.staleTimeout) ?? .unknown
+            let status = state.members[member]?.status(at: nowSeconds, settings: settings) ?? .unknown
             members[status, default: 0] += 1
         }
         return metrics.render(members: members, webSocketClients: state.subscribers.count, queues: state.schedule.queueDepths)
@@ -151,7 +151,7 @@ public actor CircleViewStore {
                     member, state: state.members[member.id], card: state.cards[member.id],
                     regions: state.regions[member.id],
                     place: state.places[member.id]?[circle.id]?.current(in: circle.places),
-                    at: now, staleTimeout: settings.staleTimeout)
+                    at: now, settings: settings)
             },
             places: circle.places
         )
@@ -168,7 +168,6 @@ public actor CircleViewStore {
             return .notAMember
         }
         let nowSeconds = now.timeIntervalSince1970
-        let staleTimeout = settings.staleTimeout
         let settings = settings
         // Mutated in place (no copy of the trail's storage per message).
         let (outcome, live, newestTst, statusChange, deadline) = Self.mutate(&state.members[member, default: MemberState()]) { member in
@@ -177,8 +176,8 @@ public actor CircleViewStore {
                 live = member.isLive(location, now: nowSeconds, retained: retained, liveWindow: settings.liveWindow)
             }
             let outcome = member.apply(message, receivedAt: now, retained: retained, settings: settings)
-            let change = member.takeStatusChange(at: nowSeconds, staleTimeout: staleTimeout)
-            return (outcome, live, member.fix?.tst, change, member.staleDeadline(staleTimeout: staleTimeout))
+            let change = member.takeStatusChange(at: nowSeconds, settings: settings)
+            return (outcome, live, member.fix?.tst, change, member.nextStatusChange(after: nowSeconds, settings: settings))
         }
         state.stats.accepted += 1
         var extraChange = false
@@ -371,8 +370,11 @@ public actor CircleViewStore {
         let kind: CircleEvent.Kind
         switch status {
         case .online: kind = .online
+        case .stationary: kind = .stationary
+        case .overdue: kind = .overdue
         case .offline: kind = .offline
         case .stale: kind = .stale
+        case .gone: kind = .gone
         case .unknown: return
         }
         logger.info("Member is \(status.rawValue).", metadata: ["whereabouts.member": "\(member)"])
@@ -495,13 +497,13 @@ public actor CircleViewStore {
     private func checkDeadlines(at now: Double) {
         var next = Double.infinity
         for (member, var memberState) in state.members {
-            if let change = memberState.takeStatusChange(at: now, staleTimeout: settings.staleTimeout) {
+            if let change = memberState.takeStatusChange(at: now, settings: settings) {
                 state.members[member] = memberState
                 let circleIDs = state.roster.circleIDs(of: member) ?? []
                 markDirty(circleIDs)
                 announce(change, of: member, in: circleIDs, at: now)
             }
-            if memberState.announced == .online, let deadline = memberState.staleDeadline(staleTimeout: settings.staleTimeout) {
+            if let deadline = memberState.nextStatusChange(after: now, settings: settings) {
                 next = min(next, deadline)
             }
         }
@@ -551,9 +553,9 @@ public actor CircleViewStore {
             let member = MemberID(user: record.user, device: record.device)
             guard state.roster.tracks(member), record.eventTime.isFinite else { continue }
             var memberState = state.members[member] ?? MemberState()
-            memberState.restore(record, at: now.timeIntervalSince1970, staleTimeout: settings.staleTimeout)
+            memberState.restore(record, at: now.timeIntervalSince1970, settings: settings)
             state.members[member] = memberState
-            if let deadline = memberState.staleDeadline(staleTimeout: settings.staleTimeout) {
+            if let deadline = memberState.nextStatusChange(after: now.timeIntervalSince1970, settings: settings) {
                 state.schedule.checkStatus(by: deadline)
             }
             restored += 1

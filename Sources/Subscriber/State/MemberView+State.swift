@@ -6,14 +6,15 @@ extension MemberView {
     /// trail, regions and card, and where a dashboard draws it (Core's prediction).
     init(
         _ member: Member, state: MemberState?, card: MemberCard?, regions: ReportedRegions?,
-        place: (place: String, since: Int)?, at now: Double, staleTimeout: Double
+        place: (place: String, since: Int)?, at now: Double, settings: ViewSettings
     ) {
         self.init(user: member.user, device: member.device, name: member.name, color: member.color, status: .unknown)
         self.place = place?.place
         placeSince = place?.since
         guard let state else { return }
-        status = state.status(at: now, staleTimeout: staleTimeout)
-        statusSince = state.statusSince(at: now, staleTimeout: staleTimeout)
+        status = state.status(at: now, settings: settings)
+        statusSince = state.statusSince(at: now, settings: settings)
+        due = state.promise
         trail = state.trail.trailPoints
         inregions = regions?.names
         if let card {

@@ -14,6 +14,8 @@ struct StatusRecord: Sendable, Hashable, Codable {
     var since: Int?
     /// Epoch seconds of the newest news from the member.
     var lastNews: Int?
+    /// The device's promise (`due`, epoch s) when the status was saved, if it made one.
+    var due: Int?
 
     /// Creates a record.
     init(user: String, device: String, status: MemberStatus, eventTime: Double, since: Int?, lastNews: Int?) {
@@ -28,19 +30,22 @@ struct StatusRecord: Sendable, Hashable, Codable {
 
 extension MemberState {
     /// Takes over a saved status; what is announced is what the status is now.
-    mutating func restore(_ record: StatusRecord, at now: Double, staleTimeout: Double) {
+    mutating func restore(_ record: StatusRecord, at now: Double, settings: ViewSettings) {
         baseStatus = record.status
         statusEventTime = record.eventTime
         statusSince = record.since
         lastNews = record.lastNews
-        announced = status(at: now, staleTimeout: staleTimeout)
+        if let due = record.due { restorePromise(due, eventTime: record.eventTime) }
+        announced = status(at: now, settings: settings)
     }
 
     /// The record of `member`'s status, or `nil` while no message set one.
     func record(of member: MemberID) -> StatusRecord? {
         guard baseStatus != .unknown else { return nil }
-        return StatusRecord(
+        var record = StatusRecord(
             user: member.user, device: member.device, status: baseStatus,
             eventTime: statusEventTime, since: statusSince, lastNews: lastNews)
+        record.due = promise
+        return record
     }
 }

@@ -28,12 +28,20 @@ public struct CircleEvent: Sendable, Hashable, Codable {
         case joined
         /// The member was removed from the circle by a reload of the circles file.
         case left
-        /// The member came online: a live fix or a presence `online` after offline, stale or unknown.
+        /// The member came online: a live fix or a presence `online` after offline, stale,
+        /// stationary, overdue, gone or unknown.
         case online
         /// The member went offline: a last will or a presence `offline`.
         case offline
-        /// Nothing was heard from the member for longer than the stale timeout.
+        /// Nothing was heard from the member for longer than the stale timeout (devices that promise
+        /// nothing).
         case stale
+        /// The member stopped moving: heartbeats keep its promise, no fix for the stale timeout.
+        case stationary
+        /// The member's promised next message did not come within the grace.
+        case overdue
+        /// Nothing was heard from the member for the gone timeout.
+        case gone
         /// The device reported entering one of its own regions (an OwnTracks `transition`).
         case enter
         /// The device reported leaving one of its own regions (an OwnTracks `transition`).

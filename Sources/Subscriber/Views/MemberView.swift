@@ -16,6 +16,9 @@ public struct MemberView: Sendable, Hashable, Codable {
     public var status: MemberStatus
     /// Epoch seconds since which `status` holds, when known.
     public var statusSince: Int?
+    /// Epoch seconds by which the device promised its next message (`due`), or `nil` when it
+    /// promises nothing (the OwnTracks apps).
+    public var due: Int?
     /// The member's current (newest) fix, or `nil` when no fix has arrived yet.
     public var fix: FixView?
     /// Seconds from the fix's `tst` to the view's `generatedAt`, or `nil` without a fix.
@@ -73,6 +76,7 @@ public struct MemberView: Sendable, Hashable, Codable {
         try container.encode(tid, forKey: .tid)
         try container.encode(status, forKey: .status)
         try container.encode(statusSince, forKey: .statusSince)
+        try container.encode(due, forKey: .due)
         try container.encode(fix, forKey: .fix)
         try container.encode(age, forKey: .age)
         try container.encode(speed, forKey: .speed)
