@@ -44,12 +44,13 @@
     return (performance.now() - W.state.receivedAt) / 1000 + delivery;
   };
 
-  // Members with a fix, their displayed position now, and the age of their fix.
+  // Members with a fix, their displayed position now, and the age of their fix. Members `gone`
+  // (nothing heard for the gone timeout) are not on the map; the list still shows them.
   W.placedMembers = function () {
     const view = W.state.view;
     if (!view) return [];
     const since = W.secondsSinceView();
-    return view.members.filter((m) => m.fix).map((m) => {
+    return view.members.filter((m) => m.fix && m.status !== "gone").map((m) => {
       const elapsed = view.generatedAt - m.fix.tst + since;
       const age = (typeof m.age === "number" ? m.age : view.generatedAt - m.fix.tst) + since;
       return { member: m, position: W.displayedPosition(m.fix, elapsed), age: age };

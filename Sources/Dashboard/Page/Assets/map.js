@@ -9,7 +9,7 @@
 (function () {
   const W = window.whereabouts;
   const $ = (id) => document.getElementById(id);
-  const STATUS_ORDER = { unknown: 0, offline: 1, stale: 2, online: 3 };
+  const STATUS_ORDER = { unknown: 0, gone: 0, offline: 1, overdue: 2, stale: 3, stationary: 4, online: 5 };
   W.state.auto = true;
   W.map = null;
 

@@ -8,11 +8,11 @@
 
   // Counts members per status into the summary badges; returns the counts.
   W.renderSummary = function (view) {
-    const counts = { online: 0, stale: 0, offline: 0, unknown: 0 };
+    const counts = { online: 0, stationary: 0, overdue: 0, stale: 0, offline: 0, gone: 0, unknown: 0 };
     for (const m of view.members) counts[m.status] = (counts[m.status] || 0) + 1;
     const summary = $("summary");
     summary.replaceChildren();
-    for (const status of ["online", "stale", "offline", "unknown"]) {
+    for (const status of ["online", "stationary", "overdue", "stale", "offline", "gone", "unknown"]) {
       if (counts[status] === 0 && status !== "online") continue;
       const badge = document.createElement("span");
       badge.className = "badge " + status;
@@ -30,6 +30,10 @@
 
   function detail(m, p) {
     const at = W.placeText(m);
+    if (m.status === "gone") {
+      const silent = W.state.view.generatedAt + W.secondsSinceView() - (m.fix ? m.fix.tst : m.statusSince);
+      return "not on the map: nothing heard for " + W.formatDuration(silent);
+    }
     if (!p) return at || "no position yet";
     const parts = at ? [at, W.formatAge(p.age)] : [W.formatAge(p.age)];
     if (typeof m.speed === "number") {
