@@ -40,7 +40,8 @@ public actor CircleViewStore {
         var statusDirty = false
         var schedule: PublishSchedule
         var change = ChangeSignal()
-        var subscribers = ViewSubscribers()
+        var subscribers = StreamSubscribers<CircleView>()
+        var eventSubscribers = StreamSubscribers<CircleEvent>()
     }
 
     /// Creates a store for the circles of `file` that `shard` owns. Loading is not a membership
@@ -130,6 +131,21 @@ public actor CircleViewStore {
         state.subscribers.remove(id)
     }
 
+    /// Events as they are published, from now on. Each call returns an independent sequence.
+    public func eventUpdates() -> CircleEventUpdates {
+        // Unbounded like `updates()`: the dashboard's one consumer only encodes and queues.
+        let (stream, continuation) = AsyncStream.makeStream(of: CircleEvent.self, bufferingPolicy: .unbounded)
+        let id = state.eventSubscribers.add(continuation)
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.removeEventSubscriber(id) }
+        }
+        return CircleEventUpdates(stream: stream)
+    }
+
+    private func removeEventSubscriber(_ id: UInt64) {
+        state.eventSubscribers.remove(id)
+    }
+
     /// The subscriber's metrics in the Prometheus text format: every ingest counter, and gauges
     /// taken now (members by status, WebSocket clients, queue depths). Served on `GET /metrics`.
     public func renderMetrics(at now: Date = Date()) -> [UInt8] {
@@ -181,6 +197,8 @@ public actor CircleViewStore {
         }
         state.stats.accepted += 1
         var extraChange = false
+        // A new live fix for the place rules, applied after the status events are queued.
+        var placeFix: (location: LocationMessage, quiet: Bool)?
         switch message {
         case .location(let location, let inregions):
             if outcome == .duplicate {
@@ -198,12 +216,7 @@ public actor CircleViewStore {
                     extraChange = state.regions[member, default: ReportedRegions()].set(inregions, tst: location.tst)
                 }
                 // Replayed retained state and backlog are history: shown, never announced.
-                let quiet = retained || !live
-                extraChange = trackPlaces(of: member, in: circleIDs, quiet: quiet) { tracker, places, rules in
-                    tracker.observe(
-                        tst: location.tst, at: Coordinate(latitude: location.lat, longitude: location.lon),
-                        accuracy: Double(location.acc), places: places, rules: rules, quiet: quiet)
-                } || extraChange
+                placeFix = (location, retained || !live)
             }
         case let .transition(event, region, tst):
             metrics.ingest(outcome: "state", reason: "transition")
@@ -240,6 +253,13 @@ public actor CircleViewStore {
             if statusChange != nil || extraChange { markDirty(circleIDs) }
         }
         if let statusChange { announce(statusChange, of: member, in: circleIDs, at: nowSeconds) }
+        if let (location, quiet) = placeFix {
+            extraChange = trackPlaces(of: member, in: circleIDs, quiet: quiet) { tracker, places, rules in
+                tracker.observe(
+                    tst: location.tst, at: Coordinate(latitude: location.lat, longitude: location.lon),
+                    accuracy: Double(location.acc), places: places, rules: rules, quiet: quiet)
+            } || extraChange
+        }
         return outcome == .changed || statusChange != nil || extraChange ? .changed : .unchanged
     }
 
@@ -462,6 +482,7 @@ public actor CircleViewStore {
         state.stats.viewsBuilt += batch.views.count
         state.stats.events += batch.events.count
         for view in batch.views { state.subscribers.yield(view) }
+        for event in batch.events { state.eventSubscribers.yield(event) }
         return batch
     }
 
