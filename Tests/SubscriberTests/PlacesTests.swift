@@ -61,6 +61,63 @@ struct PlacesTests {
         }
     }
 
+    @Test("Privacy levels are read per circle and per member; an unknown level or grid is an error naming the key")
+    func privacyConfig() throws {
+        let file = try CirclesFile.parse(yaml: """
+            circles:
+              - id: a
+                privacy: coarse
+                grid: 250
+                members:
+                  - {user: alice, device: phone, share: place}
+                  - {user: bob, device: phone}
+            """)
+        let circle = file.circles[0]
+        #expect(circle.privacy == .coarse && circle.grid == 250)
+        #expect(circle.level(of: circle.members[0]) == .place)
+        #expect(circle.level(of: circle.members[1]) == .coarse)
+        // A member cannot share more than the circle allows.
+        #expect(Circle(id: "b", name: "b", members: [Member(user: "c", device: "d", share: .exact)], privacy: .place)
+            .level(of: Member(user: "c", device: "d", share: .exact)) == .place)
+        for (yaml, key) in [
+            ("circles:\n  - id: a\n    privacy: fuzzy\n    members: []\n", "circles[0].privacy"),
+            ("circles:\n  - id: a\n    grid: 1\n    members: []\n", "circles[0].grid"),
+            ("circles:\n  - id: a\n    members:\n      - {user: a, device: p, share: some}\n", "circles[0].members[0].share"),
+        ] {
+            #expect {
+                _ = try CirclesFile.parse(yaml: yaml)
+            } throws: { error in
+                (error as? CirclesFileError)?.key == key
+            }
+        }
+    }
+
+    @Test("A coarse view snaps the fix to the grid's cell centre and drops velocity, trail and regions; place and hidden drop the fix")
+    func redaction() throws {
+        var view = MemberView(user: "alice", device: "phone", name: "Alice", status: .online,
+                              fix: FixView(tst: 5, lat: 52.663841, lon: -8.626729, acc: 8, alt: 20, vel: 6, cog: 70, ve: 1.6, vn: 0.6, ms: 60),
+                              speed: 1.7, course: 70, display: DisplayPosition(lat: 52.6639, lon: -8.6266, extrapolated: true),
+                              trail: [TrailPoint(tst: 5, lat: 52.663841, lon: -8.626729)])
+        view.inregions = ["Garden"]
+        view.place = "Home"
+        let coarse = view.redacted(to: .coarse, grid: 1000)
+        let fix = try #require(coarse.fix)
+        #expect(Geodesy.distance(Coordinate(latitude: fix.lat, longitude: fix.lon), Coordinate(latitude: 52.663841, longitude: -8.626729)) <= 710)
+        #expect(fix.acc == 1000 && fix.ve == nil && fix.vn == nil && fix.vel == nil && fix.cog == nil && fix.alt == nil && fix.ms == nil)
+        #expect(coarse.trail.isEmpty && coarse.speed == nil && coarse.course == nil && coarse.inregions == nil)
+        #expect(coarse.display == DisplayPosition(lat: fix.lat, lon: fix.lon, extrapolated: false))
+        #expect(coarse.place == "Home")
+        let nearby = view
+        var moved = nearby
+        moved.fix?.lat = 52.663900
+        #expect(moved.redacted(to: .coarse, grid: 1000).fix?.lat == fix.lat, "points of one cell look the same")
+        let place = view.redacted(to: .place, grid: 1000)
+        #expect(place.fix == nil && place.display == nil && place.trail.isEmpty && place.place == "Home" && place.status == .online)
+        let hidden = view.redacted(to: .hidden, grid: 1000)
+        #expect(hidden.fix == nil && hidden.place == nil && hidden.status == .online)
+        #expect(view.redacted(to: .exact, grid: 1000) == view)
+    }
+
     @Test("Two places of one circle may not share a name, whatever its case")
     func duplicateName() {
         let yaml = "circles:\n  - id: a\n    members: []\n    places:\n      - {name: Home, lat: 1, lon: 1, radius: 10}\n      - {name: home, lat: 2, lon: 2, radius: 10}\n"

@@ -26,7 +26,7 @@ struct CirclesFileReader {
     }
 
     private func readCircle(_ node: Node, key: String) throws(CirclesFileError) -> Circle {
-        let fields = try mapping(node, key: key, allowed: ["id", "name", "members", "places"])
+        let fields = try mapping(node, key: key, allowed: ["id", "name", "members", "places", "privacy", "grid"])
         let id = try string(fields, "id", in: key, parent: node, required: true)!
         try check(id, matches: Self.isIdentifier, key: "\(key).id", line: line(fields["id"]),
                   rule: "a circle id uses only lower-case letters, digits, `-` and `_`")
@@ -49,7 +49,9 @@ struct CirclesFileReader {
             members.append(member)
         }
         let places = try readPlaces(fields["places"], key: "\(key).places", circle: id)
-        return Circle(id: id, name: name, members: members, places: places)
+        let privacy = try level(fields, "privacy", in: key, parent: node) ?? .exact
+        let grid = try number(fields, "grid", in: key, parent: node, range: 10...100_000, unit: "metres", required: false) ?? 500
+        return Circle(id: id, name: name, members: members, places: places, privacy: privacy, grid: grid)
     }
 
     private func readPlaces(_ node: Node?, key: String, circle: String) throws(CirclesFileError) -> [Place] {
@@ -86,7 +88,7 @@ struct CirclesFileReader {
     }
 
     private func readMember(_ node: Node, key: String) throws(CirclesFileError) -> Member {
-        let fields = try mapping(node, key: key, allowed: ["user", "device", "name", "color", "secretFile"])
+        let fields = try mapping(node, key: key, allowed: ["user", "device", "name", "color", "secretFile", "share"])
         let user = try string(fields, "user", in: key, parent: node, required: true)!
         let device = try string(fields, "device", in: key, parent: node, required: true)!
         for (field, value) in [("user", user), ("device", device)] {
@@ -100,7 +102,8 @@ struct CirclesFileReader {
                       rule: "a colour is written `#rrggbb` (quote it: `color: \"#e6194b\"`)")
         }
         let secretFile = try string(fields, "secretFile", in: key, parent: node, required: false)
-        return Member(user: user, device: device, name: name, color: color, secretFile: secretFile)
+        let share = try level(fields, "share", in: key, parent: node)
+        return Member(user: user, device: device, name: name, color: color, secretFile: secretFile, share: share)
     }
 
     // MARK: Helpers
@@ -140,6 +143,15 @@ struct CirclesFileReader {
             throw CirclesFileError("`\(name)` must be a non-empty string.", key: "\(key).\(name)", line: line(node))
         }
         return scalar.string
+    }
+
+    private func level(_ fields: [String: Node], _ name: String, in key: String, parent: Node) throws(CirclesFileError) -> PrivacyLevel? {
+        guard let text = try string(fields, name, in: key, parent: parent, required: false) else { return nil }
+        guard let level = PrivacyLevel(rawValue: text) else {
+            throw CirclesFileError(
+                "`\(name)` is `\(text)`; it must be one of exact, coarse, place, hidden.", key: "\(key).\(name)", line: line(fields[name]))
+        }
+        return level
     }
 
     private func number(

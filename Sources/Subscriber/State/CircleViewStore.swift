@@ -97,7 +97,9 @@ public actor CircleViewStore {
     /// device outside it.
     public func trail(circle: String, user: String, device: String) -> [TrailPoint]? {
         let id = MemberID(user: user, device: device)
-        guard state.roster.member(id, inCircle: circle) != nil else { return nil }
+        guard let member = state.roster.member(id, inCircle: circle), let found = state.roster.circle(id: circle) else { return nil }
+        // Only an `exact` audience sees a trail.
+        guard found.level(of: member) == .exact else { return [] }
         return state.members[id]?.trail.trailPoints ?? []
     }
 
@@ -167,7 +169,8 @@ public actor CircleViewStore {
                     member, state: state.members[member.id], card: state.cards[member.id],
                     regions: state.regions[member.id],
                     place: state.places[member.id]?[circle.id]?.current(in: circle.places),
-                    at: now, settings: settings)
+                    at: now, settings: settings
+                ).redacted(to: circle.level(of: member), grid: circle.grid)
             },
             places: circle.places
         )
@@ -282,7 +285,8 @@ public actor CircleViewStore {
         }
         if !retained {
             let kind: CircleEvent.Kind = event == "enter" ? .enter : .leave
-            for id in circleIDs {
+            // The device's own region names are as telling as a position: only `exact` audiences get them.
+            for id in circleIDs where level(of: member, in: id) == .exact {
                 state.schedule.queue(CircleEvent(circle: id, user: member.user, device: member.device, event: kind, tst: tst, region: region))
             }
             logger.info("Member reported a region transition.", metadata: ["whereabouts.member": "\(member)", "whereabouts.event": "\(event)"])
@@ -316,8 +320,17 @@ public actor CircleViewStore {
         return changed
     }
 
+    /// What circle `circleID`'s audience sees of `member`.
+    private func level(of member: MemberID, in circleID: String) -> PrivacyLevel {
+        guard let circle = state.roster.circle(id: circleID), let entry = state.roster.member(member, inCircle: circleID) else {
+            return .hidden
+        }
+        return circle.level(of: entry)
+    }
+
     private func announce(_ changes: [PlaceChange], of member: MemberID, in circleID: String) {
-        for change in changes where !change.quiet {
+        let shown = level(of: member, in: circleID) < .hidden
+        for change in changes where !change.quiet && shown {
             let kind: CircleEvent.Kind = change.kind == .arrived ? .arrived : .departed
             logger.info(
                 "Member \(kind == .arrived ? "arrived at" : "left") a place.",
