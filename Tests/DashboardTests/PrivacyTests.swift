@@ -1,6 +1,7 @@
 import Subscriber
 import Dashboard
 import Foundation
+import HummingbirdWSClient
 import Logging
 import ServiceLifecycle
 import Testing
@@ -10,8 +11,9 @@ import WhereaboutsTestSupport
 
 /// Privacy per circle, proven on the bytes: a real mosquitto, the subscriber and the dashboard as
 /// `whereabouts-sub --http-port` runs them, a member publishing exact fixes with velocity and a
-/// region transition, and everything a `coarse` and a `place` circle's audience can get over MQTT
-/// (retained views, events) and HTTP (views, circle list, trail) searched for finer coordinates.
+/// region transition, and everything a `coarse`, a `place` and a `hidden` audience can get over
+/// MQTT (retained views, events), HTTP (views, trail) and the WebSocket (views, events) searched
+/// for finer coordinates.
 @Suite("Privacy per circle")
 struct PrivacyTests {
     static let yaml = """
@@ -52,7 +54,7 @@ struct PrivacyTests {
         return String(text[..<(text.index(dot, offsetBy: 5, limitedBy: text.endIndex) ?? text.endIndex)])
     }
 
-    @Test("A coarse or place-only audience never receives a finer coordinate, a velocity, a trail or a device region, over MQTT or HTTP")
+    @Test("A coarse or place-only audience never receives a finer coordinate, a velocity, a trail or a device region, over MQTT, HTTP or the WebSocket")
     func bytesAudited() async throws {
         // The test can fail: the coarse cell's centre is far from every fix, so no honest
         // snapping prints those digits.
@@ -93,6 +95,28 @@ struct PrivacyTests {
                 for await _ in subscribed { break }
                 var portIterator = ports.makeAsyncIterator()
                 let port = try #require(await portIterator.next())
+                // A dashboard socket per circle, open before anything is published, so it gets
+                // the events too.
+                let (socketsOpen, socketOpened) = AsyncStream.makeStream(of: Void.self)
+                for circle in ["exact", "coarse", "placeonly", "shy"] {
+                    tasks.addTask {
+                        _ = try await WebSocketClient.connect(url: "ws://127.0.0.1:\(port)/api/circles/\(circle)/ws", logger: logger) { inbound, _, _ in
+                            var opened = false
+                            for try await message in inbound.messages(maxSize: 1 << 22) {
+                                if case .text(let text) = message { captured.add(topic: "ws/\(circle)/", payload: Data(text.utf8)) }
+                                if !opened {
+                                    opened = true
+                                    socketOpened.yield()
+                                }
+                            }
+                        }
+                    }
+                }
+                var open = 0
+                for await _ in socketsOpen {
+                    open += 1
+                    if open == 4 { break }
+                }
                 try await publisher.connect()
                 let now = Int(Date().timeIntervalSince1970)
                 for (index, fix) in Self.fixes.enumerated() {
@@ -108,6 +132,9 @@ struct PrivacyTests {
                     return all.contains("Secret Garden") && captured.text(prefix: "whereabouts/circles/placeonly/view").contains(#""place":"Home""#)
                         && captured.text(prefix: "whereabouts/circles/coarse/view").contains(#""status":"online""#)
                         && captured.text(prefix: "whereabouts/circles/shy/view").contains(#""status":"online""#)
+                        && captured.text(prefix: "ws/exact/").contains("Secret Garden")
+                        && captured.text(prefix: "ws/placeonly/").contains(#""place":"Home""#)
+                        && captured.text(prefix: "ws/coarse/").contains(#""event":"arrived""#)
                 }
                 // HTTP: what the dashboard serves each audience.
                 var http: [String: String] = [:]
@@ -119,11 +146,12 @@ struct PrivacyTests {
                     }
                 }
                 // The exact audience gets it all: the audit would see a leak.
-                let exact = captured.text(prefix: "whereabouts/circles/exact/") + http["exact", default: ""]
+                let exact = captured.text(prefix: "whereabouts/circles/exact/") + http["exact", default: ""] + captured.text(prefix: "ws/exact/")
                 for digits in Self.betraying { #expect(exact.contains(digits), "the exact circle shows \(digits)") }
                 #expect(exact.contains("Secret Garden") && exact.contains(#""ve":1.61"#))
                 for circle in ["coarse", "placeonly", "shy"] {
-                    let bytes = captured.text(prefix: "whereabouts/circles/\(circle)/") + http[circle, default: ""]
+                    let bytes = captured.text(prefix: "whereabouts/circles/\(circle)/") + http[circle, default: ""] + captured.text(prefix: "ws/\(circle)/")
+                    #expect(captured.text(prefix: "ws/\(circle)/").contains(#""_type":"view""#))
                     #expect(!bytes.isEmpty)
                     for digits in Self.betraying { #expect(!bytes.contains(digits), "\(circle) leaks \(digits)") }
                     for secret in ["Secret Garden", #""ve":"#, #""vn":"#, #""vel":"#, #""cog":"#] {
