@@ -113,6 +113,7 @@ struct PlacesTests {
         #expect(moved.redacted(to: .coarse, grid: 1000).fix?.lat == fix.lat, "points of one cell look the same")
         let place = view.redacted(to: .place, grid: 1000)
         #expect(place.fix == nil && place.display == nil && place.trail.isEmpty && place.place == "Home" && place.status == .online)
+        #expect(place.privacy == .place && coarse.privacy == .coarse && view.privacy == .exact)
         let hidden = view.redacted(to: .hidden, grid: 1000)
         #expect(hidden.fix == nil && hidden.place == nil && hidden.status == .online)
         #expect(view.redacted(to: .exact, grid: 1000) == view)

@@ -7,6 +7,7 @@ extension MemberView {
     func redacted(to level: PrivacyLevel, grid: Double) -> MemberView {
         guard level != .exact else { return self }
         var view = MemberView(user: user, device: device, name: name, color: color, status: status, statusSince: statusSince)
+        view.privacy = level
         view.due = due
         view.cardName = cardName
         view.face = face

@@ -39,6 +39,9 @@ public struct MemberView: Sendable, Hashable, Codable {
     /// The tag of the face image from the member's card: the dashboard serves the image at
     /// `/api/circles/<id>/members/<user>/<device>/face` (the tag is its ETag), never inline.
     public var face: String?
+    /// What this circle's audience may see of the member (its `privacy`, or less if the member
+    /// shares less): `exact`, `coarse`, `place` (no position: `place` or away) or `hidden`.
+    public var privacy: PrivacyLevel = .exact
     /// The circle place the member is at (``Place/name``), or `nil` when at none.
     public var place: String?
     /// Epoch seconds since which the member is at ``place`` (their first fix inside it).
@@ -88,5 +91,6 @@ public struct MemberView: Sendable, Hashable, Codable {
         try container.encode(face, forKey: .face)
         try container.encode(place, forKey: .place)
         try container.encode(placeSince, forKey: .placeSince)
+        try container.encode(privacy, forKey: .privacy)
     }
 }

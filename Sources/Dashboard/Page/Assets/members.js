@@ -34,6 +34,8 @@
       const silent = W.state.view.generatedAt + W.secondsSinceView() - (m.fix ? m.fix.tst : m.statusSince);
       return "not on the map: nothing heard for " + W.formatDuration(silent);
     }
+    if (!p && m.privacy === "place") return at || (m.status === "unknown" ? "no news yet" : "away");
+    if (!p && m.privacy === "hidden") return "shares no position with this circle";
     if (!p) return at || "no position yet";
     const parts = at ? [at, W.formatAge(p.age)] : [W.formatAge(p.age)];
     if (typeof m.speed === "number") {
