@@ -31,8 +31,7 @@ public actor CircleViewStore {
         var members: [MemberID: MemberState] = [:]
         var cards: [MemberID: MemberCard] = [:]
         var regions: [MemberID: ReportedRegions] = [:]
-        /// Where each member is among the places of each of its circles that has places.
-        var places: [MemberID: [String: PlaceTracker]] = [:]
+        var places = PlacePresence()
         var keys: DecryptionKeys
         var stats = IngestStatistics()
         var loggedOnce = OnceLog()
@@ -168,7 +167,7 @@ public actor CircleViewStore {
                 MemberView(
                     member, state: state.members[member.id], card: state.cards[member.id],
                     regions: state.regions[member.id],
-                    place: state.places[member.id]?[circle.id]?.current(in: circle.places),
+                    place: state.places.current(of: member.id, in: circle),
                     at: now, settings: settings
                 ).redacted(to: circle.level(of: member), grid: circle.grid)
             },
@@ -257,7 +256,7 @@ public actor CircleViewStore {
         }
         if let statusChange { announce(statusChange, of: member, in: circleIDs, at: nowSeconds) }
         if let (location, quiet) = placeFix {
-            extraChange = trackPlaces(of: member, in: circleIDs, quiet: quiet) { tracker, places, rules in
+            extraChange = trackPlaces(of: member, in: circleIDs) { tracker, places, rules in
                 tracker.observe(
                     tst: location.tst, at: Coordinate(latitude: location.lat, longitude: location.lon),
                     accuracy: Double(location.acc), places: places, rules: rules, quiet: quiet)
@@ -279,7 +278,7 @@ public actor CircleViewStore {
         var changed = false
         if let region {
             changed = state.regions[member, default: ReportedRegions()].apply(event: event, region: region, tst: tst)
-            changed = trackPlaces(of: member, in: circleIDs, quiet: retained) { tracker, places, _ in
+            changed = trackPlaces(of: member, in: circleIDs) { tracker, places, _ in
                 tracker.transition(entered: event == "enter", region: region, tst: tst, places: places, quiet: retained)
             } || changed
         }
@@ -296,28 +295,21 @@ public actor CircleViewStore {
     }
 
     /// Runs `step` on `member`'s place tracker in each of its circles that has places, announces
-    /// the arrivals and departures it decides (unless `quiet`), and brings the next deadline
-    /// check forward to the next pending arrival. Returns whether a view changed.
+    /// the arrivals and departures it decides (unless quiet), and brings the next deadline check
+    /// forward to the next pending arrival. Returns whether a view changed.
     private func trackPlaces(
-        of member: MemberID, in circleIDs: [String], quiet: Bool,
-        _ step: (inout PlaceTracker, [Place], PlaceRules) -> [PlaceChange]
+        of member: MemberID, in circleIDs: [String], _ step: (inout PlaceTracker, [Place], PlaceRules) -> [PlaceChange]
     ) -> Bool {
-        var changed = false
-        for id in circleIDs {
-            guard let places = state.roster.circle(id: id)?.places, !places.isEmpty else { continue }
-            var tracker = state.places[member]?[id] ?? PlaceTracker()
-            let changes = step(&tracker, places, settings.placeRules)
-            state.places[member, default: [:]][id] = tracker
-            if let deadline = tracker.nextDeadline(places: places, rules: settings.placeRules) {
-                state.schedule.checkStatus(by: deadline)
-            }
-            if !changes.isEmpty {
-                changed = true
-                _ = state.schedule.markDirty([id])
-                announce(changes, of: member, in: id)
-            }
+        let rules = settings.placeRules
+        let update = state.places.update(member, in: circleIDs.compactMap { state.roster.circle(id: $0) }, rules: rules) {
+            step(&$0, $1, rules)
         }
-        return changed
+        if let deadline = update.nextDeadline { state.schedule.checkStatus(by: deadline) }
+        for (id, changes) in update.changes {
+            _ = state.schedule.markDirty([id])
+            announce(changes, of: member, in: id)
+        }
+        return !update.changes.isEmpty
     }
 
     /// What circle `circleID`'s audience sees of `member`.
@@ -447,9 +439,9 @@ public actor CircleViewStore {
             state.members[member] = nil
             state.cards[member] = nil
             state.regions[member] = nil
-            state.places[member] = nil
+            state.places.forget(member)
         }
-        forgetRedefinedPlaces(from: state.roster, to: next)
+        state.places.keepUnchanged(from: state.roster, to: next)
         state.roster = next
         logger.info(
             "Loaded the circles.",
@@ -459,21 +451,6 @@ public actor CircleViewStore {
             ])
         signalChange()
         return MembershipChange(added: change.addedMembers, removed: change.removedMembers)
-    }
-
-    /// Drops what the trackers hold about places that a reload removed or redefined (centre,
-    /// radius or dwell changed), and about circles that lost their places.
-    private func forgetRedefinedPlaces(from old: CircleRoster, to next: CircleRoster) {
-        for (member, trackers) in state.places {
-            var kept: [String: PlaceTracker] = [:]
-            for (id, var tracker) in trackers {
-                guard let places = next.circle(id: id)?.places, !places.isEmpty else { continue }
-                let before = Set(old.circle(id: id)?.places ?? [])
-                tracker.keep(only: Set(places.filter { before.contains($0) }.map(\.name)))
-                kept[id] = tracker
-            }
-            state.places[member] = kept.isEmpty ? nil : kept
-        }
     }
 
     // MARK: Publishing
@@ -541,20 +518,12 @@ public actor CircleViewStore {
                 next = min(next, deadline)
             }
         }
-        for (member, trackers) in state.places {
-            for (id, var tracker) in trackers {
-                guard let places = state.roster.circle(id: id)?.places,
-                    let deadline = tracker.nextDeadline(places: places, rules: settings.placeRules)
-                else { continue }
-                if deadline <= now {
-                    let changes = tracker.advance(to: now, places: places, rules: settings.placeRules)
-                    state.places[member]?[id] = tracker
-                    _ = state.schedule.markDirty([id])
-                    announce(changes, of: member, in: id)
-                }
-                if let later = tracker.nextDeadline(places: places, rules: settings.placeRules) { next = min(next, later) }
-            }
+        let arrivals = state.places.advance(to: now, roster: state.roster, rules: settings.placeRules)
+        for (member, id, changes) in arrivals.changes {
+            _ = state.schedule.markDirty([id])
+            announce(changes, of: member, in: id)
         }
+        if let later = arrivals.next { next = min(next, later) }
         state.schedule.setNextStatusCheck(next)
     }
 
