@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Testing
 import WhereaboutsCore
+import WhereaboutsTestSupport
 @testable import Subscriber
 
 /// Places in the circles file and in the store: parsing and its errors, arrivals and departures
@@ -177,6 +178,22 @@ struct PlacesTests {
         ])
         #expect(batch.events.filter { $0.event == .enter }.map(\.circle) == ["family", "work"])
         #expect(await store.view(id: "family")?.member(user: "alice", device: "phone")?.place == "Home")
+    }
+
+    @Test("A transition for a region that is no circle place changes no place and says so once in the log")
+    func unknownRegion() async throws {
+        let (logger, recorder) = Logger.capturing()
+        let store = CircleViewStore(circles: try CirclesFile.parse(yaml: Self.yaml), logger: logger, now: Build.date(Build.t0 - 10))
+        for tst in [Build.t0, Build.t0 + 1] {
+            await store.apply(.transition(event: "enter", region: "Gym", tst: tst), from: Build.alice, retained: false, at: Build.date(tst))
+        }
+        let batch = await store.collectDue(at: Build.date(Build.t0 + 2))
+        #expect(!batch.events.contains { $0.place != nil })
+        #expect(batch.events.filter { $0.event == .enter }.count == 4, "the device's own region events still go out")
+        #expect(await store.view(id: "family")?.member(user: "alice", device: "phone")?.place == nil)
+        let notes = recorder.entries.filter { "\($0.message)".hasPrefix("A region transition names no place") }
+        #expect(notes.count == 1)
+        #expect(notes.first?.metadata["whereabouts.region"] == "Gym")
     }
 
     @Test("State the broker replays (retained) shows in the view but sends no event")

@@ -281,6 +281,16 @@ public actor CircleViewStore {
             changed = trackPlaces(of: member, in: circleIDs) { tracker, places, _ in
                 tracker.transition(entered: event == "enter", region: region, tst: tst, places: places, quiet: retained)
             } || changed
+            let key = region.lowercased()
+            let circles = circleIDs.compactMap { state.roster.circle(id: $0) }
+            if circles.contains(where: { !$0.places.isEmpty }),
+                !circles.contains(where: { $0.places.contains { $0.name.lowercased() == key } }),
+                state.loggedOnce.isFirst("region.\(key)", of: member)
+            {
+                logger.notice(
+                    "A region transition names no place of the member's circles: it stays the device's own region (enter/leave), not an arrival (logged once per member and region).",
+                    metadata: ["whereabouts.member": "\(member)", "whereabouts.region": "\(region)"])
+            }
         }
         if !retained {
             let kind: CircleEvent.Kind = event == "enter" ? .enter : .leave
