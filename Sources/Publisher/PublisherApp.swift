@@ -51,11 +51,14 @@ public struct PublisherApp: Sendable {
         let (source, clock) = launch.source.makeSource(
             logger: logger, resumeAfter: resumeAfter.map { Date(timeIntervalSince1970: Double($0) + 1) })
         let sourceRejections = SourceRejectionExport(counter: source.rejections, metrics: metrics)
+        let promises = PromiseLedger()
         let reporter = Reporter(
             settings: settings, filter: launch.makeFilter(), policies: launch.policies,
             initialProfile: launch.initialProfile, outbox: outbox, metrics: metrics, doorbell: doorbell,
-            clock: clock, resumeAfter: resumeAfter, logger: logger)
-        let connection = MQTTPublishConnection(base: mqttConfiguration(), settings: settings, doorbell: doorbell, logger: logger)
+            clock: clock, resumeAfter: resumeAfter, promises: promises, logger: logger)
+        let startedAt = Date()
+        let connection = MQTTPublishConnection(
+            base: mqttConfiguration(), settings: settings, startedAt: startedAt, doorbell: doorbell, logger: logger)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: connection),
             .init(service: OutboxDrainer(
@@ -71,6 +74,9 @@ public struct PublisherApp: Sendable {
                 reader: BatteryReader(root: launch.powerSupplyPath), rule: launch.lowBattery, interval: launch.batteryInterval,
                 reporter: reporter, logger: logger), successTerminationBehavior: .ignore),
             .init(service: ProfileSignals(reporter: reporter, logger: logger)),
+            .init(service: Heartbeat(
+                connection: connection, ledger: promises, settings: settings,
+                startedAt: Int(startedAt.timeIntervalSince1970), logger: logger)),
         ]
         if let port = launch.metricsPort {
             services.append(.init(service: try MetricsService(

@@ -17,6 +17,7 @@ enum ConfigKeys {
         ConfigKey("password-file", .string),
         ConfigKey("qos", .integer),
         ConfigKey("retain", .boolean),
+        ConfigKey("heartbeat", .integer),
         ConfigKey("keep-alive", .integer),
         ConfigKey("tls-ca-file", .string),
         ConfigKey("tls-cert-file", .string),

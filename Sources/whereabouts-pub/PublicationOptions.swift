@@ -9,4 +9,17 @@ struct PublicationOptions: ParsableArguments {
 
     @Flag(inversion: .prefixedNo, help: "Publish location messages retained, so that a late subscriber sees the last position at once.")
     var retain: Bool = true
+
+    @Option(help: """
+        Promise the next message within this many seconds: every location message and online presence \
+        carries that time as `due`, and while nothing else is sent a small heartbeat (the retained online \
+        presence) goes out when it is due, so subscribers can tell a device standing still from a dead one.
+        """)
+    var heartbeat: Int = 900
+
+    func validate() throws {
+        guard (10...86_400).contains(heartbeat) else {
+            throw ValidationError("--heartbeat must be 10 to 86400 seconds (default 900, 15 minutes).")
+        }
+    }
 }

@@ -63,6 +63,7 @@ extension WhereaboutsPub {
             drainTimeout: .milliseconds(Int64(daemon.drainTimeout * 1000)), maxInFlight: daemon.maxInFlight)
         settings.encryptionKey = try owntracks.encryptionKey()
         settings.card = try owntracks.card(tid: tid)
+        settings.heartbeat = publication.heartbeat
         return PublisherLaunch(
             settings: settings, source: sourceSpec, mqtt: mqtt,
             outboxPath: daemon.outbox ?? StateDirectory.defaultOutboxPath(user: user, device: device),

@@ -45,8 +45,17 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Publish each circle's view at most once per this many seconds, and only when it changed.")
     var viewInterval: Double = 1
 
-    @Option(help: "Show a member as stale after this many seconds without news.")
+    @Option(help: """
+        Show a member as stale (devices that promise nothing, like the OwnTracks apps) after this many \
+        seconds without news; a promising device without a fix for this long is stationary.
+        """)
     var staleTimeout: Double = 300
+
+    @Option(help: "Show a member as overdue this many seconds after the time its device promised its next message (due).")
+    var overdueGrace: Double = 120
+
+    @Option(help: "Show a member as gone (hidden from the map, still listed) after this many days without any news.")
+    var goneAfterDays: Double = 30
 
     @Option(help: "Keep at most this many fixes in each member's trail.")
     var trailLength: Int = 20
@@ -65,6 +74,15 @@ struct RunCommand: AsyncParsableCommand {
         live fix, is live news and sets the member online; older ones are backlog (trail only).
         """)
     var liveWindow: Double = 60
+
+    @Option(help: """
+        A member leaves a place only with a fix farther than the place's radius plus the larger of \
+        this many metres and the fix's accuracy, so GPS jitter at the edge never flaps.
+        """)
+    var placeMargin: Double = 25
+
+    @Option(help: "A member arrives at a place after this many seconds inside it, for places that set no dwell.")
+    var placeDwell: Double = 60
 
     @Option(help: ArgumentHelp("""
         Keep member statuses (online, offline) in this file so that a restart restores them \
@@ -91,6 +109,10 @@ struct RunCommand: AsyncParsableCommand {
         guard maxPayload >= 256 else { throw ValidationError("--max-payload must be at least 256 bytes.") }
         guard futureTolerance >= 0 else { throw ValidationError("--future-tolerance must not be negative.") }
         guard liveWindow >= 0, liveWindow.isFinite else { throw ValidationError("--live-window must not be negative.") }
+        guard overdueGrace >= 0, overdueGrace <= 86_400 else { throw ValidationError("--overdue-grace must be 0 to 86400 seconds.") }
+        guard goneAfterDays > 0, goneAfterDays <= 3_650 else { throw ValidationError("--gone-after-days must be above 0 and at most 3650.") }
+        guard placeMargin >= 0, placeMargin <= 10_000 else { throw ValidationError("--place-margin must be 0 to 10000 metres.") }
+        guard placeDwell >= 0, placeDwell <= 86_400 else { throw ValidationError("--place-dwell must be 0 to 86400 seconds.") }
         if let stateFile, stateFile.isEmpty { throw ValidationError("--state-file must name a file, or be `none`.") }
         do { _ = try Shard(parsing: shard) } catch { throw ValidationError(error.description) }
         do { _ = try CirclesFile.load(path: circles) } catch {
@@ -104,7 +126,9 @@ struct RunCommand: AsyncParsableCommand {
         let file = try CirclesFile.load(path: circles)
         let settings = ViewSettings(
             staleTimeout: staleTimeout, trailLength: trailLength, trailDuration: trailMinutes * 60,
-            futureTolerance: futureTolerance, maxPayloadBytes: maxPayload, liveWindow: liveWindow)
+            futureTolerance: futureTolerance, maxPayloadBytes: maxPayload, liveWindow: liveWindow,
+            placeRules: PlaceRules(margin: placeMargin, defaultDwell: placeDwell),
+            overdueGrace: overdueGrace, goneAfter: goneAfterDays * 86_400)
         let store = CircleViewStore(circles: file, shard: shard, settings: settings, viewInterval: viewInterval, logger: logger)
         let defaultClientID = shard.count == 1 ? "whereabouts-sub" : "whereabouts-sub-\(shard.index)-of-\(shard.count)"
         let mqtt = try brokerOptions.mqttConfiguration(defaultClientID: defaultClientID)

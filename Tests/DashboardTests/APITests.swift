@@ -45,9 +45,9 @@ struct APITests {
                 let body = try JSONDecoder().decode([String: [Summary]].self, from: Data(buffer: response.body))
                 #expect(body["circles"] == [
                     Summary(id: "family", name: "Family", members: 4,
-                            status: ["online": 1, "stale": 1, "offline": 1, "unknown": 1]),
+                            status: ["online": 1, "stationary": 0, "overdue": 0, "stale": 1, "offline": 1, "gone": 0, "unknown": 1]),
                     Summary(id: "team", name: "Field team", members: 2,
-                            status: ["online": 2, "stale": 0, "offline": 0, "unknown": 0]),
+                            status: ["online": 2, "stationary": 0, "overdue": 0, "stale": 0, "offline": 0, "gone": 0, "unknown": 0]),
                 ])
             }
         }

@@ -121,6 +121,45 @@ struct PageBehaviourTests {
         }
     }
 
+    @Test("Honest presence looks different too: stationary and overdue on the map, gone only in the list")
+    func presenceStatuses() async throws {
+        var logger = Logger(label: "DashboardTests")
+        logger.logLevel = .warning
+        let circles = CirclesFile(circles: [
+            Circle(id: "family", name: "Family", members: [Fixtures.alice, Fixtures.bob, Fixtures.carol]),
+        ])
+        let store = CircleViewStore(circles: circles, viewInterval: 0, logger: logger)
+        let now = Date()
+        let t = Int(now.timeIntervalSince1970)
+        // Alice: last fix 20 min ago, heartbeats keep her promise: stationary.
+        var alice = Fixtures.location("al", tst: t - 1_200, lat: 52.6638, lon: -8.6267)
+        alice.due = t - 300
+        await store.apply(.location(alice), from: Fixtures.alice.id, retained: true, at: now)
+        await store.apply(.presence(online: true, since: t - 5_000, tst: t - 300, due: t + 600), from: Fixtures.alice.id, retained: false, at: now)
+        // Bob promised a message 10 min ago that never came: overdue.
+        var bob = Fixtures.location("bo", tst: t - 1_500, lat: 52.6680, lon: -8.6200)
+        bob.due = t - 600
+        await store.apply(.location(bob), from: Fixtures.bob.id, retained: true, at: now)
+        // Carol: nothing for 40 days: gone.
+        await store.apply(.location(Fixtures.location("ca", tst: t - 40 * 86_400, lat: 52.6600, lon: -8.6180)), from: Fixtures.carol.id, retained: true, at: now)
+        _ = await store.collectDue(at: now)
+        try await PageTests.withDashboard(store, path: "/#family") { page, _ in
+            try await page.waitFor("document.querySelectorAll('#members li').length === 3 && document.querySelectorAll('#map .member').length === 2")
+            let classes = try await page.value([String].self, "[...document.querySelectorAll('#members li')].map((li) => li.className)")
+            #expect(classes == ["stationary", "overdue", "gone"])
+            let rings = try await page.value([String].self, """
+                [...document.querySelectorAll('#members .swatch')].map((e) => getComputedStyle(e).borderTopStyle + ' ' + getComputedStyle(e).borderTopColor)
+                """)
+            #expect(Set(rings).count == 3, "three different looks: \(rings)")
+            let markers = try await page.value([String].self, "[...document.querySelectorAll('#map .member')].map((g) => g.getAttribute('class')).sort()")
+            #expect(markers == ["member overdue", "member stationary"], "gone is not on the map")
+            let carol = try await page.value(String.self, "document.querySelector('#members li[data-user=carol] .detail').textContent")
+            #expect(carol.hasPrefix("not on the map: nothing heard for 40 d"), "\(carol)")
+            let badges = try await page.value(String.self, "document.getElementById('summary').textContent")
+            #expect(badges.contains("1 stationary") && badges.contains("1 overdue") && badges.contains("1 gone"), "\(badges)")
+        }
+    }
+
     @Test("After the server restarts, the page reconnects by itself and shows what changed meanwhile")
     func reconnects() async throws {
         let store = await Fixtures.store()

@@ -52,6 +52,39 @@ struct PageMapTests {
         }
     }
 
+    @Test("The circle's places are drawn as named discs, and the list says who is where and for how long")
+    func places() async throws {
+        var logger = Logger(label: "DashboardTests")
+        logger.logLevel = .warning
+        let home = Place(name: "Home <b>", lat: Fixtures.aliceStart.lat, lon: Fixtures.aliceStart.lon, radius: 120)
+        let circles = CirclesFile(circles: [
+            Circle(id: "family", name: "Family", members: [Fixtures.alice, Fixtures.bob], places: [home])
+        ])
+        let store = CircleViewStore(circles: circles, viewInterval: 0, logger: logger)
+        let now = Date()
+        let t = Int(now.timeIntervalSince1970)
+        // At home since two hours and five minutes ago; the newest fix is a few seconds old.
+        for tst in [t - 7_500, t - 3] {
+            let fix = Fixtures.location("al", tst: tst, lat: Fixtures.aliceStart.lat, lon: Fixtures.aliceStart.lon)
+            await store.apply(.location(fix), from: Fixtures.alice.id, retained: false, at: now)
+        }
+        _ = await store.collectDue(at: now)
+        try await PageTests.withDashboard(store, path: "/#family") { page, _ in
+            let text = try await page.waitFor("""
+                (() => { const li = document.querySelector('#members li[data-user="alice"]');
+                  return li && li.dataset.place === 'Home <b>' && li.textContent.includes('at Home <b> for 2 h 5 min'); })()
+                """, describe: "document.getElementById('members').innerText")
+            _ = text
+            #expect(try await page.value(Int.self, "document.querySelectorAll('#map path.place').length") == 1)
+            // The name is shown as text: the tooltip holds no <b> element.
+            #expect(try await page.value(String.self, "document.querySelector('.place-label').textContent") == "Home <b>")
+            #expect(try await page.value(Int.self, "document.querySelectorAll('.place-label b').length") == 0)
+            #expect(try await page.value(String.self, """
+                document.querySelector('#members li[data-user="bob"]').textContent
+                """).contains("at ") == false)
+        }
+    }
+
     @Test("Pinching with two fingers zooms in on a phone")
     func pinchZooms() async throws {
         let store = await Fixtures.store()

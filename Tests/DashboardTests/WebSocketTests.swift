@@ -11,13 +11,16 @@ import WhereaboutsTestSupport
 
 @Suite("Dashboard WebSocket pushes")
 struct WebSocketTests {
-    /// Decodes the next pushed view, or fails when the socket ends.
+    /// Decodes the next pushed view (skipping events), or fails when the socket ends.
     static func nextView(_ messages: inout WebSocketInboundMessageStream.AsyncIterator) async throws -> CircleView {
-        guard case .text(let text)? = try await messages.next() else {
-            Issue.record("The WebSocket ended before a view arrived.")
-            throw CancellationError()
+        while true {
+            guard case .text(let text)? = try await messages.next() else {
+                Issue.record("The WebSocket ended before a view arrived.")
+                throw CancellationError()
+            }
+            if text.contains(#""_type":"event""#) { continue }
+            return try JSONDecoder().decode(CircleView.self, from: Data(text.utf8))
         }
-        return try JSONDecoder().decode(CircleView.self, from: Data(text.utf8))
     }
 
     /// Views pushed on one socket, read one at a time.
@@ -41,6 +44,35 @@ struct WebSocketTests {
 
     static func application(_ store: CircleViewStore) -> some ApplicationProtocol {
         DashboardApplication.make(source: store, configuration: .init(port: 0), logger: Logger(label: "DashboardTests"))
+    }
+
+    @Test("Events go out on the socket of their circle, in order: a member coming online and arriving at a place")
+    func events() async throws {
+        var logger = Logger(label: "DashboardTests")
+        logger.logLevel = .warning
+        let home = Place(name: "Home", lat: 52.68, lon: -8.65, radius: 100, dwell: 0)
+        let store = CircleViewStore(circles: CirclesFile(circles: [
+            Circle(id: "family", name: "Family", members: [Fixtures.alice], places: [home]),
+            Circle(id: "team", name: "Field team", members: [Fixtures.erin]),
+        ]), viewInterval: 0, logger: logger)
+        try await Self.application(store).test(.live) { client in
+            try await withTimeout(.seconds(30), "events on the family socket") {
+                try await client.ws("/api/circles/family/ws") { inbound, _, _ in
+                    var messages = inbound.messages(maxSize: 1 << 22).makeAsyncIterator()
+                    _ = try await Self.nextView(&messages)
+                    try await Fixtures.move(Fixtures.erin, in: store, to: 52.6800, -8.6500)
+                    try await Fixtures.move(Fixtures.alice, in: store, to: 52.6800, -8.6500)
+                    var events: [CircleEvent] = []
+                    while events.count < 2 {
+                        guard case .text(let text)? = try await messages.next() else { break }
+                        if let event = try? JSONDecoder().decode(CircleEvent.self, from: Data(text.utf8)) { events.append(event) }
+                    }
+                    #expect(events.map(\.event) == [.online, .arrived], "\(events)")
+                    #expect(events.allSatisfy { $0.circle == "family" && $0.user == "alice" }, "erin's team events stay off this socket")
+                    #expect(events.last?.place == "Home")
+                }
+            }
+        }
     }
 
     @Test("A circle's socket sends the current view at once, then each change of that circle only")

@@ -18,10 +18,11 @@ struct ViewContractTests {
         let data = try JSONEncoder().encode(view)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect(object["_type"] as? String == "view")
-        #expect(Set(object.keys) == ["_type", "circle", "generatedAt", "members"])
+        #expect(Set(object.keys) == ["_type", "circle", "generatedAt", "members", "places"])
         let first = try #require((object["members"] as? [[String: Any]])?.first)
         #expect(Set(first.keys) == ["user", "device", "name", "color", "tid", "status", "statusSince", "fix", "age",
-                                    "speed", "course", "display", "trail", "inregions", "cardName", "face"])
+                                    "speed", "course", "display", "trail", "inregions", "cardName", "face",
+                                    "place", "placeSince", "due", "privacy"])
         let fixObject = try #require(first["fix"] as? [String: Any])
         #expect(Set(fixObject.keys) == ["tst", "lat", "lon", "acc", "alt", "vel", "cog", "t", "batt", "ve", "vn", "ms"])
         #expect(try JSONDecoder().decode(CircleView.self, from: data) == view)

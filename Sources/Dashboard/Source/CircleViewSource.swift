@@ -22,6 +22,13 @@ public protocol CircleViewSource: Sendable {
 
     /// A new subscription to the views that change from now on, each delivered whole.
     func viewUpdates() async -> ViewUpdates
+
+    /// The sequence of events returned by ``eventUpdates()``.
+    associatedtype EventUpdates: AsyncSequence, Sendable where EventUpdates.Element == CircleEvent
+
+    /// A new subscription to the circles' events (status changes, arrivals and departures,
+    /// membership) from now on, in the order they happened.
+    func eventUpdates() async -> EventUpdates
 }
 
 extension CircleViewSource {

@@ -29,4 +29,6 @@ extension CircleViewStore: CircleViewSource {
     public func viewUpdates() -> CircleViewUpdates {
         updates()
     }
+
+    // `eventUpdates()` is the store's own: the events as the subscriber publishes them.
 }

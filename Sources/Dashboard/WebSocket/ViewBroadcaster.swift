@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import Subscriber
 import Logging
 import ServiceLifecycle
@@ -14,6 +15,10 @@ import Synchronization
 /// per circle however far behind it is. A new client is served from the latest views at once,
 /// without touching the source. Measured in BENCHMARKS.md ("Dashboard: WebSocket fan-out").
 ///
+/// Events (the same JSON as on the circles' events topic) are encoded once too, and queued per
+/// client in order, none replacing another (at most ``maxQueuedEvents``); they go out before the
+/// views waiting with them.
+///
 /// Runs as a service of the dashboard's application: it subscribes to the source, seeds the
 /// latest views, and when it ends (graceful shutdown) every client's push loop ends too.
 final class ViewBroadcaster<Source: CircleViewSource>: Service, Sendable {
@@ -27,14 +32,17 @@ final class ViewBroadcaster<Source: CircleViewSource>: Service, Sendable {
         /// The newest unsent view of each circle, and the order in which circles became pending.
         var pending: [String: EncodedView] = [:]
         var order: [String] = []
+        /// Events not yet sent, oldest first: every one is sent, none replaces another, up to
+        /// ``ViewBroadcaster/maxQueuedEvents`` (a client that reads nothing loses the oldest).
+        var events: [ByteBuffer] = []
         /// The push loop, when it waits for a view.
-        var waiter: CheckedContinuation<[EncodedView]?, Never>?
+        var waiter: CheckedContinuation<[ByteBuffer]?, Never>?
 
         func wants(_ circleID: String) -> Bool { circle == nil || circle == circleID }
 
         /// Hands `view` to a waiting push loop (returned, to resume outside the lock) or keeps it
         /// as the circle's pending view, replacing an older one.
-        mutating func deliver(_ view: EncodedView) -> CheckedContinuation<[EncodedView]?, Never>? {
+        mutating func deliver(_ view: EncodedView) -> CheckedContinuation<[ByteBuffer]?, Never>? {
             if let waiter {
                 // A waiting loop has nothing pending: the view goes to it directly.
                 self.waiter = nil
@@ -45,12 +53,28 @@ final class ViewBroadcaster<Source: CircleViewSource>: Service, Sendable {
         }
 
         /// Takes every pending view, in the order their circles became pending.
-        mutating func takePending() -> [EncodedView] {
+        /// Queues an event, unless a loop waits: then it goes to that loop directly. Returns the
+        /// waiting loop, and whether the oldest queued event had to make room.
+        mutating func deliver(event json: ByteBuffer, limit: Int) -> (waiter: CheckedContinuation<[ByteBuffer]?, Never>?, dropped: Bool) {
+            if let waiter {
+                self.waiter = nil
+                return (waiter, false)
+            }
+            events.append(json)
+            guard events.count > limit else { return (nil, false) }
+            events.removeFirst(events.count - limit)
+            return (nil, true)
+        }
+
+        /// What is waiting, as the frames to send: events first (in order), then the newest
+        /// view of each circle.
+        mutating func takePending() -> [ByteBuffer] {
             defer {
                 pending.removeAll(keepingCapacity: false)
                 order.removeAll(keepingCapacity: false)
+                events.removeAll(keepingCapacity: false)
             }
-            return order.compactMap { pending[$0] }
+            return events + order.compactMap { pending[$0]?.json }
         }
     }
 
@@ -94,10 +118,12 @@ final class ViewBroadcaster<Source: CircleViewSource>: Service, Sendable {
     /// graceful shutdown; then ends every client's push loop.
     func run() async throws {
         let updates = await source.viewUpdates()
+        let events = await source.eventUpdates()
         for view in await source.currentViews() { offer(view) }
         defer { close() }
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { await self.releaseMemoryAfterDepartures() }
+            group.addTask { for try await event in events { self.offer(event) } }
             for try await view in updates.cancelOnGracefulShutdown() { offer(view) }
             group.cancelAll()
         }
@@ -152,9 +178,9 @@ final class ViewBroadcaster<Source: CircleViewSource>: Service, Sendable {
 
     /// The client's pending views, oldest circle first, waiting until there is at least one;
     /// `nil` when the client was removed, the broadcaster closed, or the task was cancelled.
-    func next(for id: ClientID) async -> [EncodedView]? {
+    func next(for id: ClientID) async -> [ByteBuffer]? {
         await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<[EncodedView]?, Never>) in
+            await withCheckedContinuation { (continuation: CheckedContinuation<[ByteBuffer]?, Never>) in
                 let now = state.withLock { state -> MailboxAnswer in
                     guard state.phase == .open, !Task.isCancelled, var client = state.clients[id] else { return .answer(nil) }
                     let batch = client.takePending()
@@ -165,7 +191,7 @@ final class ViewBroadcaster<Source: CircleViewSource>: Service, Sendable {
                 if case .answer(let batch) = now { continuation.resume(returning: batch) }
             }
         } onCancel: {
-            let waiter = state.withLock { state -> CheckedContinuation<[EncodedView]?, Never>? in
+            let waiter = state.withLock { state -> CheckedContinuation<[ByteBuffer]?, Never>? in
                 defer { state.clients[id]?.waiter = nil }
                 return state.clients[id]?.waiter
             }
@@ -204,22 +230,51 @@ final class ViewBroadcaster<Source: CircleViewSource>: Service, Sendable {
             logger.error("A circle view could not be encoded for the dashboard.", metadata: ["whereabouts.circle": "\(view.circle.id)", "whereabouts.error": "\(error)"])
             return
         }
-        let woken = state.withLock { state -> [CheckedContinuation<[EncodedView]?, Never>] in
+        let woken = state.withLock { state -> [CheckedContinuation<[ByteBuffer]?, Never>] in
             if let current = state.latest[encoded.circleID], current.generatedAt >= encoded.generatedAt { return [] }
             state.latest[encoded.circleID] = encoded
-            var woken: [CheckedContinuation<[EncodedView]?, Never>] = []
+            var woken: [CheckedContinuation<[ByteBuffer]?, Never>] = []
             for index in state.clients.indices where state.clients.values[index].wants(encoded.circleID) {
                 if let waiter = state.clients.values[index].deliver(encoded) { woken.append(waiter) }
             }
             return woken
         }
-        for waiter in woken { waiter.resume(returning: [encoded]) }
+        for waiter in woken { waiter.resume(returning: [encoded.json]) }
+    }
+
+    /// The most events kept for one client that does not read; the oldest go first.
+    static var maxQueuedEvents: Int { 256 }
+
+    /// Encodes an event once and hands it to every client of its circle.
+    private func offer(_ event: CircleEvent) {
+        let json: ByteBuffer
+        do {
+            json = ByteBuffer(bytes: try JSONBody.data(event))
+        } catch {
+            logger.error("A circle event could not be encoded for the dashboard.", metadata: ["whereabouts.circle": "\(event.circle)", "whereabouts.error": "\(error)"])
+            return
+        }
+        let (woken, dropped) = state.withLock { state -> ([CheckedContinuation<[ByteBuffer]?, Never>], Int) in
+            guard state.phase == .open else { return ([], 0) }
+            var woken: [CheckedContinuation<[ByteBuffer]?, Never>] = []
+            var dropped = 0
+            for index in state.clients.indices where state.clients.values[index].wants(event.circle) {
+                let delivery = state.clients.values[index].deliver(event: json, limit: Self.maxQueuedEvents)
+                if let waiter = delivery.waiter { woken.append(waiter) }
+                if delivery.dropped { dropped += 1 }
+            }
+            return (woken, dropped)
+        }
+        for waiter in woken { waiter.resume(returning: [json]) }
+        if dropped > 0 {
+            logger.debug("Dropped the oldest queued event of WebSocket clients that do not read.", metadata: ["whereabouts.clients": "\(dropped)"])
+        }
     }
 
     private func close() {
         let waiters = state.withLock { state in
             state.phase = .closed
-            var waiters: [CheckedContinuation<[EncodedView]?, Never>] = []
+            var waiters: [CheckedContinuation<[ByteBuffer]?, Never>] = []
             for index in state.clients.indices {
                 if let waiter = state.clients.values[index].waiter { waiters.append(waiter) }
                 state.clients.values[index].waiter = nil
@@ -263,6 +318,6 @@ extension ViewBroadcaster {
     /// What a push loop's request for views finds: nothing yet (it waits), or an answer.
     private enum MailboxAnswer {
         case wait
-        case answer([EncodedView]?)
+        case answer([ByteBuffer]?)
     }
 }

@@ -34,8 +34,8 @@ struct ViewPusher<Source: CircleViewSource>: Sendable {
                 for try await _ in inbound {}
             }
             group.addTask {
-                while let views = await broadcaster.next(for: client) {
-                    for view in views { try await send(view.json, to: outbound) }
+                while let frames = await broadcaster.next(for: client) {
+                    for json in frames { try await send(json, to: outbound) }
                 }
             }
             // Whichever ends first (client gone, or no more views) ends the other.

@@ -26,6 +26,8 @@ actor Reporter {
     private let doorbell: Doorbell
     private let logger: Logger
     private let resumeAfter: Int?
+    private let heartbeat: Int
+    private let promises: PromiseLedger?
     private var skipped = 0
     private var lostInRow = 0
 
@@ -37,9 +39,12 @@ actor Reporter {
     init(
         settings: PublisherSettings, filter: FixFilter, policies: ProfilePolicies,
         initialProfile: MonitoringMode = .active, outbox: Outbox, metrics: PublisherMetrics,
-        doorbell: Doorbell, clock: any FixClock = WallFixClock(), resumeAfter: Int? = nil, logger: Logger
+        doorbell: Doorbell, clock: any FixClock = WallFixClock(), resumeAfter: Int? = nil,
+        promises: PromiseLedger? = nil, logger: Logger
     ) {
         self.resumeAfter = resumeAfter
+        self.heartbeat = settings.heartbeat
+        self.promises = promises
         self.filter = filter
         self.policies = policies
         self.selector = ProfileSelector(initial: initialProfile)
@@ -128,7 +133,11 @@ actor Reporter {
     /// the drainer keeps publishing what is stored (which frees space), and the next report is
     /// tried afresh. Only one error line is written per run of failures.
     private func commit(_ report: Report) async throws(OutboxError) {
-        let message = encoder.message(for: report, mode: selector.effective, battery: battery)
+        var message = encoder.message(for: report, mode: selector.effective, battery: battery)
+        // The promise is made on the wall clock: it is about when messages arrive, whatever the
+        // fixes' own times (a replayed recording keeps its old ones).
+        let due = Int(Date().timeIntervalSince1970) + heartbeat
+        message.due = due
         let result: OutboxAppendResult
         do {
             result = try await outbox.append(topic: topic, payload: ReportEncoder.encode(message), tst: message.tst)
@@ -145,6 +154,7 @@ actor Reporter {
             logger.notice("The outbox stores reports again.", metadata: ["whereabouts.lost": "\(lostInRow)"])
             lostInRow = 0
         }
+        promises?.promise(due)
         metrics.reported.increment()
         metrics.outboxDepth.record(result.depth)
         if result.dropped > 0 { metrics.droppedByCap.increment(by: result.dropped) }

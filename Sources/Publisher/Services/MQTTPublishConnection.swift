@@ -178,9 +178,12 @@ final class MQTTPublishConnection: BrokerConnection, Service {
     }
 
     /// Publishes `state` (since the start, stamped now) retained on `<base>/presence` over the
-    /// presence connection, sealed like every payload, at QoS 1 or the configured higher QoS.
+    /// presence connection, sealed like every payload, at QoS 1 or the configured higher QoS. An
+    /// online presence promises the next message within the heartbeat interval (`due`).
     private func publishPresence(_ state: PresenceMessage.State, timeout: Duration) async throws {
-        let message = PresenceMessage(state: state, since: startedAt, tst: Int(Date().timeIntervalSince1970))
+        let now = Int(Date().timeIntervalSince1970)
+        let message = PresenceMessage(
+            state: state, since: startedAt, tst: now, due: state == .online ? now + settings.heartbeat : nil)
         try await presenceClient.publish(
             to: settings.presenceTopic, payload: try sealer.seal(ReportEncoder.encode(message)),
             qos: max(.atLeastOnce, settings.qos), retain: true, timeout: timeout)

@@ -35,6 +35,10 @@ public struct PublisherSettings: Sendable {
     /// The card published retained on `<base>/info` after each connect (`--card-name`,
     /// `--card-face`), or `nil` (default) for none.
     public var card: CardMessage? = nil
+    /// Seconds within which the next message is promised (`due` in every location message and
+    /// online presence), and the interval of the heartbeat presence sent while nothing else is
+    /// due (`--heartbeat`). Default 900 s.
+    public var heartbeat: Int = 900
 
     /// Creates settings; see each property for its default.
     public init(

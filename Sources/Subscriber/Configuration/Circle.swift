@@ -6,12 +6,30 @@ public struct Circle: Sendable, Hashable, Codable {
     public var name: String
     /// The members, in file order; each (user, device) appears at most once per circle.
     public var members: [Member]
+    /// The circle's places (`places:`), in file order; names are unique ignoring case.
+    public var places: [Place]
+    /// What the circle's audience sees of its members (`privacy:`); a member may share less
+    /// (``Member/share``). Default `exact`.
+    public var privacy: PrivacyLevel
+    /// The cell size in metres positions are snapped to at the `coarse` level (`grid:`). Default 500.
+    public var grid: Double
 
     /// Creates a circle.
-    public init(id: String, name: String, members: [Member]) {
+    public init(
+        id: String, name: String, members: [Member], places: [Place] = [], privacy: PrivacyLevel = .exact, grid: Double = 500
+    ) {
+        self.privacy = privacy
+        self.grid = grid
         self.id = id
         self.name = name
         self.members = members
+        self.places = places
+    }
+
+    /// What this circle's audience sees of `member`: the stricter of the circle's level and what
+    /// the member shares with it.
+    func level(of member: Member) -> PrivacyLevel {
+        max(privacy, member.share ?? .exact)
     }
 
     /// The circle's id and name.

@@ -26,7 +26,7 @@ struct CirclesFileReader {
     }
 
     private func readCircle(_ node: Node, key: String) throws(CirclesFileError) -> Circle {
-        let fields = try mapping(node, key: key, allowed: ["id", "name", "members"])
+        let fields = try mapping(node, key: key, allowed: ["id", "name", "members", "places", "privacy", "grid"])
         let id = try string(fields, "id", in: key, parent: node, required: true)!
         try check(id, matches: Self.isIdentifier, key: "\(key).id", line: line(fields["id"]),
                   rule: "a circle id uses only lower-case letters, digits, `-` and `_`")
@@ -48,11 +48,47 @@ struct CirclesFileReader {
             }
             members.append(member)
         }
-        return Circle(id: id, name: name, members: members)
+        let places = try readPlaces(fields["places"], key: "\(key).places", circle: id)
+        let privacy = try level(fields, "privacy", in: key, parent: node) ?? .exact
+        let grid = try number(fields, "grid", in: key, parent: node, range: 10...100_000, unit: "metres", required: false) ?? 500
+        return Circle(id: id, name: name, members: members, places: places, privacy: privacy, grid: grid)
+    }
+
+    private func readPlaces(_ node: Node?, key: String, circle: String) throws(CirclesFileError) -> [Place] {
+        guard let node else { return [] }
+        guard case .sequence(let items) = node else {
+            throw CirclesFileError("`places` must be a list of places (name, lat, lon, radius).", key: key, line: line(node))
+        }
+        var places: [Place] = []
+        var seen: [String: Int] = [:]
+        for (index, item) in items.enumerated() {
+            let placeKey = "\(key)[\(index)]"
+            let place = try readPlace(item, key: placeKey)
+            if let first = seen[place.name.lowercased()] {
+                throw CirclesFileError(
+                    "The place `\(place.name)` appears twice in circle `\(circle)` (first at line \(first)); place names are unique per circle, ignoring case.",
+                    key: "\(placeKey).name", line: line(item))
+            }
+            seen[place.name.lowercased()] = line(item) ?? 0
+            places.append(place)
+        }
+        return places
+    }
+
+    private func readPlace(_ node: Node, key: String) throws(CirclesFileError) -> Place {
+        let fields = try mapping(node, key: key, allowed: ["name", "lat", "lon", "radius", "dwell"])
+        let name = try string(fields, "name", in: key, parent: node, required: true)!
+        try check(name, matches: { $0.count <= 64 && !$0.unicodeScalars.contains { $0.value < 0x20 } },
+                  key: "\(key).name", line: line(fields["name"]), rule: "a place name has at most 64 characters and no control characters")
+        let lat = try number(fields, "lat", in: key, parent: node, range: -90...90, unit: "degrees")!
+        let lon = try number(fields, "lon", in: key, parent: node, range: -180...180, unit: "degrees")!
+        let radius = try number(fields, "radius", in: key, parent: node, range: 1...Place.maxRadius, unit: "metres")!
+        let dwell = try number(fields, "dwell", in: key, parent: node, range: 0...Place.maxDwell, unit: "seconds", required: false)
+        return Place(name: name, lat: lat, lon: lon, radius: radius, dwell: dwell)
     }
 
     private func readMember(_ node: Node, key: String) throws(CirclesFileError) -> Member {
-        let fields = try mapping(node, key: key, allowed: ["user", "device", "name", "color", "secretFile"])
+        let fields = try mapping(node, key: key, allowed: ["user", "device", "name", "color", "secretFile", "share"])
         let user = try string(fields, "user", in: key, parent: node, required: true)!
         let device = try string(fields, "device", in: key, parent: node, required: true)!
         for (field, value) in [("user", user), ("device", device)] {
@@ -66,7 +102,8 @@ struct CirclesFileReader {
                       rule: "a colour is written `#rrggbb` (quote it: `color: \"#e6194b\"`)")
         }
         let secretFile = try string(fields, "secretFile", in: key, parent: node, required: false)
-        return Member(user: user, device: device, name: name, color: color, secretFile: secretFile)
+        let share = try level(fields, "share", in: key, parent: node)
+        return Member(user: user, device: device, name: name, color: color, secretFile: secretFile, share: share)
     }
 
     // MARK: Helpers
@@ -106,6 +143,40 @@ struct CirclesFileReader {
             throw CirclesFileError("`\(name)` must be a non-empty string.", key: "\(key).\(name)", line: line(node))
         }
         return scalar.string
+    }
+
+    private func level(_ fields: [String: Node], _ name: String, in key: String, parent: Node) throws(CirclesFileError) -> PrivacyLevel? {
+        guard let text = try string(fields, name, in: key, parent: parent, required: false) else { return nil }
+        guard let level = PrivacyLevel(rawValue: text) else {
+            throw CirclesFileError(
+                "`\(name)` is `\(text)`; it must be one of exact, coarse, place, hidden.", key: "\(key).\(name)", line: line(fields[name]))
+        }
+        return level
+    }
+
+    private func number(
+        _ fields: [String: Node], _ name: String, in key: String, parent: Node,
+        range: ClosedRange<Double>, unit: String, required: Bool = true
+    ) throws(CirclesFileError) -> Double? {
+        guard let node = fields[name] else {
+            if required {
+                throw CirclesFileError("The key `\(name)` is missing.", key: "\(key).\(name)", line: line(parent))
+            }
+            return nil
+        }
+        guard case .scalar(let scalar) = node, let value = Double(scalar.string), value.isFinite else {
+            throw CirclesFileError("`\(name)` must be a number (\(unit)).", key: "\(key).\(name)", line: line(node))
+        }
+        guard range.contains(value) else {
+            throw CirclesFileError(
+                "`\(name)` is \(scalar.string) \(unit); it must lie between \(Self.format(range.lowerBound)) and \(Self.format(range.upperBound)).",
+                key: "\(key).\(name)", line: line(node))
+        }
+        return value
+    }
+
+    private static func format(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
     }
 
     private func check(

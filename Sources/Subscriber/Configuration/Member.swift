@@ -13,9 +13,16 @@ public struct Member: Sendable, Hashable, Codable {
     /// The file holding the OwnTracks secret this device encrypts with (`secretFile`), as written
     /// in the circles file; never the secret itself.
     public var secretFile: String?
+    /// What this member shares with this circle when less than the circle's `privacy`
+    /// (`share:`); `nil` shares what the circle's level allows.
+    public var share: PrivacyLevel?
 
     /// Creates a member.
-    public init(user: String, device: String, name: String? = nil, color: String? = nil, secretFile: String? = nil) {
+    public init(
+        user: String, device: String, name: String? = nil, color: String? = nil, secretFile: String? = nil,
+        share: PrivacyLevel? = nil
+    ) {
+        self.share = share
         self.user = user
         self.device = device
         self.name = name ?? user

@@ -10,7 +10,8 @@ public enum InboundMessage: Sendable, Hashable {
     /// An OwnTracks last will: the device's connection went away. `tst` is its connect time.
     case lastWill(tst: Int)
     /// The publisher's presence: `online` on connect, `offline` on shutdown or as a second will.
-    case presence(online: Bool, since: Int?, tst: Int)
+    /// `due`: by when the publisher promises its next message (epoch s), if it promises.
+    case presence(online: Bool, since: Int?, tst: Int, due: Int? = nil)
     /// An OwnTracks `transition`: the device entered (`enter`) or left (`leave`) one of its own
     /// regions, named by `region` (the app's `desc`), at `tst`.
     case transition(event: String, region: String?, tst: Int)

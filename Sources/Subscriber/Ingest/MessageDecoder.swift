@@ -79,7 +79,7 @@ extension MessageDecoder {
         var dropped: [String] = []
 
         static let informationalLocationKeys: Set<String> = [
-            "acc", "alt", "vac", "vel", "cog", "batt", "bs", "m", "created_at", "ve", "vn", "ms", "inregions",
+            "acc", "alt", "vac", "vel", "cog", "batt", "bs", "m", "created_at", "ve", "vn", "ms", "due", "inregions",
         ]
 
         init(wire: WirePayload, now: Int, futureTolerance: Int) {
@@ -98,7 +98,9 @@ extension MessageDecoder {
                 let state = try required(wire.state, "state")
                 guard state == "online" || state == "offline" else { throw .outOfRange("state") }
                 let tst = try requiredTimestamp(wire.tst, "tst", absentMeans: now)
-                return .presence(online: state == "online", since: informationalTimestamp(wire.since, "since"), tst: tst)
+                return .presence(
+                    online: state == "online", since: informationalTimestamp(wire.since, "since"), tst: tst,
+                    due: state == "online" ? promise(wire.due, after: tst) : nil)
             case "transition":
                 let event = try required(wire.event, "event")
                 guard event == "enter" || event == "leave" else { throw .outOfRange("event") }
@@ -142,7 +144,8 @@ extension MessageDecoder {
                 createdAt: informationalTimestamp(wire.createdAt, "created_at"),
                 ve: ve,
                 vn: vn,
-                ms: int(wire.ms, "ms", in: 1...86_400)
+                ms: int(wire.ms, "ms", in: 1...86_400),
+                due: promise(wire.due, after: tst)
             )
             var regions = wire.inregions
             if let list = regions, list.contains(where: { $0.isEmpty || $0.utf8.count > 200 }) {
@@ -178,6 +181,23 @@ extension MessageDecoder {
 
         private mutating func drop(_ key: String) {
             if !dropped.contains(key) { dropped.append(key) }
+        }
+
+        /// The longest promise accepted: a `due` more than this many seconds after the message (or
+        /// after now) is dropped as absurd.
+        static let maxPromise = 7 * 86_400
+
+        /// A `due` (epoch s by which the next message is promised): dropped (counted, logged once per
+        /// member) when of the wrong type, not finite, before the message's own `tst`, or more than
+        /// ``maxPromise`` seconds after the later of `tst` and now.
+        private mutating func promise(_ value: Double?, after tst: Int) -> Int? {
+            if wire.wrongTypes.contains("due") { drop("due") }
+            guard let value else { return nil }
+            guard value.isFinite, value >= Double(tst), value <= Double(max(tst, now) + Self.maxPromise) else {
+                drop("due")
+                return nil
+            }
+            return Int(value.rounded(.down))
         }
 
         private mutating func informationalTimestamp(_ value: Double?, _ key: String) -> Int? {

@@ -25,6 +25,7 @@ struct WirePayload {
     var ve: Double?
     var vn: Double?
     var ms: Double?
+    var due: Double?
     var state: String?
     var since: Double?
     var event: String?
@@ -92,6 +93,7 @@ struct WirePayload {
             if `is`("name") { return Self.string(value, into: &name) }
         case UInt8(ascii: "d"):
             if `is`("desc") { return Self.string(value, into: &desc) }
+            if `is`("due") { return Self.number(value, into: &due) }
         case UInt8(ascii: "f"):
             if `is`("face") { return Self.string(value, into: &face) }
         case UInt8(ascii: "i"):

@@ -41,7 +41,7 @@ extension CircleViewStore {
             reject(.unknownTopic, topic: message.topic)
             return nil
         }
-        guard memberCircles[route.member] != nil else {
+        guard tracks(route.member) else {
             reject(.unknownTopic, topic: message.topic)
             return nil
         }

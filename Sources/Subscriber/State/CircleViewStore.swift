@@ -9,6 +9,9 @@ import WhereaboutsCore
 /// Read side (the dashboard): ``circles()``, ``view(id:at:)``, ``trail(circle:user:device:)``,
 /// ``updates()``. Write side (ingest and the circles-file watcher): ``apply(_:from:retained:at:)``,
 /// ``reject(_:topic:)``, ``replaceCircles(_:at:)``. The view publisher calls ``collectDue(at:)``.
+///
+/// All stored state is the private ``State`` below; the other files of this folder hold the
+/// concepts it is made of (``CircleRoster``, ``PublishSchedule``, ``MemberState`` ...).
 public actor CircleViewStore {
     /// The freshness and history settings in force.
     public let settings: ViewSettings
@@ -17,34 +20,28 @@ public actor CircleViewStore {
     /// At most this often, in seconds, a circle's view is collected for publishing.
     public let viewInterval: Double
 
-    let logger: Logger
-    var circleList: [Circle] = []
-    var circlesByID: [String: Circle] = [:]
-    var memberCircles: [MemberID: [String]] = [:]
-    var states: [MemberID: MemberState] = [:]
-    var stats = IngestStatistics()
-    /// Decryption keys by member, from the circles file's `secretFile`s.
-    var secrets: [MemberID: OwnTracksKey] = [:]
-    /// Members whose unreadable encrypted messages were already logged.
-    var decryptionWarned: Set<MemberID> = []
-    let metrics = SubscriberMetrics()
-    var cards: [MemberID: MemberCard] = [:]
-    var regions: [MemberID: ReportedRegions] = [:]
-    /// Member and key pairs already logged once (ignored types, dropped fields).
-    var loggedOnce: Set<String> = []
-    /// Whether a member's status changed since the status file was last written.
-    var statusDirty = false
+    private let logger: Logger
+    /// The Prometheus series (thread-safe on its own); the view publisher counts what it sends.
+    nonisolated let metrics = SubscriberMetrics()
+    private var state: State
 
-    var dirty: Set<String> = []
-    var lastCollected: [String: Double] = [:]
-    var pendingEvents: [CircleEvent] = []
-    var removedCircles: [String] = []
-    var nextStaleCheck: Double = .infinity
-    var changeWaiter: (id: UInt64, continuation: CheckedContinuation<Void, Never>)?
-    var changeSignalled = false
-    var nextWaiterID: UInt64 = 0
-    var subscribers: [UInt64: AsyncStream<CircleView>.Continuation] = [:]
-    var nextSubscriberID: UInt64 = 0
+    /// Everything the store holds, in one place.
+    private struct State {
+        var roster: CircleRoster
+        var members: [MemberID: MemberState] = [:]
+        var cards: [MemberID: MemberCard] = [:]
+        var regions: [MemberID: ReportedRegions] = [:]
+        var places = PlacePresence()
+        var keys: DecryptionKeys
+        var stats = IngestStatistics()
+        var loggedOnce = OnceLog()
+        /// Whether a member's status changed since the status file was last written.
+        var statusDirty = false
+        var schedule: PublishSchedule
+        var change = ChangeSignal()
+        var subscribers = StreamSubscribers<CircleView>()
+        var eventSubscribers = StreamSubscribers<CircleEvent>()
+    }
 
     /// Creates a store for the circles of `file` that `shard` owns. Loading is not a membership
     /// change: no `joined` events are sent for the initial members.
@@ -61,36 +58,36 @@ public actor CircleViewStore {
         self.viewInterval = viewInterval
         self.logger = logger
         let owned = file.circles.filter { shard.owns(circleID: $0.id) }
-        secrets = file.secrets
-        circleList = owned
-        for circle in owned {
-            circlesByID[circle.id] = circle
-            for member in circle.members { memberCircles[member.id, default: []].append(circle.id) }
-        }
-        dirty = Set(owned.map(\.id))
-        for circle in owned { lastCollected[circle.id] = now.timeIntervalSince1970 }
+        state = State(
+            roster: CircleRoster(owned), keys: DecryptionKeys(file.secrets),
+            schedule: PublishSchedule(circleIDs: owned.map(\.id), now: now.timeIntervalSince1970))
     }
 
     // MARK: Read side
 
     /// The circles this instance owns, in circles-file order.
     public func circles() -> [CircleSummary] {
-        circleList.map(\.summary)
+        state.roster.circles.map(\.summary)
     }
 
     /// The circle with `id`, if this instance owns it.
     public func circle(id: String) -> Circle? {
-        circlesByID[id]
+        state.roster.circle(id: id)
     }
 
     /// Every member device this instance tracks, sorted.
     public func trackedMembers() -> [MemberID] {
-        memberCircles.keys.sorted()
+        state.roster.trackedMembers.sorted()
+    }
+
+    /// Whether `member` belongs to a circle this instance owns.
+    func tracks(_ member: MemberID) -> Bool {
+        state.roster.tracks(member)
     }
 
     /// The current view of circle `id` at `now`, or `nil` if this instance does not own it.
     public func view(id: String, at now: Date = Date()) -> CircleView? {
-        guard let circle = circlesByID[id] else { return nil }
+        guard let circle = state.roster.circle(id: id) else { return nil }
         return buildView(circle, at: now.timeIntervalSince1970)
     }
 
@@ -98,14 +95,24 @@ public actor CircleViewStore {
     /// when the circle or the membership does not exist, so a circle's page never reveals a
     /// device outside it.
     public func trail(circle: String, user: String, device: String) -> [TrailPoint]? {
-        guard let found = circlesByID[circle], found.members.contains(where: { $0.user == user && $0.device == device })
-        else { return nil }
-        return states[MemberID(user: user, device: device)]?.trail.trailPoints ?? []
+        let id = MemberID(user: user, device: device)
+        guard let member = state.roster.member(id, inCircle: circle), let found = state.roster.circle(id: circle) else { return nil }
+        // Only an `exact` audience sees a trail.
+        guard found.level(of: member) == .exact else { return [] }
+        return state.members[id]?.trail.trailPoints ?? []
+    }
+
+    /// The face of `user`/`device` if it is a member of circle `circle` and sent a card with a
+    /// face; `nil` otherwise, so a circle's page never reveals a device outside it.
+    public func face(circle: String, user: String, device: String) -> MemberFace? {
+        let id = MemberID(user: user, device: device)
+        guard state.roster.member(id, inCircle: circle) != nil else { return nil }
+        return state.cards[id]?.face
     }
 
     /// The ingest and publishing counters.
     public func statistics() -> IngestStatistics {
-        stats
+        state.stats
     }
 
     /// Views as they are published, from now on. Each call returns an independent sequence.
@@ -114,9 +121,7 @@ public actor CircleViewStore {
         // oldest ones, which can be some circle's only, newest view. The dashboard reads with
         // one consumer that only encodes (ViewBroadcaster), so nothing accumulates.
         let (stream, continuation) = AsyncStream.makeStream(of: CircleView.self, bufferingPolicy: .unbounded)
-        let id = nextSubscriberID
-        nextSubscriberID += 1
-        subscribers[id] = continuation
+        let id = state.subscribers.add(continuation)
         continuation.onTermination = { [weak self] _ in
             Task { await self?.removeSubscriber(id) }
         }
@@ -124,45 +129,451 @@ public actor CircleViewStore {
     }
 
     private func removeSubscriber(_ id: UInt64) {
-        subscribers[id] = nil
+        state.subscribers.remove(id)
     }
 
-    // MARK: Building views
+    /// Events as they are published, from now on. Each call returns an independent sequence.
+    public func eventUpdates() -> CircleEventUpdates {
+        // Unbounded like `updates()`: the dashboard's one consumer only encodes and queues.
+        let (stream, continuation) = AsyncStream.makeStream(of: CircleEvent.self, bufferingPolicy: .unbounded)
+        let id = state.eventSubscribers.add(continuation)
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.removeEventSubscriber(id) }
+        }
+        return CircleEventUpdates(stream: stream)
+    }
 
-    func buildView(_ circle: Circle, at now: Double) -> CircleView {
+    private func removeEventSubscriber(_ id: UInt64) {
+        state.eventSubscribers.remove(id)
+    }
+
+    /// The subscriber's metrics in the Prometheus text format: every ingest counter, and gauges
+    /// taken now (members by status, WebSocket clients, queue depths). Served on `GET /metrics`.
+    public func renderMetrics(at now: Date = Date()) -> [UInt8] {
+        let nowSeconds = now.timeIntervalSince1970
+        var members: [MemberStatus: Int] = [:]
+        for member in state.roster.trackedMembers {
+            let status = state.members[member]?.status(at: nowSeconds, settings: settings) ?? .unknown
+            members[status, default: 0] += 1
+        }
+        return metrics.render(members: members, webSocketClients: state.subscribers.count, queues: state.schedule.queueDepths)
+    }
+
+    private func buildView(_ circle: Circle, at now: Double) -> CircleView {
         CircleView(
             circle: circle.summary,
             generatedAt: now,
-            members: circle.members.map { memberView($0, state: states[$0.id], at: now) }
+            members: circle.members.map { member in
+                MemberView(
+                    member, state: state.members[member.id], card: state.cards[member.id],
+                    regions: state.regions[member.id],
+                    place: state.places.current(of: member.id, in: circle),
+                    at: now, settings: settings
+                ).redacted(to: circle.level(of: member), grid: circle.grid)
+            },
+            places: circle.places
         )
     }
 
-    func memberView(_ member: Member, state: MemberState?, at now: Double) -> MemberView {
-        var view = MemberView(user: member.user, device: member.device, name: member.name, color: member.color, status: .unknown)
-        guard let state else { return view }
-        view.status = state.status(at: now, staleTimeout: settings.staleTimeout)
-        view.statusSince = state.statusSince(at: now, staleTimeout: settings.staleTimeout)
-        view.trail = state.trail.trailPoints
-        view.inregions = regions[member.id]?.names
-        if let card = cards[member.id] {
-            view.cardName = card.name
-            view.face = card.face?.tag
+    // MARK: Write side
+
+    /// Applies a validated message from `member` (identified by its topic) received at `now`.
+    /// `retained` says whether the broker delivered it as a retained message (replayed state).
+    @discardableResult
+    public func apply(_ message: InboundMessage, from member: MemberID, retained: Bool, at now: Date = Date()) -> ApplyOutcome {
+        guard let circleIDs = state.roster.circleIDs(of: member) else {
+            reject(.unknownTopic, topic: member.description)
+            return .notAMember
         }
-        guard let fix = state.fix else { return view }
-        view.tid = fix.tid.isEmpty ? nil : fix.tid
-        view.fix = FixView(fix)
-        view.age = max(0, now - Double(fix.tst))
-        let velocity = fix.extrapolationVelocity
-        view.speed = velocity.map(\.speed) ?? fix.vel.map { Double($0) / 3.6 }
-        if let cog = fix.cog {
-            view.course = Double(cog)
-        } else if let velocity, velocity.speed > 0 {
-            let degrees = atan2(velocity.east, velocity.north) * 180 / .pi
-            view.course = degrees < 0 ? degrees + 360 : degrees
+        let nowSeconds = now.timeIntervalSince1970
+        let settings = settings
+        // Mutated in place (no copy of the trail's storage per message).
+        let (outcome, live, newestTst, statusChange, deadline) = Self.mutate(&state.members[member, default: MemberState()]) { member in
+            var live = false
+            if case .location(let location, _) = message {
+                live = member.isLive(location, now: nowSeconds, retained: retained, liveWindow: settings.liveWindow)
+            }
+            let outcome = member.apply(message, receivedAt: now, retained: retained, settings: settings)
+            let change = member.takeStatusChange(at: nowSeconds, settings: settings)
+            return (outcome, live, member.fix?.tst, change, member.nextStatusChange(after: nowSeconds, settings: settings))
         }
-        let shown = fix.displayedPosition(at: Date(timeIntervalSince1970: now))
-        let moved = velocity.map { $0.speed > 0 } ?? false
-        view.display = DisplayPosition(lat: shown.latitude, lon: shown.longitude, extrapolated: moved && now > Double(fix.tst))
-        return view
+        state.stats.accepted += 1
+        var extraChange = false
+        // A new live fix for the place rules, applied after the status events are queued.
+        var placeFix: (location: LocationMessage, quiet: Bool)?
+        switch message {
+        case .location(let location, let inregions):
+            if outcome == .duplicate {
+                metrics.ingest(outcome: "duplicate", reason: "location")
+            } else if live {
+                metrics.ingest(outcome: "live", reason: "location")
+            } else {
+                state.stats.backlog += 1
+                let older = newestTst.map { $0 > location.tst } ?? false
+                if older { state.stats.olderFixes += 1 }
+                metrics.ingest(outcome: older ? "older" : "backlog", reason: "location")
+            }
+            if outcome != .duplicate, newestTst == location.tst {
+                if let inregions {
+                    extraChange = state.regions[member, default: ReportedRegions()].set(inregions, tst: location.tst)
+                }
+                // Replayed retained state and backlog are history: shown, never announced.
+                placeFix = (location, retained || !live)
+            }
+        case let .transition(event, region, tst):
+            metrics.ingest(outcome: "state", reason: "transition")
+            extraChange = applyTransition(event: event, region: region, tst: tst, of: member, in: circleIDs, retained: retained)
+        case .card(let name, let face):
+            metrics.ingest(outcome: "state", reason: "card")
+            let card = MemberCard(name: name, face: face)
+            extraChange = state.cards[member] != card
+            state.cards[member] = card
+        case .ignored(let type):
+            state.stats.ignored += 1
+            let reason = SubscriberMetrics.knownIgnoredTypes.contains(type) ? type : "other"
+            state.stats.ignoredByType[reason, default: 0] += 1
+            metrics.ingest(outcome: "ignored", reason: reason)
+            if state.loggedOnce.isFirst("type.\(reason)", of: member) {
+                logger.notice(
+                    "Ignored a message type the views do not use (logged once per member and type).",
+                    metadata: ["whereabouts.member": "\(member)", "whereabouts.type": "\(type)"])
+            }
+        case .lastWill:
+            metrics.ingest(outcome: "state", reason: "lwt")
+        case .presence:
+            metrics.ingest(outcome: "state", reason: "presence")
+        }
+        if let deadline { state.schedule.checkStatus(by: deadline) }
+        switch outcome {
+        case .duplicate:
+            state.stats.duplicates += 1
+            logger.debug("Dropped a duplicate fix.", metadata: ["whereabouts.member": "\(member)"])
+            return .duplicate
+        case .changed:
+            markDirty(circleIDs)
+        case .unchanged:
+            if statusChange != nil || extraChange { markDirty(circleIDs) }
+        }
+        if let statusChange { announce(statusChange, of: member, in: circleIDs, at: nowSeconds) }
+        if let (location, quiet) = placeFix {
+            extraChange = trackPlaces(of: member, in: circleIDs) { tracker, places, rules in
+                tracker.observe(
+                    tst: location.tst, at: Coordinate(latitude: location.lat, longitude: location.lon),
+                    accuracy: Double(location.acc), places: places, rules: rules, quiet: quiet)
+            } || extraChange
+        }
+        return outcome == .changed || statusChange != nil || extraChange ? .changed : .unchanged
+    }
+
+    private static func mutate<R>(_ state: inout MemberState, _ body: (inout MemberState) -> R) -> R {
+        body(&state)
+    }
+
+    /// Applies a device's region transition: updates its regions if the transition is the newest
+    /// news about them, and (unless the broker replayed it as retained state) sends an `enter` or
+    /// `leave` event to each of its circles. Returns whether the views' regions changed.
+    private func applyTransition(
+        event: String, region: String?, tst: Int, of member: MemberID, in circleIDs: [String], retained: Bool
+    ) -> Bool {
+        var changed = false
+        if let region {
+            changed = state.regions[member, default: ReportedRegions()].apply(event: event, region: region, tst: tst)
+            changed = trackPlaces(of: member, in: circleIDs) { tracker, places, _ in
+                tracker.transition(entered: event == "enter", region: region, tst: tst, places: places, quiet: retained)
+            } || changed
+            let key = region.lowercased()
+            let circles = circleIDs.compactMap { state.roster.circle(id: $0) }
+            if circles.contains(where: { !$0.places.isEmpty }),
+                !circles.contains(where: { $0.places.contains { $0.name.lowercased() == key } }),
+                state.loggedOnce.isFirst("region.\(key)", of: member)
+            {
+                logger.notice(
+                    "A region transition names no place of the member's circles: it stays the device's own region (enter/leave), not an arrival (logged once per member and region).",
+                    metadata: ["whereabouts.member": "\(member)", "whereabouts.region": "\(region)"])
+            }
+        }
+        if !retained {
+            let kind: CircleEvent.Kind = event == "enter" ? .enter : .leave
+            // The device's own region names are as telling as a position: only `exact` audiences get them.
+            for id in circleIDs where level(of: member, in: id) == .exact {
+                state.schedule.queue(CircleEvent(circle: id, user: member.user, device: member.device, event: kind, tst: tst, region: region))
+            }
+            logger.info("Member reported a region transition.", metadata: ["whereabouts.member": "\(member)", "whereabouts.event": "\(event)"])
+            signalChange()
+        }
+        return changed
+    }
+
+    /// Runs `step` on `member`'s place tracker in each of its circles that has places, announces
+    /// the arrivals and departures it decides (unless quiet), and brings the next deadline check
+    /// forward to the next pending arrival. Returns whether a view changed.
+    private func trackPlaces(
+        of member: MemberID, in circleIDs: [String], _ step: (inout PlaceTracker, [Place], PlaceRules) -> [PlaceChange]
+    ) -> Bool {
+        let rules = settings.placeRules
+        let update = state.places.update(member, in: circleIDs.compactMap { state.roster.circle(id: $0) }, rules: rules) {
+            step(&$0, $1, rules)
+        }
+        if let deadline = update.nextDeadline { state.schedule.checkStatus(by: deadline) }
+        for (id, changes) in update.changes {
+            _ = state.schedule.markDirty([id])
+            announce(changes, of: member, in: id)
+        }
+        return !update.changes.isEmpty
+    }
+
+    /// What circle `circleID`'s audience sees of `member`.
+    private func level(of member: MemberID, in circleID: String) -> PrivacyLevel {
+        guard let circle = state.roster.circle(id: circleID), let entry = state.roster.member(member, inCircle: circleID) else {
+            return .hidden
+        }
+        return circle.level(of: entry)
+    }
+
+    private func announce(_ changes: [PlaceChange], of member: MemberID, in circleID: String) {
+        let shown = level(of: member, in: circleID) < .hidden
+        for change in changes where !change.quiet && shown {
+            let kind: CircleEvent.Kind = change.kind == .arrived ? .arrived : .departed
+            logger.info(
+                "Member \(kind == .arrived ? "arrived at" : "left") a place.",
+                metadata: ["whereabouts.member": "\(member)", "whereabouts.circle": "\(circleID)", "whereabouts.place": "\(change.place)"])
+            state.schedule.queue(
+                CircleEvent(circle: circleID, user: member.user, device: member.device, event: kind, tst: change.tst, place: change.place))
+        }
+        signalChange()
+    }
+
+    /// Counts the informational fields dropped from an accepted message of `member`, logging each
+    /// field once per member.
+    func countDropped(_ fields: [String], of member: MemberID, topic: String) {
+        for field in fields {
+            state.stats.droppedFields[field, default: 0] += 1
+            metrics.droppedField(field)
+            if state.loggedOnce.isFirst("field.\(field)", of: member) {
+                logger.notice(
+                    "Dropped an informational field that was out of range or of the wrong type; the rest of the message was used (logged once per member and field).",
+                    metadata: ["whereabouts.topic": "\(topic)", "whereabouts.field": "\(field)"])
+            }
+        }
+    }
+
+    /// Counts and logs a rejected message: the first of each reason at info, the rest at debug
+    /// (the rule for all rejected input), so one misbehaving client cannot flood the log.
+    public func reject(_ reason: MessageRejectionReason, topic: String) {
+        state.stats.rejected[reason.code, default: 0] += 1
+        metrics.ingest(outcome: "rejected", reason: reason.code)
+        let isFirst = state.stats.rejected[reason.code] == 1
+        logger.log(
+            level: isFirst ? .info : .debug,
+            "Rejected a message\(isFirst ? "; further rejections for this reason are logged at debug level" : "").",
+            metadata: [
+                "whereabouts.topic": "\(topic)", "whereabouts.reason": "\(reason.code)",
+                "whereabouts.detail": "\(reason)",
+            ])
+    }
+
+    /// Decrypts an OwnTracks encrypted message from `member` with the secret the circles file
+    /// names for it. A missing secret and a failure are each logged once per member, at warning,
+    /// never with the secret or the payload; a failure is counted as `undecryptable`.
+    func decrypt(_ payload: some Collection<UInt8>, from member: MemberID) -> DecryptionKeys.Outcome {
+        let outcome = state.keys.open(payload, from: member)
+        switch outcome {
+        case .plaintext:
+            break
+        case .noSecret:
+            warnOnce(member, "Encrypted messages from this device are ignored: the circles file names no secretFile for it.",
+                     reason: "encrypted")
+        case .failed(let error):
+            let code = MessageRejectionReason.undecryptable.code
+            state.stats.rejected[code, default: 0] += 1
+            metrics.ingest(outcome: "rejected", reason: code)
+            warnOnce(member, "Rejected an encrypted message that does not decrypt with this device's secret.",
+                     reason: "\(code): \(error.description)")
+        }
+        return outcome
+    }
+
+    private func warnOnce(_ member: MemberID, _ message: Logger.Message, reason: String) {
+        guard state.keys.shouldWarn(about: member) else { return }
+        logger.warning(message, metadata: [
+            "whereabouts.member": "\(member)", "whereabouts.reason": "\(reason)",
+            "whereabouts.note": "logged once per device until the subscriber restarts; counted every time",
+        ])
+    }
+
+    private func announce(_ status: MemberStatus, of member: MemberID, in circleIDs: [String], at now: Double) {
+        let kind: CircleEvent.Kind
+        switch status {
+        case .online: kind = .online
+        case .stationary: kind = .stationary
+        case .overdue: kind = .overdue
+        case .offline: kind = .offline
+        case .stale: kind = .stale
+        case .gone: kind = .gone
+        case .unknown: return
+        }
+        logger.info("Member is \(status.rawValue).", metadata: ["whereabouts.member": "\(member)"])
+        for id in circleIDs {
+            state.schedule.queue(CircleEvent(circle: id, user: member.user, device: member.device, event: kind, tst: Int(now)))
+        }
+        state.statusDirty = true
+        signalChange()
+    }
+
+    /// Marks circles as changed. A circle that becomes dirty wakes the publisher, which
+    /// publishes it at once if its interval has passed, or sleeps until it has.
+    private func markDirty(_ circleIDs: [String]) {
+        if state.schedule.markDirty(circleIDs) { signalChange() }
+    }
+
+    /// Marks circles for publishing again (after a failed publish).
+    public func invalidate(circleIDs: [String]) {
+        for id in circleIDs where state.roster.circle(id: id) != nil {
+            state.schedule.invalidate(id)
+        }
+    }
+
+    // MARK: Reload
+
+    /// Replaces the circles with those of `file` that this shard owns, keeping the state of every
+    /// device that stays tracked. Sends `joined`/`left` events per circle, marks changed circles
+    /// for publishing, and queues removed circles for clearing.
+    public func replaceCircles(_ file: CirclesFile, at now: Date = Date()) -> MembershipChange {
+        let next = CircleRoster(file.circles.filter { shard.owns(circleID: $0.id) })
+        let change = state.roster.changes(to: next, at: Int(now.timeIntervalSince1970))
+        state.keys.replace(with: file.secrets)
+        for event in change.events { state.schedule.queue(event) }
+        _ = state.schedule.markDirty(change.changedCircles)
+        for id in change.removedCircles { state.schedule.remove(id) }
+        for member in change.removedMembers {
+            state.members[member] = nil
+            state.cards[member] = nil
+            state.regions[member] = nil
+            state.places.forget(member)
+        }
+        state.places.keepUnchanged(from: state.roster, to: next)
+        state.roster = next
+        logger.info(
+            "Loaded the circles.",
+            metadata: [
+                "whereabouts.circles": "\(next.circles.count)", "whereabouts.added": "\(change.addedMembers.count)",
+                "whereabouts.removed": "\(change.removedMembers.count)",
+            ])
+        signalChange()
+        return MembershipChange(added: change.addedMembers, removed: change.removedMembers)
+    }
+
+    // MARK: Publishing
+
+    /// Collects what is due at `now`: views of changed circles whose last collection is at least
+    /// ``viewInterval`` ago, pending events (members that turned stale are detected here), and
+    /// removed circles. Collected views also go to every ``updates()`` sequence.
+    public func collectDue(at now: Date = Date()) -> PublishBatch {
+        let nowSeconds = now.timeIntervalSince1970
+        state.change.reset()
+        if nowSeconds >= state.schedule.nextStatusCheck { checkDeadlines(at: nowSeconds) }
+        let roster = state.roster
+        let due = state.schedule.takeDue(at: nowSeconds, viewInterval: viewInterval, owns: { roster.circle(id: $0) != nil })
+        var batch = PublishBatch()
+        batch.views = due.circles.compactMap { id in roster.circle(id: id).map { buildView($0, at: nowSeconds) } }
+        batch.events = due.events
+        batch.removedCircles = due.removedCircles
+        batch.nextDeadline = due.next
+        state.stats.viewsBuilt += batch.views.count
+        state.stats.events += batch.events.count
+        for view in batch.views { state.subscribers.yield(view) }
+        for event in batch.events { state.eventSubscribers.yield(event) }
+        return batch
+    }
+
+    /// Suspends until something may have changed what is due (a circle became dirty, an event),
+    /// returning at once if that happened since the last ``collectDue(at:)``.
+    /// Returns early when the calling task is cancelled.
+    public func waitForChanges() async {
+        if state.change.isSignalled { return }
+        let id = state.change.makeWaiterID()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                if Task.isCancelled || state.change.isSignalled {
+                    continuation.resume()
+                } else {
+                    state.change.park(continuation, id: id)
+                }
+            }
+        } onCancel: {
+            Task { await self.cancelWaiter(id) }
+        }
+    }
+
+    private func cancelWaiter(_ id: UInt64) {
+        state.change.cancel(id)
+    }
+
+    private func signalChange() {
+        state.change.signal()
+    }
+
+    /// Finds members whose silence passed the stale timeout and arrivals whose dwell time passed,
+    /// announces them, and recomputes the earliest next deadline.
+    private func checkDeadlines(at now: Double) {
+        var next = Double.infinity
+        for (member, var memberState) in state.members {
+            if let change = memberState.takeStatusChange(at: now, settings: settings) {
+                state.members[member] = memberState
+                let circleIDs = state.roster.circleIDs(of: member) ?? []
+                markDirty(circleIDs)
+                announce(change, of: member, in: circleIDs, at: now)
+            }
+            if let deadline = memberState.nextStatusChange(after: now, settings: settings) {
+                next = min(next, deadline)
+            }
+        }
+        let arrivals = state.places.advance(to: now, roster: state.roster, rules: settings.placeRules)
+        for (member, id, changes) in arrivals.changes {
+            _ = state.schedule.markDirty([id])
+            announce(changes, of: member, in: id)
+        }
+        if let later = arrivals.next { next = min(next, later) }
+        state.schedule.setNextStatusCheck(next)
+    }
+
+    // MARK: Status file
+
+    /// Every tracked member's status if any changed since the last call, else `nil`.
+    func takeStatusSnapshot() -> [StatusRecord]? {
+        guard state.statusDirty else { return nil }
+        state.statusDirty = false
+        return statusSnapshot()
+    }
+
+    /// Marks the statuses as not yet saved (a write failed), so the next snapshot is taken again.
+    func markStatusUnsaved() {
+        state.statusDirty = true
+    }
+
+    /// Every tracked member's status that a message set, sorted by member.
+    func statusSnapshot() -> [StatusRecord] {
+        state.members.compactMap { $0.value.record(of: $0.key) }.sorted { ($0.user, $0.device) < ($1.user, $1.device) }
+    }
+
+    /// Restores statuses saved by an earlier run, for members still tracked, before ingest
+    /// starts. No events go out for them: they were announced when they happened.
+    /// Returns how many members were restored.
+    @discardableResult
+    func restoreStatus(_ records: [StatusRecord], at now: Date = Date()) -> Int {
+        var restored = 0
+        for record in records where record.status != .stale {
+            let member = MemberID(user: record.user, device: record.device)
+            guard state.roster.tracks(member), record.eventTime.isFinite else { continue }
+            var memberState = state.members[member] ?? MemberState()
+            memberState.restore(record, at: now.timeIntervalSince1970, settings: settings)
+            state.members[member] = memberState
+            if let deadline = memberState.nextStatusChange(after: now.timeIntervalSince1970, settings: settings) {
+                state.schedule.checkStatus(by: deadline)
+            }
+            restored += 1
+        }
+        _ = state.schedule.markDirty(state.roster.circles.map(\.id))
+        return restored
     }
 }

@@ -16,8 +16,15 @@ import WhereaboutsCore
 ///   not older than the last one's.
 /// - A fix dated ahead of its arrival (clock skew, within the future tolerance) counts as of its
 ///   arrival time when later fixes are ordered against it, so it never holds the live position.
-/// - `stale` is derived: base status online, but the newest news (`tst` of any accepted message,
-///   capped at the receive time) is older than the stale timeout.
+/// - The *promise* is the `due` of the newest live message that says the device is up (a live
+///   fix, presence `online`), by the same event-time order; `nil` when that message promised
+///   nothing (the OwnTracks apps).
+/// - Derived from a base status online: with a promise, `overdue` once the promise plus the grace
+///   has passed, else `online` while the newest fix (without one: coming online) is within the stale
+///   timeout, else `stationary` (alive, heartbeats keep the promise, not moving); without a
+///   promise, `stale` once the newest news (`tst` of any accepted message, capped at the receive
+///   time) is older than the stale timeout. Any member heard from but silent for the gone
+///   timeout is `gone`, whatever its base status.
 struct MemberState: Sendable {
     /// The newest fix: never replaced by an older one.
     var fix: LocationMessage?
@@ -35,6 +42,11 @@ struct MemberState: Sendable {
     var lastNews: Int?
     /// The status last announced through events, to detect changes.
     var announced: MemberStatus = .unknown
+    /// Epoch seconds by which the device promised its next message, from the newest live message
+    /// that says it is up; `nil` when that message promised nothing.
+    var promise: Int?
+    /// Event time of the message that set ``promise``.
+    private var promiseEventTime: Double = -.infinity
 
     /// What applying a message did.
     enum Outcome: Equatable {
@@ -46,35 +58,62 @@ struct MemberState: Sendable {
         case duplicate
     }
 
-    /// The status shown at `now`.
-    func status(at now: Double, staleTimeout: Double) -> MemberStatus {
+    /// The status shown at `now` under `settings` (the rules above).
+    func status(at now: Double, settings: ViewSettings) -> MemberStatus {
+        guard baseStatus != .unknown else { return .unknown }
+        if let lastNews, now - Double(lastNews) > settings.goneAfter { return .gone }
         guard baseStatus == .online else { return baseStatus }
-        if let lastNews, now - Double(lastNews) > staleTimeout { return .stale }
+        if let promise {
+            if now > Double(promise) + settings.overdueGrace { return .overdue }
+            return now - freshness <= settings.staleTimeout ? .online : .stationary
+        }
+        if let lastNews, now - Double(lastNews) > settings.staleTimeout { return .stale }
         return .online
     }
 
-    /// Epoch seconds since which `status(at:staleTimeout:)` holds.
-    func statusSince(at now: Double, staleTimeout: Double) -> Int? {
-        if status(at: now, staleTimeout: staleTimeout) == .stale, let lastNews {
-            return lastNews + Int(staleTimeout.rounded(.up))
+    /// Since when (epoch s) the member shows signs of moving: its newest fix, or coming online
+    /// while it has none (a heartbeat is no sign of moving).
+    private var freshness: Double {
+        fix == nil ? Double(statusSince ?? Int.min) : Double(orderKey)
+    }
+
+    /// Epoch seconds since which `status(at:settings:)` holds.
+    func statusSince(at now: Double, settings: ViewSettings) -> Int? {
+        switch status(at: now, settings: settings) {
+        case .gone: return lastNews.map { $0 + Int(settings.goneAfter.rounded(.up)) }
+        case .stale: return lastNews.map { $0 + Int(settings.staleTimeout.rounded(.up)) }
+        case .overdue: return promise.map { $0 + Int(settings.overdueGrace.rounded(.up)) }
+        case .stationary: return Int((freshness + settings.staleTimeout).rounded(.up))
+        case .online, .offline, .unknown: return statusSince
         }
-        return statusSince
     }
 
     /// The status shown at `now` if it differs from the one last announced, recording it as
-    /// announced; `nil` when nothing changed. Coming back from `stale` restarts `statusSince`.
-    mutating func takeStatusChange(at now: Double, staleTimeout: Double) -> MemberStatus? {
-        let current = status(at: now, staleTimeout: staleTimeout)
+    /// announced; `nil` when nothing changed. Coming back online from a derived status (stale,
+    /// stationary, overdue, gone) restarts `statusSince`.
+    mutating func takeStatusChange(at now: Double, settings: ViewSettings) -> MemberStatus? {
+        let current = status(at: now, settings: settings)
         guard current != announced else { return nil }
-        if current == .online, announced == .stale { statusSince = Int(now) }
+        if current == .online, [.stale, .stationary, .overdue, .gone].contains(announced) { statusSince = Int(now) }
         announced = current
         return current
     }
 
-    /// When an online member turns stale unless news arrives, in epoch seconds.
-    func staleDeadline(staleTimeout: Double) -> Double? {
-        guard baseStatus == .online, let lastNews else { return nil }
-        return Double(lastNews) + staleTimeout
+    /// The next time after `now` (epoch s) at which the status may change without news: the
+    /// stale, stationary, overdue or gone threshold ahead.
+    func nextStatusChange(after now: Double, settings: ViewSettings) -> Double? {
+        guard baseStatus != .unknown else { return nil }
+        var candidates: [Double] = []
+        if let lastNews { candidates.append(Double(lastNews) + settings.goneAfter) }
+        if baseStatus == .online {
+            if let promise {
+                candidates.append(Double(promise) + settings.overdueGrace)
+                candidates.append(freshness + settings.staleTimeout)
+            } else if let lastNews {
+                candidates.append(Double(lastNews) + settings.staleTimeout)
+            }
+        }
+        return candidates.filter { $0 > now }.min()
     }
 
     mutating func apply(
@@ -88,15 +127,16 @@ struct MemberState: Sendable {
             // A will is sent by the broker when the connection is lost; its tst is the connect time.
             let eventTime = retained ? min(Double(tst), nowSeconds) : nowSeconds
             return setBase(.offline, eventTime: eventTime, since: Int(eventTime)) ? .changed : .unchanged
-        case let .presence(online, _, tst):
+        case let .presence(online, _, tst, due):
             noteNews(tst, now: nowSeconds)
             let eventTime = retained ? min(Double(tst), nowSeconds) : nowSeconds
+            let promised = setPromise(online ? due : nil, eventTime: eventTime)
             let changed = setBase(online ? .online : .offline, eventTime: eventTime, since: min(tst, Int(nowSeconds)))
-            return changed ? .changed : .unchanged
+            return changed || promised ? .changed : .unchanged
         case .transition(_, _, let tst):
-            let before = status(at: nowSeconds, staleTimeout: settings.staleTimeout)
+            let before = status(at: nowSeconds, settings: settings)
             noteNews(tst, now: nowSeconds)
-            return before == status(at: nowSeconds, staleTimeout: settings.staleTimeout) ? .unchanged : .changed
+            return before == status(at: nowSeconds, settings: settings) ? .unchanged : .changed
         case .card, .ignored:
             return .unchanged
         }
@@ -129,6 +169,7 @@ struct MemberState: Sendable {
             noteNews(location.tst, now: now)
             if live {
                 let eventTime = retained ? min(Double(location.tst), now) : now
+                _ = setPromise(location.due, eventTime: eventTime)
                 _ = setBase(.online, eventTime: eventTime, since: min(location.tst, Int(now)))
             }
         }
@@ -138,6 +179,21 @@ struct MemberState: Sendable {
     private mutating func noteNews(_ tst: Int, now: Double) {
         let news = min(tst, Int(now))
         if lastNews == nil || news > lastNews! { lastNews = news }
+    }
+
+    /// Takes over a promise saved in the status file.
+    mutating func restorePromise(_ due: Int, eventTime: Double) {
+        promise = due
+        promiseEventTime = eventTime
+    }
+
+    /// Takes the promise of a message with `eventTime` if no newer message set one; returns
+    /// whether the promise changed.
+    private mutating func setPromise(_ due: Int?, eventTime: Double) -> Bool {
+        guard eventTime >= promiseEventTime else { return false }
+        promiseEventTime = eventTime
+        defer { promise = due }
+        return promise != due
     }
 
     /// Sets the base status if `eventTime` is not older than the current one's. Returns whether

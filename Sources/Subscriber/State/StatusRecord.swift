@@ -14,6 +14,8 @@ struct StatusRecord: Sendable, Hashable, Codable {
     var since: Int?
     /// Epoch seconds of the newest news from the member.
     var lastNews: Int?
+    /// The device's promise (`due`, epoch s) when the status was saved, if it made one.
+    var due: Int?
 
     /// Creates a record.
     init(user: String, device: String, status: MemberStatus, eventTime: Double, since: Int?, lastNews: Int?) {
@@ -26,59 +28,24 @@ struct StatusRecord: Sendable, Hashable, Codable {
     }
 }
 
-extension CircleViewStore {
-    /// Every tracked member's status if any changed since the last call, else `nil`.
-    func takeStatusSnapshot() -> [StatusRecord]? {
-        guard statusDirty else { return nil }
-        statusDirty = false
-        return statusSnapshot()
-    }
-
-    /// Marks the statuses as not yet saved (a write failed), so the next snapshot is taken again.
-    func markStatusUnsaved() {
-        statusDirty = true
-    }
-
-    /// Every tracked member's status that a message set, sorted by member.
-    func statusSnapshot() -> [StatusRecord] {
-        states.compactMap { entry -> StatusRecord? in
-            let (member, state) = entry
-            guard state.baseStatus != .unknown else { return nil }
-            return StatusRecord(
-                user: member.user, device: member.device, status: state.baseStatus,
-                eventTime: state.statusEventTime, since: state.statusSince, lastNews: state.lastNews)
-        }.sorted { ($0.user, $0.device) < ($1.user, $1.device) }
-    }
-
-    /// Restores statuses saved by an earlier run, for members still tracked, before ingest
-    /// starts. No events go out for them: they were announced when they happened.
-    /// Returns how many members were restored.
-    @discardableResult
-    func restoreStatus(_ records: [StatusRecord], at now: Date = Date()) -> Int {
-        var restored = 0
-        for record in records where record.status != .stale {
-            let member = MemberID(user: record.user, device: record.device)
-            guard memberCircles[member] != nil, record.eventTime.isFinite else { continue }
-            var state = states[member] ?? MemberState()
-            state.restore(record, at: now.timeIntervalSince1970, staleTimeout: settings.staleTimeout)
-            states[member] = state
-            if let deadline = state.staleDeadline(staleTimeout: settings.staleTimeout) {
-                nextStaleCheck = min(nextStaleCheck, deadline)
-            }
-            restored += 1
-        }
-        for circle in circleList { dirty.insert(circle.id) }
-        return restored
-    }
-}
-
 extension MemberState {
     /// Takes over a saved status; what is announced is what the status is now.
-    mutating func restore(_ record: StatusRecord, at now: Double, staleTimeout: Double) {
+    mutating func restore(_ record: StatusRecord, at now: Double, settings: ViewSettings) {
         baseStatus = record.status
         statusEventTime = record.eventTime
         statusSince = record.since
         lastNews = record.lastNews
-        announced = status(at: now, staleTimeout: staleTimeout)
+        if let due = record.due { restorePromise(due, eventTime: record.eventTime) }
+        announced = status(at: now, settings: settings)
+    }
+
+    /// The record of `member`'s status, or `nil` while no message set one.
+    func record(of member: MemberID) -> StatusRecord? {
+        guard baseStatus != .unknown else { return nil }
+        var record = StatusRecord(
+            user: member.user, device: member.device, status: baseStatus,
+            eventTime: statusEventTime, since: statusSince, lastNews: lastNews)
+        record.due = promise
+        return record
     }
 }

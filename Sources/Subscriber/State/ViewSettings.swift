@@ -20,13 +20,25 @@ public struct ViewSettings: Sendable, Hashable {
     /// member online), in seconds. Older fixes, and fixes older than the live one, are backlog:
     /// trail only. Default 60 s.
     public var liveWindow: Double
+    /// Seconds past a device's promised `due` before it is shown `overdue`: delivery time and
+    /// clock skew. Default 120 s.
+    public var overdueGrace: Double
+    /// Seconds without any news after which a member is `gone` (hidden from the map, still
+    /// listed). Default 30 days.
+    public var goneAfter: Double
+    /// How arrivals at and departures from the circles' places are judged.
+    public var placeRules: PlaceRules
 
     /// Creates settings; every argument has the documented default.
     public init(
         staleTimeout: Double = 300, trailLength: Int = 20, trailDuration: Int = 600,
-        futureTolerance: Int = 300, maxPayloadBytes: Int = 16 * 1024, liveWindow: Double = 60
+        futureTolerance: Int = 300, maxPayloadBytes: Int = 16 * 1024, liveWindow: Double = 60,
+        placeRules: PlaceRules = PlaceRules(), overdueGrace: Double = 120, goneAfter: Double = 30 * 86_400
     ) {
+        self.overdueGrace = overdueGrace
+        self.goneAfter = goneAfter
         self.liveWindow = liveWindow
+        self.placeRules = placeRules
         self.staleTimeout = staleTimeout
         self.trailLength = trailLength
         self.trailDuration = trailDuration

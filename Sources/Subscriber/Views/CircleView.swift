@@ -15,17 +15,30 @@ public struct CircleView: Sendable, Hashable, Codable {
     public var generatedAt: Double
     /// The circle's members, one entry per configured member, heard from or not.
     public var members: [MemberView]
+    /// The circle's places, for drawing: name, centre, radius (and dwell when set).
+    public var places: [Place]
 
     enum CodingKeys: String, CodingKey {
         case type = "_type"
-        case circle, generatedAt, members
+        case circle, generatedAt, members, places
     }
 
     /// Creates a view.
-    public init(circle: CircleSummary, generatedAt: Double, members: [MemberView]) {
+    public init(circle: CircleSummary, generatedAt: Double, members: [MemberView], places: [Place] = []) {
+        self.places = places
         self.circle = circle
         self.generatedAt = generatedAt
         self.members = members
+    }
+
+    /// Decodes a view; `places` may be absent (views of subscribers before places existed).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        type = try container.decode(String.self, forKey: .type)
+        circle = try container.decode(CircleSummary.self, forKey: .circle)
+        generatedAt = try container.decode(Double.self, forKey: .generatedAt)
+        members = try container.decode([MemberView].self, forKey: .members)
+        places = try container.decodeIfPresent([Place].self, forKey: .places) ?? []
     }
 
     /// The member entry for `user`/`device`, if that device is a member of this circle.

@@ -16,6 +16,9 @@ public struct MemberView: Sendable, Hashable, Codable {
     public var status: MemberStatus
     /// Epoch seconds since which `status` holds, when known.
     public var statusSince: Int?
+    /// Epoch seconds by which the device promised its next message (`due`), or `nil` when it
+    /// promises nothing (the OwnTracks apps).
+    public var due: Int?
     /// The member's current (newest) fix, or `nil` when no fix has arrived yet.
     public var fix: FixView?
     /// Seconds from the fix's `tst` to the view's `generatedAt`, or `nil` without a fix.
@@ -36,6 +39,13 @@ public struct MemberView: Sendable, Hashable, Codable {
     /// The tag of the face image from the member's card: the dashboard serves the image at
     /// `/api/circles/<id>/members/<user>/<device>/face` (the tag is its ETag), never inline.
     public var face: String?
+    /// What this circle's audience may see of the member (its `privacy`, or less if the member
+    /// shares less): `exact`, `coarse`, `place` (no position: `place` or away) or `hidden`.
+    public var privacy: PrivacyLevel = .exact
+    /// The circle place the member is at (``Place/name``), or `nil` when at none.
+    public var place: String?
+    /// Epoch seconds since which the member is at ``place`` (their first fix inside it).
+    public var placeSince: Int?
 
     /// Creates a member view.
     public init(
@@ -69,6 +79,7 @@ public struct MemberView: Sendable, Hashable, Codable {
         try container.encode(tid, forKey: .tid)
         try container.encode(status, forKey: .status)
         try container.encode(statusSince, forKey: .statusSince)
+        try container.encode(due, forKey: .due)
         try container.encode(fix, forKey: .fix)
         try container.encode(age, forKey: .age)
         try container.encode(speed, forKey: .speed)
@@ -78,5 +89,8 @@ public struct MemberView: Sendable, Hashable, Codable {
         try container.encode(inregions, forKey: .inregions)
         try container.encode(cardName, forKey: .cardName)
         try container.encode(face, forKey: .face)
+        try container.encode(place, forKey: .place)
+        try container.encode(placeSince, forKey: .placeSince)
+        try container.encode(privacy, forKey: .privacy)
     }
 }

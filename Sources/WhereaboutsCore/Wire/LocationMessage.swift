@@ -43,12 +43,16 @@ public struct LocationMessage: Sendable, Hashable, Codable {
     public var vn: Double?
     /// The publisher's `maxSilence` in seconds: a dashboard extrapolates at most this long.
     public var ms: Int?
+    /// Epoch seconds by which the publisher's next message will have come at the latest (a
+    /// location or a heartbeat presence): a receiver that passes it without news knows something
+    /// is wrong. Absent from publishers that promise nothing (the OwnTracks apps).
+    public var due: Int?
 
     enum CodingKeys: String, CodingKey {
         case type = "_type"
         case tid, tst, lat, lon, acc, alt, vac, vel, cog, batt, bs, t, m
         case createdAt = "created_at"
-        case ve, vn, ms
+        case ve, vn, ms, due
     }
 
     /// Creates a message from already-rounded wire values.
@@ -56,8 +60,9 @@ public struct LocationMessage: Sendable, Hashable, Codable {
         tid: String, tst: Int, lat: Double, lon: Double, acc: Int,
         alt: Int? = nil, vac: Int? = nil, vel: Int? = nil, cog: Int? = nil,
         batt: Int? = nil, bs: Int? = nil, t: String? = nil, m: Int? = nil,
-        createdAt: Int? = nil, ve: Double? = nil, vn: Double? = nil, ms: Int? = nil
+        createdAt: Int? = nil, ve: Double? = nil, vn: Double? = nil, ms: Int? = nil, due: Int? = nil
     ) {
+        self.due = due
         self.tid = tid
         self.tst = tst
         self.lat = lat

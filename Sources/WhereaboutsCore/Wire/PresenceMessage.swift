@@ -1,7 +1,7 @@
 /// The retained presence message on `<base>/presence`: whether a publisher is running.
 ///
-/// `{"_type":"lwt","state":"online","since":<start epoch s>,"tst":<epoch s>}` is published on
-/// connect; `"state":"offline"` on a clean shutdown and as the will of the publisher's second,
+/// `{"_type":"lwt","state":"online","since":<start epoch s>,"tst":<epoch s>,"due":<epoch s>}` is
+/// published on connect and as the heartbeat while nothing else is due; `"state":"offline"` on a clean shutdown and as the will of the publisher's second,
 /// presence-only connection, so a late subscriber always reads the current state.
 ///
 /// Why `_type` is `lwt`: Home Assistant's OwnTracks integration subscribes to `owntracks/#` and logs
@@ -33,14 +33,18 @@ public struct PresenceMessage: Sendable, Hashable, Codable {
     public var since: Int
     /// Epoch seconds when the message was built.
     public var tst: Int
+    /// Epoch seconds by which the next message (a location or the next heartbeat) will have come
+    /// at the latest; only with `online`.
+    public var due: Int?
 
     enum CodingKeys: String, CodingKey {
         case type = "_type"
-        case state, since, tst
+        case state, since, tst, due
     }
 
     /// Creates a presence message.
-    public init(state: State, since: Int, tst: Int) {
+    public init(state: State, since: Int, tst: Int, due: Int? = nil) {
+        self.due = due
         self.state = state
         self.since = since
         self.tst = tst
@@ -57,5 +61,6 @@ public struct PresenceMessage: Sendable, Hashable, Codable {
         state = try container.decode(State.self, forKey: .state)
         since = try container.decode(Int.self, forKey: .since)
         tst = try container.decode(Int.self, forKey: .tst)
+        due = try container.decodeIfPresent(Int.self, forKey: .due)
     }
 }

@@ -44,12 +44,13 @@
     return (performance.now() - W.state.receivedAt) / 1000 + delivery;
   };
 
-  // Members with a fix, their displayed position now, and the age of their fix.
+  // Members with a fix, their displayed position now, and the age of their fix. Members `gone`
+  // (nothing heard for the gone timeout) are not on the map; the list still shows them.
   W.placedMembers = function () {
     const view = W.state.view;
     if (!view) return [];
     const since = W.secondsSinceView();
-    return view.members.filter((m) => m.fix).map((m) => {
+    return view.members.filter((m) => m.fix && m.status !== "gone").map((m) => {
       const elapsed = view.generatedAt - m.fix.tst + since;
       const age = (typeof m.age === "number" ? m.age : view.generatedAt - m.fix.tst) + since;
       return { member: m, position: W.displayedPosition(m.fix, elapsed), age: age };
@@ -78,6 +79,24 @@
     if (s < 3600) return Math.floor(s / 60) + " min ago";
     if (s < 86400) return Math.floor(s / 3600) + " h " + Math.floor(s % 3600 / 60) + " min ago";
     return Math.floor(s / 86400) + " d ago";
+  };
+  // A stay's length, coarse as people say it: "5 min", "2 h", "2 h 5 min", "3 d".
+  W.formatDuration = function (seconds) {
+    if (!isFinite(seconds)) return "";
+    const s = Math.max(0, Math.floor(seconds));
+    if (s < 60) return "a moment";
+    if (s < 3600) return Math.floor(s / 60) + " min";
+    if (s < 86400) {
+      const minutes = Math.floor(s % 3600 / 60);
+      return Math.floor(s / 3600) + " h" + (minutes ? " " + minutes + " min" : "");
+    }
+    return Math.floor(s / 86400) + " d";
+  };
+  // "at Home for 2 h" for a member at one of the circle's places, else "".
+  W.placeText = function (m) {
+    if (!m.place || !W.state.view) return "";
+    const stay = W.state.view.generatedAt + W.secondsSinceView() - m.placeSince;
+    return "at " + m.place + (typeof m.placeSince === "number" ? " for " + W.formatDuration(stay) : "");
   };
   W.compass = function (degrees) {
     return ["N", "NE", "E", "SE", "S", "SW", "W", "NW"][Math.round(((degrees % 360) + 360) % 360 / 45) % 8];

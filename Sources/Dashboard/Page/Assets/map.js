@@ -9,7 +9,7 @@
 (function () {
   const W = window.whereabouts;
   const $ = (id) => document.getElementById(id);
-  const STATUS_ORDER = { unknown: 0, offline: 1, stale: 2, online: 3 };
+  const STATUS_ORDER = { unknown: 0, gone: 0, offline: 1, overdue: 2, stale: 3, stationary: 4, online: 5 };
   W.state.auto = true;
   W.map = null;
 
@@ -40,6 +40,8 @@
       .addTo(map);
   }
   const overlays = L.layerGroup().addTo(map);
+  const placesLayer = L.layerGroup().addTo(map);
+  let placesDrawn = "";
   const drawn = new Map();
 
   function escapeHTML(text) {
@@ -241,7 +243,24 @@
     if (nameChanged || ageChanged || d.labelWidth === 0) d.labelWidth = e.querySelector(".label").offsetWidth;
   }
 
+  // The circle's places: a dashed disc each, named by a permanent tooltip (text, not HTML).
+  // Redrawn only when the view's places change.
+  function drawPlaces(places) {
+    const key = JSON.stringify(places || []);
+    if (key === placesDrawn) return;
+    placesDrawn = key;
+    placesLayer.clearLayers();
+    for (const place of places || []) {
+      const disc = L.circle([place.lat, place.lon], {
+        radius: place.radius, className: "place", weight: 1.5, dashArray: "5 4", fillOpacity: 0.06, interactive: false
+      });
+      disc.bindTooltip(escapeHTML(place.name), { permanent: true, direction: "center", className: "place-label" });
+      disc.addTo(placesLayer);
+    }
+  }
+
   W.drawMap = function (placed) {
+    drawPlaces(W.state.view && W.state.view.places);
     if (W.state.auto) fitCamera(placed);
     const size = map.getSize(), buttonsBottom = controlsBottom();
     const mpp = W.metresPerPixel(map.getCenter().lat, map.getZoom());

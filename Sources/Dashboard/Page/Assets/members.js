@@ -8,11 +8,11 @@
 
   // Counts members per status into the summary badges; returns the counts.
   W.renderSummary = function (view) {
-    const counts = { online: 0, stale: 0, offline: 0, unknown: 0 };
+    const counts = { online: 0, stationary: 0, overdue: 0, stale: 0, offline: 0, gone: 0, unknown: 0 };
     for (const m of view.members) counts[m.status] = (counts[m.status] || 0) + 1;
     const summary = $("summary");
     summary.replaceChildren();
-    for (const status of ["online", "stale", "offline", "unknown"]) {
+    for (const status of ["online", "stationary", "overdue", "stale", "offline", "gone", "unknown"]) {
       if (counts[status] === 0 && status !== "online") continue;
       const badge = document.createElement("span");
       badge.className = "badge " + status;
@@ -29,8 +29,15 @@
   };
 
   function detail(m, p) {
-    if (!p) return "no position yet";
-    const parts = [W.formatAge(p.age)];
+    const at = W.placeText(m);
+    if (m.status === "gone") {
+      const silent = W.state.view.generatedAt + W.secondsSinceView() - (m.fix ? m.fix.tst : m.statusSince);
+      return "not on the map: nothing heard for " + W.formatDuration(silent);
+    }
+    if (!p && m.privacy === "place") return at || (m.status === "unknown" ? "no news yet" : "away");
+    if (!p && m.privacy === "hidden") return "shares no position with this circle";
+    if (!p) return at || "no position yet";
+    const parts = at ? [at, W.formatAge(p.age)] : [W.formatAge(p.age)];
     if (typeof m.speed === "number") {
       parts.push(Math.round(m.speed * 3.6) + " km/h" + (typeof m.course === "number" && m.speed > 0.5 ? " " + W.compass(m.course) : ""));
     }
@@ -81,6 +88,7 @@
         who.appendChild(small);
       }
       W.setText(li.querySelector(".state"), m.status);
+      li.dataset.place = m.place || "";
       W.setText(li.querySelector(".detail"), detail(m, placed.get(key)));
     }
     for (const [key, li] of rows) {
