@@ -120,31 +120,28 @@ public actor CircleViewStore {
         // Unbounded: one collection yields every due view at once, and a bound would drop the
         // oldest ones, which can be some circle's only, newest view. The dashboard reads with
         // one consumer that only encodes (ViewBroadcaster), so nothing accumulates.
-        let (stream, continuation) = AsyncStream.makeStream(of: CircleView.self, bufferingPolicy: .unbounded)
-        let id = state.subscribers.add(continuation)
-        continuation.onTermination = { [weak self] _ in
-            Task { await self?.removeSubscriber(id) }
-        }
-        return CircleViewUpdates(stream: stream)
-    }
-
-    private func removeSubscriber(_ id: UInt64) {
-        state.subscribers.remove(id)
+        CircleViewUpdates(stream: openStream(in: \.subscribers))
     }
 
     /// Events as they are published, from now on. Each call returns an independent sequence.
     public func eventUpdates() -> CircleEventUpdates {
         // Unbounded like `updates()`: the dashboard's one consumer only encodes and queues.
-        let (stream, continuation) = AsyncStream.makeStream(of: CircleEvent.self, bufferingPolicy: .unbounded)
-        let id = state.eventSubscribers.add(continuation)
-        continuation.onTermination = { [weak self] _ in
-            Task { await self?.removeEventSubscriber(id) }
-        }
-        return CircleEventUpdates(stream: stream)
+        CircleEventUpdates(stream: openStream(in: \.eventSubscribers))
     }
 
-    private func removeEventSubscriber(_ id: UInt64) {
-        state.eventSubscribers.remove(id)
+    /// Opens an unbounded stream fed by the subscribers at `subscribers`; it unregisters itself
+    /// when its reader stops.
+    private func openStream<Element: Sendable>(in subscribers: any WritableKeyPath<State, StreamSubscribers<Element>> & Sendable) -> AsyncStream<Element> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: .unbounded)
+        let id = state[keyPath: subscribers].add(continuation)
+        continuation.onTermination = { [weak self] _ in
+            Task { await self?.closeStream(id, in: subscribers) }
+        }
+        return stream
+    }
+
+    private func closeStream<Element: Sendable>(_ id: UInt64, in subscribers: any WritableKeyPath<State, StreamSubscribers<Element>> & Sendable) {
+        state[keyPath: subscribers].remove(id)
     }
 
     /// The subscriber's metrics in the Prometheus text format: every ingest counter, and gauges
