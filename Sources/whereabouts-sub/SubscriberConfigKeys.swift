@@ -33,6 +33,10 @@ enum SubscriberConfigKeys {
         ConfigKey("future-tolerance", .integer),
         ConfigKey("live-window", .number),
         ConfigKey("state-file", .string),
+        ConfigKey("history", .string),
+        ConfigKey("history-days", .integer),
+        ConfigKey("history-circle-days", .string),
+        ConfigKey("history-max-mb", .integer),
         ConfigKey("shard", .string),
         ConfigKey("log-level", .word(["trace", "debug", "info", "notice", "warning", "error", "critical"])),
     ]

@@ -47,6 +47,9 @@ public final class HistoryStore: Sendable {
         }
         var configuration = Configuration()
         configuration.label = "whereabouts.history"
+        // Another process may hold the file briefly (a second reader opening it, `sqlite3`):
+        // wait for it instead of failing at once.
+        configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
             // NORMAL in WAL mode: a commit survives a crash or a kill -9 (the log is in the OS
             // page cache) and is fsynced at checkpoints; a power loss may lose the last commits
