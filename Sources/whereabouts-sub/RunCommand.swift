@@ -156,7 +156,9 @@ struct RunCommand: AsyncParsableCommand {
         }
         var services: [any Service] = []
         if let httpPort {
-            services.append(DashboardService(source: store, configuration: dashboardOptions.configuration(port: httpPort), logger: logger))
+            var dashboard = dashboardOptions.configuration(port: httpPort)
+            dashboard.history = historyWriter?.store  // the OwnTracks Recorder API, with --history
+            services.append(DashboardService(source: store, configuration: dashboard, logger: logger))
         }
         let app = SubscriberApp(
             store: store, mqtt: mqtt, configuration: configuration, services: services, history: historyWriter, logger: logger)

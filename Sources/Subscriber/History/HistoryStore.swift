@@ -284,3 +284,11 @@ extension HistoryStore {
         func withLock<T: Sendable>(_ body: (inout [MemberID: Int64]) -> T) -> T { ids.withLock { body(&$0) } }
     }
 }
+
+extension HistoryStore: Hashable {
+    /// Two stores are equal when they are the same object (configurations that hold one compare so).
+    public static func == (lhs: HistoryStore, rhs: HistoryStore) -> Bool { lhs === rhs }
+
+    /// Hashes the object's identity.
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
