@@ -39,12 +39,16 @@ enum IngestBenchmark {
         let router = TopicRouter()
         let filters = workload.file.memberIDs.flatMap(router.filters(for:))
         let sessionConfiguration = SubscriberApp.clientConfiguration(MQTTConfiguration(port: broker.port, clientID: "bench-sub"))
-        let setup = MQTTClient(configuration: sessionConfiguration, logger: logger)
-        try await setup.connect()
-        for chunk in stride(from: 0, to: filters.count, by: 500) {
-            try await setup.subscribe(to: filters[chunk..<min(chunk + 500, filters.count)].map { (filter: $0, qos: QoS.atLeastOnce) })
+        // The subscriber with history drains a session of its own, set up the same way.
+        let historyConfiguration = SubscriberApp.clientConfiguration(MQTTConfiguration(port: broker.port, clientID: "bench-sub-history"))
+        for configuration in [sessionConfiguration, historyConfiguration] {
+            let setup = MQTTClient(configuration: configuration, logger: logger)
+            try await setup.connect()
+            for chunk in stride(from: 0, to: filters.count, by: 500) {
+                try await setup.subscribe(to: filters[chunk..<min(chunk + 500, filters.count)].map { (filter: $0, qos: QoS.atLeastOnce) })
+            }
+            await setup.disconnect()
         }
-        await setup.disconnect()
 
         var result = Result(count: count, rounds: rounds, baselineRates: [], clientRates: [], subscriberRates: [])
         for round in 0..<rounds {
@@ -83,7 +87,7 @@ enum IngestBenchmark {
                 try await drainWithSubscriber(sessionConfiguration, workload: workload, count: count, logger: logger)
             })
             let withHistory = try await measured("subscriber with history") {
-                try await drainWithSubscriber(sessionConfiguration, workload: workload, count: count, history: true, logger: logger)
+                try await drainWithSubscriber(historyConfiguration, workload: workload, count: count, history: true, logger: logger)
             }
             result.historyRates.append(withHistory)
             if round % 2 == 1 { result.baselineRates.append(try await baseline()) }
