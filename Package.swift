@@ -82,6 +82,8 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                // The location history (History/HistoryStore.swift).
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
 

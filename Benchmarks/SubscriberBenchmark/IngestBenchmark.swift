@@ -1,6 +1,7 @@
 import Subscriber
 import Foundation
 import Logging
+import Synchronization
 import WhereaboutsMQTT
 
 /// Ingest rate. In each round the same `count` messages are queued by the broker for three
@@ -17,6 +18,10 @@ enum IngestBenchmark {
         var baselineRates: [Double]
         var clientRates: [Double]
         var subscriberRates: [Double]
+        /// The subscriber with `--history` (a fresh SQLite file each round): ingest rate, and the
+        /// rate until every row was committed.
+        var historyRates: [Double] = []
+        var historyCommittedRates: [Double] = []
         /// CPU seconds per message (consumer, broker) for each drain, summed over the rounds.
         var cpu: [String: (consumer: Double, broker: Double)] = [:]
     }
@@ -34,12 +39,16 @@ enum IngestBenchmark {
         let router = TopicRouter()
         let filters = workload.file.memberIDs.flatMap(router.filters(for:))
         let sessionConfiguration = SubscriberApp.clientConfiguration(MQTTConfiguration(port: broker.port, clientID: "bench-sub"))
-        let setup = MQTTClient(configuration: sessionConfiguration, logger: logger)
-        try await setup.connect()
-        for chunk in stride(from: 0, to: filters.count, by: 500) {
-            try await setup.subscribe(to: filters[chunk..<min(chunk + 500, filters.count)].map { (filter: $0, qos: QoS.atLeastOnce) })
+        // The subscriber with history drains a session of its own, set up the same way.
+        let historyConfiguration = SubscriberApp.clientConfiguration(MQTTConfiguration(port: broker.port, clientID: "bench-sub-history"))
+        for configuration in [sessionConfiguration, historyConfiguration] {
+            let setup = MQTTClient(configuration: configuration, logger: logger)
+            try await setup.connect()
+            for chunk in stride(from: 0, to: filters.count, by: 500) {
+                try await setup.subscribe(to: filters[chunk..<min(chunk + 500, filters.count)].map { (filter: $0, qos: QoS.atLeastOnce) })
+            }
+            await setup.disconnect()
         }
-        await setup.disconnect()
 
         var result = Result(count: count, rounds: rounds, baselineRates: [], clientRates: [], subscriberRates: [])
         for round in 0..<rounds {
@@ -77,6 +86,10 @@ enum IngestBenchmark {
             result.subscriberRates.append(try await measured("subscriber") {
                 try await drainWithSubscriber(sessionConfiguration, workload: workload, count: count, logger: logger)
             })
+            let withHistory = try await measured("subscriber with history") {
+                try await drainWithSubscriber(historyConfiguration, workload: workload, count: count, history: true, logger: logger)
+            }
+            result.historyRates.append(withHistory)
             if round % 2 == 1 { result.baselineRates.append(try await baseline()) }
         }
         return result
@@ -97,14 +110,28 @@ enum IngestBenchmark {
         return Double(count) / elapsed.seconds
     }
 
+    /// Drains the session with a fresh subscriber; with `history`, also with a `HistoryWriter`
+    /// on a fresh file (the time includes opening it), as `whereabouts-sub --history` runs.
     private static func drainWithSubscriber(
-        _ configuration: MQTTConfiguration, workload: BenchWorkload, count: Int, logger: Logger
+        _ configuration: MQTTConfiguration, workload: BenchWorkload, count: Int, history: Bool = false, logger: Logger
     ) async throws -> Double {
         let store = CircleViewStore(circles: workload.file, logger: logger)
         let client = MQTTClient(configuration: configuration, logger: logger)
         let start = ContinuousClock.now
-        let service = SubscriberService(store: store, connection: client, configuration: ingestConfiguration(), logger: logger)
+        var writer: HistoryWriter?
+        var folder: URL?
+        if history {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bench-history-\(UUID().uuidString)")
+            folder = directory
+            writer = HistoryWriter(
+                store: try HistoryStore(path: directory.appendingPathComponent("history.sqlite").path, logger: logger),
+                views: store, logger: logger)
+        }
+        defer { if let folder { try? FileManager.default.removeItem(at: folder) } }
+        let service = SubscriberService(
+            store: store, connection: client, configuration: ingestConfiguration(), logger: logger, history: writer)
         try await client.connect()
+        let writing = writer.map { writer in Task { try await writer.run() } }
         let task = Task { try await service.run() }
         while await store.statistics().accepted < count {
             try await Task.sleep(for: .milliseconds(2))
@@ -112,6 +139,13 @@ enum IngestBenchmark {
         let elapsed = ContinuousClock.now - start
         task.cancel()
         _ = try? await task.value
+        if let writer, let writing {
+            while writer.backlog > 0 { try await Task.sleep(for: .milliseconds(2)) }
+            let committed = ContinuousClock.now - start
+            writing.cancel()
+            try await writing.value
+            historyCommitted.withLock { $0.append(Double(count) / committed.seconds) }
+        }
         await client.disconnect()
         let stats = await store.statistics()
         guard stats.rejectedTotal == 0, stats.duplicates == 0, stats.accepted == count else {
@@ -120,6 +154,9 @@ enum IngestBenchmark {
         return Double(count) / elapsed.seconds
     }
 }
+
+/// The commit rates of the history drains, in order (the drain returns the ingest rate).
+let historyCommitted = Mutex<[Double]>([])
 
 /// The subscriber's configuration for the ingest drain; `INGEST_VIEW_INTERVAL` (seconds) overrides
 /// the view interval, to see what publishing the views costs while ingesting.

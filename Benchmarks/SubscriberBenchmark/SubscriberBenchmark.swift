@@ -31,7 +31,15 @@ struct SubscriberBenchmark {
             print(String(format: "  median of the per-round ratios (each against that round's mosquitto_sub): subscriber %.2f, client alone %.2f",
                          subscriber, client))
         }
-        for name in ["mosquitto_sub", "client alone", "subscriber"] {
+        if !ingest.historyRates.isEmpty {
+            let committed = historyCommitted.withLock { $0 }
+            let perRound = zip(ingest.historyRates, ingest.subscriberRates).map { $0 / $1 }.sorted()
+            print(String(format: "  history on (--history, fresh SQLite file): best %.0f msg/s ingested vs %.0f off, ratio %.2f (per round %@, median %.2f); all rows committed at best %.0f msg/s (%@)",
+                         ingest.historyRates.max()!, best.subscriber, ingest.historyRates.max()! / best.subscriber,
+                         perRound.map { String(format: "%.2f", $0) }.joined(separator: "/"), perRound[perRound.count / 2],
+                         committed.max() ?? .nan, rates(committed)))
+        }
+        for name in ["mosquitto_sub", "client alone", "subscriber", "subscriber with history"] {
             guard let cpu = ingest.cpu[name] else { continue }
             print(String(format: "  CPU per message, mean of the rounds: %@ %.1f us, broker meanwhile %.1f us",
                          name, cpu.consumer / Double(ingest.rounds) * 1e6, cpu.broker / Double(ingest.rounds) * 1e6))

@@ -1,3 +1,5 @@
+import Subscriber
+
 /// How the dashboard's HTTP server listens and what the page shows.
 public struct DashboardConfiguration: Sendable, Hashable {
     /// The address to bind. Defaults to loopback, so the dashboard is private to the machine
@@ -27,6 +29,8 @@ public struct DashboardConfiguration: Sendable, Hashable {
     /// read once at start; by default where Debian's `libjs-leaflet` installs it. When it is
     /// missing the dashboard logs a warning and the page lists members without a map.
     public var leafletDirectory: String
+    /// The location history the OwnTracks Recorder API (`/api/0/...`) serves; `nil`: no such API.
+    public var history: HistoryStore?
 
     /// Creates a configuration; every argument has a default.
     public init(

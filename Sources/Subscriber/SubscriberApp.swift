@@ -5,7 +5,8 @@ import WhereaboutsMQTT
 /// Builds the subscriber's services around one MQTT client and runs them in one service group,
 /// as ``PublisherApp`` does for the publisher; `whereabouts-sub run` only parses and calls it.
 ///
-/// Order (started first to last, stopped in reverse): the MQTT connection, the subscriber itself
+/// Order (started first to last, stopped in reverse): the MQTT connection, the history writer
+/// (with `--history`), the subscriber itself
 /// (ingest, view publishing, circles-file reload, status file), then the `services` the caller
 /// adds (the web dashboard). So on SIGTERM or SIGINT the dashboard stops first, then ingest and
 /// view publishing, and last the connection sends DISCONNECT (so the broker publishes no will and
@@ -25,12 +26,16 @@ public struct SubscriberApp: Sendable {
     public let services: [any Service]
     /// Where the subscriber logs.
     public let logger: Logger
+    /// The history writer, when a history is kept: it runs after the connection and before the
+    /// subscriber, so on shutdown it commits what ingest handed over last.
+    public let history: HistoryWriter?
 
     /// Creates the app; nothing connects until ``run(onConnected:)``.
     public init(
         store: CircleViewStore, mqtt: MQTTConfiguration, configuration: SubscriberConfiguration,
-        services: [any Service] = [], logger: Logger
+        services: [any Service] = [], history: HistoryWriter? = nil, logger: Logger
     ) {
+        self.history = history
         self.store = store
         self.mqtt = Self.clientConfiguration(mqtt)
         self.configuration = configuration
@@ -55,12 +60,13 @@ public struct SubscriberApp: Sendable {
     public func run(onConnected: @Sendable (MQTTClient) async throws -> Void = { _ in }) async throws {
         let client = MQTTClient(configuration: mqtt, logger: logger)
         // Before connecting: it opens the message stream, so the persistent session's backlog is kept.
-        let subscriber = SubscriberService(store: store, connection: client, configuration: configuration, logger: logger)
+        let subscriber = SubscriberService(
+            store: store, connection: client, configuration: configuration, logger: logger, history: history)
         try await client.connect()
         let connection = MQTTConnectionService(client: client)
         do {
             try await onConnected(client)
-            let all: [any Service] = [connection, subscriber] + services
+            let all: [any Service] = [connection] + (history.map { [$0] } ?? []) + [subscriber] + services
             let group = ServiceGroup(configuration: .init(
                 services: all.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
             try await group.run()

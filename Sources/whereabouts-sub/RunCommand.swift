@@ -92,6 +92,30 @@ struct RunCommand: AsyncParsableCommand {
     var stateFile: String?
 
     @Option(help: ArgumentHelp("""
+        Keep every accepted location and transition of every member in this SQLite file, ordered by \
+        time, for the trail and the OwnTracks Recorder API (docs/subscriber.md, "History"). Off when \
+        not given: nothing is kept past the live trail.
+        """, valueName: "file"))
+    var history: String?
+
+    @Option(help: ArgumentHelp("""
+        With --history: keep locations this many days after their timestamp; 0 keeps them for ever.
+        """, valueName: "days"))
+    var historyDays: Int = 30
+
+    @Option(help: ArgumentHelp("""
+        With --history: per-circle retention overriding --history-days, as id=days pairs separated by \
+        commas (family=365,work=7). A member of several circles keeps the longest.
+        """, valueName: "id=days,..."))
+    var historyCircleDays: String?
+
+    @Option(help: ArgumentHelp("""
+        With --history: keep at most this many megabytes of history; past it the oldest locations \
+        are removed (logged and counted). Default: no cap.
+        """, valueName: "MB"))
+    var historyMaxMb: Int?
+
+    @Option(help: ArgumentHelp("""
         Own only the circles whose id hashes (FNV-1a) to shard i of n, and subscribe only to their \
         members, so that n instances share the load. The default 0/1 owns every circle.
         """, valueName: "i/n"))
@@ -115,6 +139,13 @@ struct RunCommand: AsyncParsableCommand {
         guard placeDwell >= 0, placeDwell <= 86_400 else { throw ValidationError("--place-dwell must be 0 to 86400 seconds.") }
         if let stateFile, stateFile.isEmpty { throw ValidationError("--state-file must name a file, or be `none`.") }
         do { _ = try Shard(parsing: shard) } catch { throw ValidationError(error.description) }
+        guard historyDays >= 0 else { throw ValidationError("--history-days must not be negative (0 keeps locations for ever).") }
+        if let historyMaxMb, historyMaxMb < 1 { throw ValidationError("--history-max-mb must be at least 1.") }
+        _ = try Self.circleDays(historyCircleDays)
+        if history == nil, historyCircleDays != nil || historyMaxMb != nil {
+            throw ValidationError("--history-circle-days and --history-max-mb need --history FILE.")
+        }
+        if let history, history.isEmpty { throw ValidationError("--history must name a file.") }
         do { _ = try CirclesFile.load(path: circles) } catch {
             throw ValidationError("The circles file \(circles) is not valid: \(error)")
         }
@@ -136,16 +167,44 @@ struct RunCommand: AsyncParsableCommand {
         let configuration = SubscriberConfiguration(
             viewPrefix: viewPrefix, topicPrefix: topicPrefix, viewInterval: viewInterval, settings: settings,
             circlesPath: circles, statusPath: statusPath)
+        var historyWriter: HistoryWriter?
+        if let history {
+            let retention = HistoryRetention(
+                days: historyDays, circleDays: try Self.circleDays(historyCircleDays), maxBytes: historyMaxMb.map { $0 * 1_048_576 })
+            do {
+                historyWriter = HistoryWriter(store: try HistoryStore(path: history, logger: logger), retention: retention, views: store, logger: logger)
+            } catch {
+                logger.critical("\(error)")
+                throw ExitCode(1)
+            }
+        }
         var services: [any Service] = []
         if let httpPort {
-            services.append(DashboardService(source: store, configuration: dashboardOptions.configuration(port: httpPort), logger: logger))
+            var dashboard = dashboardOptions.configuration(port: httpPort)
+            dashboard.history = historyWriter?.store  // the OwnTracks Recorder API, with --history
+            services.append(DashboardService(source: store, configuration: dashboard, logger: logger))
         }
-        let app = SubscriberApp(store: store, mqtt: mqtt, configuration: configuration, services: services, logger: logger)
+        let app = SubscriberApp(
+            store: store, mqtt: mqtt, configuration: configuration, services: services, history: historyWriter, logger: logger)
         let broker = brokerOptions.broker
         try await app.run { _ in
             logger.info("Connected to the broker.", metadata: ["whereabouts.broker": "\(broker)", "whereabouts.shard": "\(shard)"])
             if let statusPath { logger.info("Keeping member statuses.", metadata: ["whereabouts.file": "\(statusPath)"]) }
         }
+    }
+
+    /// The `--history-circle-days` pairs by circle id.
+    static func circleDays(_ option: String?) throws -> [String: Int] {
+        guard let option else { return [:] }
+        var days: [String: Int] = [:]
+        for pair in option.split(separator: ",", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard parts.count == 2, !parts[0].isEmpty, let value = Int(parts[1]), value >= 0 else {
+                throw ValidationError("--history-circle-days: \"\(pair)\" is not id=days with days 0 or more (family=365,work=7).")
+            }
+            days[parts[0]] = value
+        }
+        return days
     }
 
     /// The status file: the option's value, `nil` for `none`, or the default location (its

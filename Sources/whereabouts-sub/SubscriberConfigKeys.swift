@@ -37,6 +37,10 @@ enum SubscriberConfigKeys {
         ConfigKey("place-margin", .number),
         ConfigKey("place-dwell", .number),
         ConfigKey("state-file", .string),
+        ConfigKey("history", .string),
+        ConfigKey("history-days", .integer),
+        ConfigKey("history-circle-days", .string),
+        ConfigKey("history-max-mb", .integer),
         ConfigKey("shard", .string),
         ConfigKey("log-level", .word(["trace", "debug", "info", "notice", "warning", "error", "critical"])),
     ]

@@ -52,6 +52,7 @@ enum DashboardRouter {
             return try JSONBody.response(MemberTrail(circle: id, user: user, device: device, trail: trail))
         }
         addSubscriberRoutes(to: router, source: source)  // /metrics and card faces (SubscriberRoutes.swift)
+        if let history = configuration.history { addRecorderRoutes(to: router, history: history) }  // Recorder/
 
         return router
     }

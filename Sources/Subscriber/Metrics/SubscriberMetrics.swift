@@ -12,6 +12,8 @@ import Synchronization
 ///   `ignored` (`reason` = the `_type`) or `rejected` (`reason` = ``MessageRejectionReason/code``).
 /// - `whereabouts_sub_fields_dropped_total{field}`: informational fields dropped from accepted
 ///   messages (out of range or of the wrong type).
+/// - `whereabouts_sub_history_rows_total{outcome}`: history rows stored, skipped as duplicates,
+///   removed by retention or the size cap, or dropped (``history(_:count:)``).
 /// - `whereabouts_sub_views_published_total`, `whereabouts_sub_publish_failures_total`,
 ///   `whereabouts_sub_events_total{event}`.
 /// - Gauges set at each scrape: `whereabouts_sub_members{status}`,
@@ -62,6 +64,14 @@ final class SubscriberMetrics: Sendable {
     /// Counts a publish that failed (view or event).
     func publishFailed() {
         CoreMetrics.Counter(label: "whereabouts_sub_publish_failures_total", factory: factory).increment()
+    }
+
+    /// Counts history rows by `outcome`: `stored`, `duplicate`, `expired` (retention), `capped`
+    /// (the size cap), `dropped` (the writer's backlog was full or a write failed at shutdown).
+    func history(_ outcome: String, count: Int) {
+        guard count > 0 else { return }
+        CoreMetrics.Counter(label: "whereabouts_sub_history_rows_total", dimensions: [("outcome", outcome)], factory: factory)
+            .increment(by: count)
     }
 
     /// Counts a circle event handed to the publisher.

@@ -7,25 +7,34 @@ public struct Ingestor: Sendable {
     let store: CircleViewStore
     let router: TopicRouter
     let decoder: MessageDecoder
+    /// Where accepted locations and transitions are handed for the history; `nil`: none kept.
+    let history: HistoryRecorder?
 
     /// Creates an ingestor feeding `store`.
     public init(store: CircleViewStore, router: TopicRouter, settings: ViewSettings) {
+        self.init(store: store, router: router, settings: settings, history: nil)
+    }
+
+    /// Creates an ingestor feeding `store` that also hands accepted locations and transitions
+    /// to `history` (without waiting for it).
+    init(store: CircleViewStore, router: TopicRouter, settings: ViewSettings, history: HistoryRecorder?) {
         self.store = store
         self.router = router
         self.decoder = MessageDecoder(settings: settings)
+        self.history = history
     }
 
     /// Handles one message received at `now`.
     @discardableResult
     public func handle(_ message: MQTTMessage, at now: Date = Date()) async -> CircleViewStore.ApplyOutcome? {
-        await store.ingest(message, router: router, decoder: decoder, at: now)
+        await store.ingest(message, router: router, decoder: decoder, history: history, at: now)
     }
 
     /// Handles every message of `messages` until it ends or the task is cancelled. The loop runs
     /// on the store's actor, so a message costs no hop between executors.
     public func run<Messages: AsyncSequence & Sendable>(_ messages: Messages) async throws
     where Messages.Element == MQTTMessage {
-        try await store.ingestAll(messages, router: router, decoder: decoder)
+        try await store.ingestAll(messages, router: router, decoder: decoder, history: history)
     }
 }
 
@@ -36,7 +45,9 @@ extension CircleViewStore {
     /// (a location on a sub-topic never sets the live position), cards come on `<base>/info`
     /// (with a payload limit that fits a 256 KiB face), `<base>/cmd` holds commands to the
     /// device (counted as ignored), transitions come on `<base>/event` or the base topic.
-    func ingest(_ message: MQTTMessage, router: TopicRouter, decoder: MessageDecoder, at now: Date) -> ApplyOutcome? {
+    func ingest(
+        _ message: MQTTMessage, router: TopicRouter, decoder: MessageDecoder, history: HistoryRecorder? = nil, at now: Date
+    ) -> ApplyOutcome? {
         guard let route = router.route(message.topic) else {
             reject(.unknownTopic, topic: message.topic)
             return nil
@@ -80,14 +91,27 @@ extension CircleViewStore {
             break
         }
         if !decoded.droppedFields.isEmpty { countDropped(decoded.droppedFields, of: route.member, topic: message.topic) }
-        return apply(decoded.message, from: route.member, retained: message.retained, at: now)
+        let outcome = apply(decoded.message, from: route.member, retained: message.retained, at: now)
+        if let history, outcome == .changed || outcome == .unchanged {
+            // Accepted: the history keeps it (an older duplicate the views no longer hold is
+            // refused by the history's key).
+            switch decoded.message {
+            case .location(let location, _):
+                history.record(.location(route.member, location, receivedAt: now.timeIntervalSince1970))
+            case let .transition(event, region, tst):
+                history.record(.transition(route.member, event: event, region: region, tst: tst, receivedAt: now.timeIntervalSince1970))
+            default:
+                break
+            }
+        }
+        return outcome
     }
 
     func ingestAll<Messages: AsyncSequence & Sendable>(
-        _ messages: Messages, router: TopicRouter, decoder: MessageDecoder
+        _ messages: Messages, router: TopicRouter, decoder: MessageDecoder, history: HistoryRecorder?
     ) async throws where Messages.Element == MQTTMessage {
         for try await message in messages {
-            _ = ingest(message, router: router, decoder: decoder, at: Date())
+            _ = ingest(message, router: router, decoder: decoder, history: history, at: Date())
         }
     }
 }

@@ -19,15 +19,18 @@ public struct SubscriberService<Connection: BrokerConnection>: Service {
     private let messages: Connection.Messages
     let configuration: SubscriberConfiguration
     let logger: Logger
+    let history: HistoryWriter?
     let onSubscribed: (@Sendable () async -> Void)?
 
     /// Creates the service and opens the connection's message stream. `onSubscribed` runs once
     /// the broker acknowledged the subscriptions to every member (from then on nothing a member
-    /// publishes is missed).
+    /// publishes is missed). With `history`, every accepted location and transition is handed to
+    /// it (run the writer in the same service group, before this service).
     public init(
         store: CircleViewStore, connection: Connection, configuration: SubscriberConfiguration, logger: Logger,
-        onSubscribed: (@Sendable () async -> Void)? = nil
+        history: HistoryWriter? = nil, onSubscribed: (@Sendable () async -> Void)? = nil
     ) {
+        self.history = history
         self.store = store
         self.connection = connection
         self.messages = connection.messages
@@ -113,7 +116,7 @@ public struct SubscriberService<Connection: BrokerConnection>: Service {
     }
 
     private func ingest(router: TopicRouter) async throws {
-        let ingestor = Ingestor(store: store, router: router, settings: configuration.settings)
+        let ingestor = Ingestor(store: store, router: router, settings: configuration.settings, history: history?.recorder)
         try await ingestor.run(messages)
     }
 

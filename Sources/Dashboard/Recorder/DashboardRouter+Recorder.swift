@@ -1,0 +1,81 @@
+import Foundation
+import Hummingbird
+import Subscriber
+
+extension DashboardRouter {
+    /// The version `/api/0/version` reports.
+    static let recorderAPIVersion = "whereabouts-0.1"
+
+    /// Adds the OwnTracks Recorder's read API over `history` (docs/recorder-api.md), seen through
+    /// `scope`:
+    /// - `GET /api/0/version`: `{"version": …}`.
+    /// - `GET /api/0/list`: `{"results": [users]}`; with `user`, that user's devices.
+    /// - `GET /api/0/last`: an array of each device's newest location (`user`, `device`, `fields`).
+    /// - `GET /api/0/locations`: `{"count", "data", "status": 200}` for `user` and `device`
+    ///   between `from` and `to` (UTC, default the last six hours), sorted by `tst`, at most `limit`.
+    /// Members outside `scope` answer exactly like unknown ones (404).
+    static func addRecorderRoutes(to router: Router<DashboardRequestContext>, history: HistoryStore, scope: RecorderScope = .everyone) {
+        router.get("/api/0/version") { _, _ in
+            try jsonResponse(["version": recorderAPIVersion])
+        }
+        router.get("/api/0/list") { request, _ in
+            let query = RecorderQuery.parameters(of: request)
+            guard let user = query["user"], !user.isEmpty else {
+                let users = try await history.users()
+                let visible = try await visibleUsers(users, history: history, scope: scope)
+                return try jsonResponse(["results": visible])
+            }
+            let devices = try await history.devices(of: user).filter { scope.contains(MemberID(user: user, device: $0)) }
+            guard !devices.isEmpty else { throw unknownUser(user) }
+            return try jsonResponse(["results": devices])
+        }
+        router.get("/api/0/last") { request, _ in
+            let query = RecorderQuery.parameters(of: request)
+            let user = query["user"].flatMap { $0.isEmpty ? nil : $0 }
+            let device = user == nil ? nil : query["device"].flatMap { $0.isEmpty ? nil : $0 }
+            let fields = RecorderLocation.fields(query["fields"])
+            let last = try await history.lastLocations(user: user, device: device).filter { scope.contains($0.member) }
+            return try jsonResponse(last.map { RecorderLocation.object($0, fields: fields) })
+        }
+        router.get("/api/0/locations") { request, _ in
+            let query = RecorderQuery.parameters(of: request)
+            let format = query["format"] ?? "json"
+            guard format == "json" else {
+                throw APIError(status: .badRequest, code: "bad_format", message: "'format' must be json; got '\(format.prefix(20))'.")
+            }
+            let user = try RecorderQuery.required(query, "user")
+            let device = try RecorderQuery.required(query, "device")
+            let range = try RecorderQuery.range(query, now: Date())
+            let limit = try RecorderQuery.limit(query)
+            let fields = RecorderLocation.fields(query["fields"])
+            let member = MemberID(user: user, device: device)
+            guard scope.contains(member), try await history.devices(of: user).contains(device) else {
+                throw APIError(status: .notFound, code: "device_not_found", message: "No locations are stored for '\(user)/\(device)'.")
+            }
+            let locations = try await history.locations(of: member, from: range.lowerBound, to: range.upperBound, limit: limit)
+            let data = locations.map { RecorderLocation.object($0, fields: fields) }
+            return try jsonResponse(["count": data.count, "data": data, "status": 200] as [String: Any])
+        }
+    }
+
+    private static func visibleUsers(_ users: [String], history: HistoryStore, scope: RecorderScope) async throws -> [String] {
+        var visible: [String] = []
+        for user in users where try await history.devices(of: user).contains(where: { scope.contains(MemberID(user: user, device: $0)) }) {
+            visible.append(user)
+        }
+        return visible
+    }
+
+    private static func unknownUser(_ user: String) -> APIError {
+        APIError(status: .notFound, code: "user_not_found", message: "No locations are stored for the user '\(user.prefix(64))'.")
+    }
+
+    /// A JSON response of a Foundation object (arrays and dictionaries of strings and numbers).
+    private static func jsonResponse(_ object: Any) throws -> Response {
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        return Response(
+            status: .ok,
+            headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}

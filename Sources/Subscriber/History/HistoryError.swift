@@ -1,0 +1,33 @@
+/// Why the location history could not be opened or written.
+public enum HistoryError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file exists but is not an SQLite database, or is damaged.
+    case notADatabase(path: String, reason: String)
+    /// The file is an SQLite database of another program (it has tables but not the history's
+    /// application id), so the subscriber refuses to write into it.
+    case foreignDatabase(path: String, applicationID: Int32)
+    /// The folder for the history file could not be created.
+    case cannotCreateDirectory(path: String, reason: String)
+    /// The file system holding the history is full (SQLite's `SQLITE_FULL`).
+    case storageFull(path: String)
+    /// Any other SQLite failure (I/O error, permissions).
+    case database(path: String, reason: String)
+
+    /// A sentence a user can act on.
+    public var description: String {
+        switch self {
+        case let .notADatabase(path, reason):
+            "The history file \(path) is not an SQLite database or is damaged (\(reason)). Move it aside "
+                + "(the subscriber creates a new one) or point --history at another file."
+        case let .foreignDatabase(path, applicationID):
+            "The file \(path) is an SQLite database of another program (application id \(applicationID)); "
+                + "the subscriber will not write into it. Point --history at another file."
+        case let .cannotCreateDirectory(path, reason):
+            "Cannot create the history folder \(path): \(reason)."
+        case let .storageFull(path):
+            "The file system holding the history \(path) is full; new locations are not stored. Free space "
+                + "there or lower --history-max-mb; locations already stored are intact."
+        case let .database(path, reason):
+            "The history \(path) failed: \(reason)."
+        }
+    }
+}

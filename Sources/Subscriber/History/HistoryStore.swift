@@ -1,0 +1,294 @@
+import Foundation
+import GRDB
+import Logging
+import Synchronization
+import WhereaboutsCore
+
+/// Every accepted location and transition of every member, in one SQLite file (WAL).
+///
+/// Promises:
+/// - Locations come back ordered by `tst`, whatever order they arrived in; a member's location
+///   with a `tst` already stored is stored once (the first copy is kept).
+/// - A batch is one transaction: after a crash or a kill -9 every committed batch is there, and
+///   nothing of a batch that did not commit (`synchronous=NORMAL` in WAL mode: a power loss may
+///   also lose the last batches committed before it, never corrupt the file).
+/// - Rows leave only through ``removeExpired(retention:membership:now:)`` and ``enforceCap(maxBytes:)``,
+///   both of which return what they removed so the caller logs and counts it.
+///
+/// One GRDB `DatabasePool` owns the file: writes are serialised on its writer queue (GRDB's own
+/// dispatch queue, never the cooperative pool), reads run beside them on reader connections.
+public final class HistoryStore: Sendable {
+    /// The history file.
+    public let path: String
+
+    private let pool: DatabasePool
+    private let logger: Logger
+    /// Member row ids by member, filled inside the writer's serialised closures; the mutex lets
+    /// those closures (on GRDB's queue) share it safely.
+    private let memberIDs = MemberIDCache()
+
+    /// The application id stamped into the file (`PRAGMA application_id`): "WHHI".
+    static let applicationID: Int32 = 0x5748_4849
+
+    /// Opens the history at `path`, creating the file and its folder when missing.
+    ///
+    /// - Throws: ``HistoryError`` when the file is not an SQLite database, belongs to another
+    ///   program, or cannot be created.
+    public init(path: String, logger: Logger) throws(HistoryError) {
+        self.path = path
+        self.logger = logger
+        let folder = (path as NSString).deletingLastPathComponent
+        if !folder.isEmpty {
+            do {
+                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            } catch {
+                throw .cannotCreateDirectory(path: folder, reason: error.localizedDescription)
+            }
+        }
+        var configuration = Configuration()
+        configuration.label = "whereabouts.history"
+        // Another process may hold the file briefly (a second reader opening it, `sqlite3`):
+        // wait for it instead of failing at once.
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            // NORMAL in WAL mode: a commit survives a crash or a kill -9 (the log is in the OS
+            // page cache) and is fsynced at checkpoints; a power loss may lose the last commits
+            // but never corrupts the file. History is a record, not the publisher's promise to
+            // deliver, and an fsync per batch would cost ingest on a busy host.
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // Pages freed by retention and the cap can be given back to the file system (set by
+            // the writer connection; the pool's reader connections are read-only).
+            if !db.configuration.readonly { try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL") }
+        }
+        do {
+            // A DatabasePool opens the file in WAL mode.
+            pool = try DatabasePool(path: path, configuration: configuration)
+            try pool.write { db in try Self.checkOwnership(db, path: path) }
+            try Self.migrator.migrate(pool)
+        } catch {
+            throw Self.translate(error, path: path)
+        }
+        logger.info("History opened.", metadata: ["whereabouts.history.path": "\(path)"])
+    }
+
+    /// Stores `rows` in one transaction and returns how many were new (duplicates are skipped).
+    func write(_ rows: [HistoryRow]) async throws(HistoryError) -> Int {
+        guard !rows.isEmpty else { return 0 }
+        let cache = memberIDs
+        return try await perform { db in
+            var ids = cache.withLock { $0 }
+            defer { cache.withLock { $0 = ids } }
+            func id(of member: MemberID) throws -> Int64 {
+                if let id = ids[member] { return id }
+                try db.cachedStatement(sql: "INSERT OR IGNORE INTO member (user, device) VALUES (?, ?)")
+                    .execute(arguments: [member.user, member.device])
+                let id = try Int64.fetchOne(
+                    db.cachedStatement(sql: "SELECT id FROM member WHERE user = ? AND device = ?"),
+                    arguments: [member.user, member.device])!
+                ids[member] = id
+                return id
+            }
+            let location = try db.cachedStatement(sql: """
+                INSERT OR IGNORE INTO location (member, tst, lat, lon, acc, alt, vac, vel, cog, batt, bs, tid, t, m, created_at, received_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            let transition = try db.cachedStatement(sql: """
+                INSERT OR IGNORE INTO transition (member, tst, event, region, received_at) VALUES (?, ?, ?, ?, ?)
+                """)
+            var stored = 0
+            for row in rows {
+                switch row {
+                case let .location(member, fix, receivedAt):
+                    location.setUncheckedArguments([
+                        try id(of: member), fix.tst, fix.lat, fix.lon, fix.acc, fix.alt, fix.vac, fix.vel, fix.cog,
+                        fix.batt, fix.bs, fix.tid, fix.t, fix.m, fix.createdAt, receivedAt,
+                    ])
+                    try location.execute()
+                case let .transition(member, event, region, tst, receivedAt):
+                    transition.setUncheckedArguments([try id(of: member), tst, event, region ?? "", receivedAt])
+                    try transition.execute()
+                }
+                stored += db.changesCount
+            }
+            return stored
+        }
+    }
+
+    /// Deletes what the retention rule no longer keeps: each member's locations and transitions
+    /// older than its period (from `membership`, circle ids by member; members in no circle get
+    /// the global period). Returns how many rows were removed.
+    func removeExpired(retention: HistoryRetention, membership: [MemberID: [String]], now: Date) async throws(HistoryError) -> Int {
+        let nowSeconds = Int(now.timeIntervalSince1970)
+        return try await perform { db in
+            var removed = 0
+            for row in try Row.fetchAll(db, sql: "SELECT id, user, device FROM member") {
+                let member = MemberID(user: row["user"], device: row["device"])
+                let days = retention.days(forCircles: membership[member] ?? [])
+                guard days > 0 else { continue }
+                let cutoff = nowSeconds - days * 86_400
+                for table in ["location", "transition"] {
+                    try db.cachedStatement(sql: "DELETE FROM \(table) WHERE member = ? AND tst < ?")
+                        .execute(arguments: [row["id"] as Int64, cutoff])
+                    removed += db.changesCount
+                }
+            }
+            return removed
+        }
+    }
+
+    /// Deletes the oldest locations and transitions, a slice of the stored time span at a time,
+    /// until the data takes at most `maxBytes`; then gives the freed pages back to the file
+    /// system. Returns how many rows were removed.
+    func enforceCap(maxBytes: Int) async throws(HistoryError) -> Int {
+        var removed = 0
+        for _ in 0..<100 {
+            guard try await usedBytes() > maxBytes else { break }
+            let step = try await perform { db -> Int in
+                let span = try Row.fetchOne(db, sql: """
+                    SELECT MIN((SELECT MIN(tst) FROM location l WHERE l.member = m.id)) AS oldest,
+                           MAX((SELECT MAX(tst) FROM location l WHERE l.member = m.id)) AS newest
+                    FROM member m
+                    """)
+                guard let oldest: Int = span?["oldest"], let newest: Int = span?["newest"] else {
+                    try db.execute(sql: "DELETE FROM transition")  // no locations left: transitions go
+                    return db.changesCount
+                }
+                let cutoff = oldest + max(60, (newest - oldest) / 20) // a twentieth of the span, at least a minute
+                var removed = 0
+                for table in ["location", "transition"] {
+                    try db.execute(sql: "DELETE FROM \(table) WHERE member IN (SELECT id FROM member) AND tst < ?", arguments: [cutoff])
+                    removed += db.changesCount
+                }
+                return removed
+            }
+            removed += step
+            if step == 0 { break }
+        }
+        if removed > 0 { await giveSpaceBack() }
+        return removed
+    }
+
+    /// Bytes of the file that hold data (pages in use, the free list not counted).
+    func usedBytes() async throws(HistoryError) -> Int {
+        try await perform { db in
+            let pages = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+            let free = try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0
+            let size = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4096
+            return (pages - free) * size
+        }
+    }
+
+    /// Returns freed pages to the file system and cuts the write-ahead log back.
+    private func giveSpaceBack() async {
+        do {
+            let pool = pool
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                pool.asyncWriteWithoutTransaction { db in
+                    continuation.resume(with: Result {
+                        try db.execute(sql: "PRAGMA incremental_vacuum")
+                        try db.checkpoint(.truncate)
+                    })
+                }
+            }
+        } catch {
+            logger.debug("History vacuum failed.", metadata: ["whereabouts.error": "\(error)"])
+        }
+    }
+
+    /// Runs `work` on a reader connection (beside the writer, WAL snapshot isolation).
+    func read<T: Sendable>(_ work: @escaping @Sendable (Database) throws -> T) async throws(HistoryError) -> T {
+        do {
+            return try await pool.read(work)
+        } catch {
+            throw Self.translate(error, path: path)
+        }
+    }
+
+    /// Runs a write transaction on GRDB's writer queue. Not cancellable (GRDB's `async write`
+    /// would be): the writer commits what is pending when its task is cancelled at shutdown.
+    private func perform<T: Sendable>(_ work: @escaping @Sendable (Database) throws -> T) async throws(HistoryError) -> T {
+        do {
+            let pool = pool
+            return try await withCheckedThrowingContinuation { continuation in
+                pool.asyncWrite(work) { _, result in continuation.resume(with: result) }
+            }
+        } catch {
+            memberIDs.withLock { $0 = [:] }  // a rolled back transaction may have taken new member ids with it
+            throw Self.translate(error, path: path)
+        }
+    }
+
+    /// Refuses a file of another program; stamps a new, empty file.
+    private static func checkOwnership(_ db: Database, path: String) throws {
+        let applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+        let tableCount = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master") ?? 0
+        guard applicationID != Self.applicationID else { return }
+        guard applicationID == 0, tableCount == 0 else {
+            throw HistoryError.foreignDatabase(path: path, applicationID: applicationID)
+        }
+        try db.execute(sql: "PRAGMA application_id = \(Self.applicationID)")
+    }
+
+    /// The schema. `location` and `transition` are keyed by (member, tst), without row ids: a
+    /// member's rows are stored in `tst` order, so a range read is one index walk and a duplicate
+    /// is refused by the key.
+    private static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-member-location-transition") { db in
+            try db.execute(sql: """
+                CREATE TABLE member (id INTEGER PRIMARY KEY, user TEXT NOT NULL, device TEXT NOT NULL, UNIQUE (user, device));
+                CREATE TABLE location (
+                    member INTEGER NOT NULL REFERENCES member (id),
+                    tst INTEGER NOT NULL,
+                    lat REAL NOT NULL,
+                    lon REAL NOT NULL,
+                    acc INTEGER, alt INTEGER, vac INTEGER, vel INTEGER, cog INTEGER, batt INTEGER, bs INTEGER,
+                    tid TEXT, t TEXT, m INTEGER, created_at INTEGER,
+                    received_at REAL NOT NULL,
+                    PRIMARY KEY (member, tst)
+                ) WITHOUT ROWID;
+                CREATE TABLE transition (
+                    member INTEGER NOT NULL REFERENCES member (id),
+                    tst INTEGER NOT NULL,
+                    event TEXT NOT NULL,
+                    region TEXT NOT NULL,
+                    received_at REAL NOT NULL,
+                    PRIMARY KEY (member, tst, event, region)
+                ) WITHOUT ROWID;
+                """)
+        }
+        return migrator
+    }
+
+    private static func translate(_ error: any Error, path: String) -> HistoryError {
+        if let error = error as? HistoryError { return error }
+        if let error = error as? DatabaseError {
+            switch error.resultCode {
+            case .SQLITE_NOTADB, .SQLITE_CORRUPT:
+                return .notADatabase(path: path, reason: error.message ?? "\(error.resultCode)")
+            case .SQLITE_FULL:
+                return .storageFull(path: path)
+            default:
+                return .database(path: path, reason: error.message ?? "\(error.resultCode)")
+            }
+        }
+        return .database(path: path, reason: "\(error)")
+    }
+}
+
+extension HistoryStore {
+    /// Member row ids by member, shared by the writer's closures on GRDB's queue; the mutex
+    /// makes it safe.
+    private final class MemberIDCache: Sendable {
+        private let ids = Mutex<[MemberID: Int64]>([:])
+        func withLock<T: Sendable>(_ body: (inout [MemberID: Int64]) -> T) -> T { ids.withLock { body(&$0) } }
+    }
+}
+
+extension HistoryStore: Hashable {
+    /// Two stores are equal when they are the same object (configurations that hold one compare so).
+    public static func == (lhs: HistoryStore, rhs: HistoryStore) -> Bool { lhs === rhs }
+
+    /// Hashes the object's identity.
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}

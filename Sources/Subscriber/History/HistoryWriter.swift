@@ -1,0 +1,120 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// The history's one writer, as a service: takes the rows ingest hands over (without waiting
+/// for SQLite) and commits them in batches, one transaction each; applies retention and the
+/// size cap every ``HistoryRetention/interval``, logging and counting what they remove.
+///
+/// Give it to ``SubscriberService`` (which records every accepted location and transition
+/// through it) and run it in the same service group *before* the subscriber, so that on
+/// shutdown ingest stops first and the writer then commits everything still pending.
+public struct HistoryWriter: Service {
+    /// The store written to.
+    public let store: HistoryStore
+    /// Retention and the size cap.
+    public let retention: HistoryRetention
+    let recorder: HistoryRecorder
+    let views: CircleViewStore
+    let logger: Logger
+    /// The most rows in one transaction.
+    static let batchLimit = 10_000
+
+    /// Creates the writer. `views` gives each member's circles (for per-circle retention) and the
+    /// metrics registry; at most `backlogLimit` rows wait for the disk before new ones are
+    /// dropped (counted, logged).
+    public init(store: HistoryStore, retention: HistoryRetention = HistoryRetention(), views: CircleViewStore,
+                logger: Logger, backlogLimit: Int = 200_000) {
+        self.store = store
+        self.retention = retention
+        self.views = views
+        self.logger = logger
+        recorder = HistoryRecorder(capacity: backlogLimit)
+    }
+
+    /// Rows handed over by ingest and not yet committed.
+    public var backlog: Int { recorder.backlog }
+
+    /// Writes until graceful shutdown or cancellation, then commits what is pending and returns.
+    public func run() async throws {
+        try await withGracefulShutdownHandler {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await maintain() }
+                await write()
+                group.cancelAll()
+            }
+        } onGracefulShutdown: {
+            recorder.finish()
+        }
+        logger.info("History writer stopped.", metadata: ["whereabouts.history.path": "\(store.path)"])
+    }
+
+    private func write() async {
+        var failing = false
+        while let (rows, dropped) = await recorder.next(limit: Self.batchLimit) {
+            if dropped > 0 {
+                views.metrics.history("dropped", count: dropped)
+                logger.warning("History backlog full: dropped locations the disk could not keep up with.", metadata: [
+                    "whereabouts.history.dropped": "\(dropped)",
+                ])
+            }
+            var attempt = 0
+            while true {
+                do {
+                    let stored = try await store.write(rows)
+                    views.metrics.history("stored", count: stored)
+                    views.metrics.history("duplicate", count: rows.count - stored)
+                    if failing { logger.notice("History is written again.", metadata: ["whereabouts.history.path": "\(store.path)"]) }
+                    failing = false
+                    break
+                } catch {
+                    attempt += 1
+                    if !failing { logger.error("\(error)", metadata: ["whereabouts.history.path": "\(store.path)"]) }
+                    failing = true
+                    // Retried while running (new rows wait in the bounded backlog); given up on
+                    // after a few attempts once shutting down.
+                    if recorder.isFinished && attempt >= 3 {
+                        views.metrics.history("dropped", count: rows.count)
+                        logger.error("History: gave up on a batch at shutdown.", metadata: ["whereabouts.history.dropped": "\(rows.count)"])
+                        break
+                    }
+                    try? await Task.sleep(for: .seconds(1))
+                }
+            }
+            recorder.completed()
+        }
+    }
+
+    /// Applies retention and the cap at start and every interval until cancelled.
+    private func maintain() async {
+        while !Task.isCancelled {
+            await applyRetention()
+            try? await Task.sleep(for: .seconds(retention.interval))
+        }
+    }
+
+    /// Applies retention and the cap once (also called by tests).
+    func applyRetention(now: Date = Date()) async {
+        do {
+            let membership = await views.historyMembership()
+            let expired = try await store.removeExpired(retention: retention, membership: membership, now: now)
+            if expired > 0 {
+                views.metrics.history("expired", count: expired)
+                logger.info("History retention removed rows older than their circle's period.", metadata: [
+                    "whereabouts.history.removed": "\(expired)", "whereabouts.history.days": "\(retention.days)",
+                ])
+            }
+            if let maxBytes = retention.maxBytes {
+                let capped = try await store.enforceCap(maxBytes: maxBytes)
+                if capped > 0 {
+                    views.metrics.history("capped", count: capped)
+                    logger.warning("History size cap reached: removed the oldest rows.", metadata: [
+                        "whereabouts.history.removed": "\(capped)", "whereabouts.history.max_bytes": "\(maxBytes)",
+                    ])
+                }
+            }
+        } catch {
+            logger.error("\(error)", metadata: ["whereabouts.history.path": "\(store.path)"])
+        }
+    }
+}
