@@ -29,6 +29,9 @@ struct CircleRoster: Sendable {
     /// Every tracked member device, unsorted.
     var trackedMembers: Dictionary<MemberID, [String]>.Keys { circlesOf.keys }
 
+    /// Each tracked member's circle ids.
+    var membership: [MemberID: [String]] { circlesOf }
+
     /// The member of circle `circle` with this user and device, if there is one: a circle's pages
     /// never reveal a device outside it.
     func member(_ member: MemberID, inCircle circle: String) -> Member? {

@@ -115,6 +115,11 @@ public actor CircleViewStore {
         state.stats
     }
 
+    /// Each tracked member's circle ids, for the history's per-circle retention.
+    func historyMembership() -> [MemberID: [String]] {
+        state.roster.membership
+    }
+
     /// Views as they are published, from now on. Each call returns an independent sequence.
     public func updates() -> CircleViewUpdates {
         // Unbounded: one collection yields every due view at once, and a bound would drop the
