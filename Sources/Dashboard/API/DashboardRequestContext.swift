@@ -39,30 +39,32 @@ package struct DashboardRequestContext: RequestContext, WebSocketRequestContext 
     }
 }
 
-/// Holds a context's handler reference until the upgraded connection no longer needs it.
-private final class UpgradeSlot: Sendable {
-    /// Slots alive per server port (one per request context and its copies).
-    static let allocated = Mutex<[Int: Int]>([:])
+extension DashboardRequestContext {
+    /// Holds a context's handler reference until the upgraded connection no longer needs it.
+    private final class UpgradeSlot: Sendable {
+        /// Slots alive per server port (one per request context and its copies).
+        static let allocated = Mutex<[Int: Int]>([:])
 
-    private let held = Mutex<WebSocketHandlerReference<DashboardRequestContext>?>(WebSocketHandlerReference())
-    private let port: Int
+        private let held = Mutex<WebSocketHandlerReference<DashboardRequestContext>?>(WebSocketHandlerReference())
+        private let port: Int
 
-    init(port: Int) {
-        self.port = port
-        Self.allocated.withLock { $0[port, default: 0] += 1 }
-    }
-
-    deinit {
-        Self.allocated.withLock { counts in
-            counts[port, default: 1] -= 1
-            if counts[port] == 0 { counts[port] = nil }
+        init(port: Int) {
+            self.port = port
+            Self.allocated.withLock { $0[port, default: 0] += 1 }
         }
-    }
 
-    /// The stored reference; after ``release()`` an empty one, so a late reader finds no handler.
-    var reference: WebSocketHandlerReference<DashboardRequestContext> {
-        held.withLock { $0 } ?? WebSocketHandlerReference()
-    }
+        deinit {
+            Self.allocated.withLock { counts in
+                counts[port, default: 1] -= 1
+                if counts[port] == 0 { counts[port] = nil }
+            }
+        }
 
-    func release() { held.withLock { $0 = nil } }
+        /// The stored reference; after ``release()`` an empty one, so a late reader finds no handler.
+        var reference: WebSocketHandlerReference<DashboardRequestContext> {
+            held.withLock { $0 } ?? WebSocketHandlerReference()
+        }
+
+        func release() { held.withLock { $0 = nil } }
+    }
 }
