@@ -83,6 +83,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 // The location history (History/HistoryStore.swift).
+                "SQLiteSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -127,11 +128,17 @@ let package = Package(
         ),
         .target(name: "EvalKit", dependencies: ["WhereaboutsCore"]),
 
+        // MARK: SQLiteSupport: what the SQLite-backed stores (outbox, history) share.
+        .target(
+            name: "SQLiteSupport",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
+        ),
+
         // MARK: Outbox: the publisher's durable FIFO of reports (SQLite through GRDB).
         .target(
             name: "Outbox",
             dependencies: [
-                "WhereaboutsCore",
+                "WhereaboutsCore", "SQLiteSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import Logging
+import SQLiteSupport
 import Synchronization
 import WhereaboutsCore
 
@@ -262,17 +263,11 @@ public final class HistoryStore: Sendable {
 
     private static func translate(_ error: any Error, path: String) -> HistoryError {
         if let error = error as? HistoryError { return error }
-        if let error = error as? DatabaseError {
-            switch error.resultCode {
-            case .SQLITE_NOTADB, .SQLITE_CORRUPT:
-                return .notADatabase(path: path, reason: error.message ?? "\(error.resultCode)")
-            case .SQLITE_FULL:
-                return .storageFull(path: path)
-            default:
-                return .database(path: path, reason: error.message ?? "\(error.resultCode)")
-            }
+        switch SQLiteFailure(error) {
+        case .notADatabase(let reason): return .notADatabase(path: path, reason: reason)
+        case .storageFull: return .storageFull(path: path)
+        case .other(let reason): return .database(path: path, reason: reason)
         }
-        return .database(path: path, reason: "\(error)")
     }
 }
 
