@@ -12,13 +12,14 @@ import WhereaboutsTestSupport
 /// Privacy per circle, proven on the bytes: a real mosquitto, the subscriber and the dashboard as
 /// `whereabouts-sub --http-port` runs them, a member publishing exact fixes with velocity and a
 /// region transition, and everything a `coarse`, a `place` and a `hidden` audience can get over
-/// MQTT (retained views, events), HTTP (views, trail) and the WebSocket (views, events) searched
-/// for finer coordinates.
+/// MQTT (retained views, events, the circle's OwnTracks tree), HTTP (circle list, views, trail)
+/// and the WebSocket (views, events) searched for finer coordinates.
 @Suite("Privacy per circle")
 struct PrivacyTests {
     static let yaml = """
         circles:
           - id: exact
+            owntracks: true
             members:
               - {user: alice, device: phone}
             places:
@@ -26,17 +27,20 @@ struct PrivacyTests {
           - id: coarse
             privacy: coarse
             grid: 1000
+            owntracks: true
             members:
               - {user: alice, device: phone}
             places:
               - {name: Home, lat: 52.6640, lon: -8.6270, radius: 300, dwell: 0}
           - id: placeonly
             privacy: place
+            owntracks: true
             members:
               - {user: alice, device: phone}
             places:
               - {name: Home, lat: 52.6640, lon: -8.6270, radius: 300, dwell: 0}
           - id: shy
+            owntracks: true
             members:
               - {user: alice, device: phone, share: hidden}
         """
@@ -135,11 +139,15 @@ struct PrivacyTests {
                         && captured.text(prefix: "ws/exact/").contains("Secret Garden")
                         && captured.text(prefix: "ws/placeonly/").contains(#""place":"Home""#)
                         && captured.text(prefix: "ws/coarse/").contains(#""event":"arrived""#)
+                        && captured.text(prefix: "whereabouts/circles/placeonly/owntracks/").contains(#""inregions":["Home"]"#)
+                        && captured.text(prefix: "whereabouts/circles/coarse/owntracks/alice/phone/event").contains(#""event":"enter""#)
+                        && captured.text(prefix: "whereabouts/circles/exact/owntracks/").contains(#""vel":6"#)
+                        && captured.text(prefix: "whereabouts/circles/shy/owntracks/alice/phone/info").contains(#""_type":"card""#)
                 }
                 // HTTP: what the dashboard serves each audience.
                 var http: [String: String] = [:]
                 for circle in ["exact", "coarse", "placeonly", "shy"] {
-                    for path in ["/api/circles/\(circle)", "/api/circles/\(circle)/members/alice/phone/trail"] {
+                    for path in ["/api/circles", "/api/circles/\(circle)", "/api/circles/\(circle)/members/alice/phone/trail"] {
                         let answer = try await RawHTTP.send(port: port, ["GET \(path) HTTP/1.1", "Host: 127.0.0.1:\(port)", "Connection: close"])
                         #expect(answer.status == 200, "\(path): \(answer.text)")
                         http[circle, default: ""] += answer.body
@@ -167,6 +175,14 @@ struct PrivacyTests {
                 #expect(!shy.contains(#""fix":{"#) && !shy.contains("Home"))
                 let coarse = captured.text(prefix: "whereabouts/circles/coarse/view")
                 #expect(coarse.contains(#""fix":{"#) && coarse.contains(#""acc":1000"#))
+                // The OwnTracks trees: a coarse friend on the grid, a place-only friend at the
+                // place's centre, a hidden friend by name only.
+                let coarseTree = captured.text(prefix: "whereabouts/circles/coarse/owntracks/alice/phone")
+                #expect(coarseTree.contains(#""_type":"location""#) && coarseTree.contains(#""acc":1000"#))
+                let placeTree = captured.text(prefix: "whereabouts/circles/placeonly/owntracks/alice/phone")
+                #expect(placeTree.contains(#""lat":52.664,"#) && placeTree.contains(#""acc":300"#))
+                let shyTree = captured.text(prefix: "whereabouts/circles/shy/owntracks/")
+                #expect(!shyTree.contains(#""_type":"location""#) && !shyTree.contains(#""_type":"transition""#))
                 await publisher.disconnect()
                 await group.triggerGracefulShutdown()
                 try await tasks.waitForAll()

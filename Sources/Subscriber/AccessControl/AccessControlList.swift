@@ -4,7 +4,8 @@
 /// - each member user may read and write only under `<topicPrefix>/<user>/#` (their own devices'
 ///   positions, presence and commands), so they cannot publish as someone else;
 /// - each member user may read the view and events of exactly the circles they belong to, so they
-///   cannot see a circle they are not in, nor anyone's raw positions;
+///   cannot see a circle they are not in, nor anyone's raw positions; and the OwnTracks tree
+///   (`<viewPrefix>/<id>/owntracks/#`) of those of their circles that publish one;
 /// - the subscriber's account reads every member's topics and writes the views and events;
 /// - optional operator accounts read everything (for `mosquitto_sub -v -t '#'`).
 ///
@@ -52,6 +53,7 @@ public struct AccessControlList: Sendable, Hashable {
     public func render() throws(AccessControlError) -> String {
         try validate()
         var circlesOfUser: [String: [String]] = [:]
+        let trees = Set(circles.filter(\.ownTracksTree).map(\.id))
         for circle in circles {
             for user in Set(circle.members.map(\.user)) { circlesOfUser[user, default: []].append(circle.id) }
         }
@@ -73,6 +75,7 @@ public struct AccessControlList: Sendable, Hashable {
             for id in circlesOfUser[user]!.sorted() {
                 lines.append("topic read \(viewPrefix)/\(id)/view")
                 lines.append("topic read \(viewPrefix)/\(id)/events")
+                if trees.contains(id) { lines.append("topic read \(OwnTracksTree.root(viewPrefix: viewPrefix, circle: id))/#") }
             }
         }
         return lines.joined(separator: "\n") + "\n"

@@ -16,7 +16,8 @@
 /// | each `--operator-user` | `mosquitto_sub -i <name>` | `whereabouts-operator`: reads `#` |
 ///
 /// `whereabouts-user-<user>` writes and reads `owntracks/<user>/#` and reads the views and events
-/// of the user's circles, exactly as the plain ACL file (``AccessControlList``) grants the user.
+/// of the user's circles (and the OwnTracks trees of those that publish one), exactly as the plain
+/// ACL file (``AccessControlList``) grants the user.
 /// Every other access is denied (the plan sets the plugin's default ACL access to deny publishing,
 /// receiving and subscribing).
 struct DynamicSecurityPlan: Sendable, Hashable {
@@ -105,6 +106,7 @@ struct DynamicSecurityPlan: Sendable, Hashable {
         }
 
         var circlesOfUser: [String: Set<String>] = [:]
+        let trees = Set(circles.filter(\.ownTracksTree).map(\.id))
         for circle in circles {
             for member in circle.members {
                 for (role, names) in [("subscriber", subscriberUsers), ("operator", operatorUsers), ("reserved", reservedUsers)]
@@ -127,7 +129,9 @@ struct DynamicSecurityPlan: Sendable, Hashable {
                 ACL(type: "publishClientReceive", topic: "\(topicPrefix)/\(user)/#"),
             ]
             for id in circleIDs {
-                for topic in ["\(viewPrefix)/\(id)/view", "\(viewPrefix)/\(id)/events"] {
+                var topics = ["\(viewPrefix)/\(id)/view", "\(viewPrefix)/\(id)/events"]
+                if trees.contains(id) { topics.append("\(OwnTracksTree.root(viewPrefix: viewPrefix, circle: id))/#") }
+                for topic in topics {
                     rules.insert(ACL(type: "subscribePattern", topic: topic))
                     rules.insert(ACL(type: "publishClientReceive", topic: topic))
                 }

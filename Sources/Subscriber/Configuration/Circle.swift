@@ -13,11 +13,17 @@ public struct Circle: Sendable, Hashable, Codable {
     public var privacy: PrivacyLevel
     /// The cell size in metres positions are snapped to at the `coarse` level (`grid:`). Default 500.
     public var grid: Double
+    /// Whether the subscriber republishes the circle's members as OwnTracks friends under
+    /// `<view prefix>/<id>/owntracks/<user>/<device>` (`owntracks: true`), for OwnTracks apps
+    /// whose subscription topic points there. Default `false`.
+    public var ownTracksTree: Bool
 
     /// Creates a circle.
     public init(
-        id: String, name: String, members: [Member], places: [Place] = [], privacy: PrivacyLevel = .exact, grid: Double = 500
+        id: String, name: String, members: [Member], places: [Place] = [], privacy: PrivacyLevel = .exact, grid: Double = 500,
+        ownTracksTree: Bool = false
     ) {
+        self.ownTracksTree = ownTracksTree
         self.privacy = privacy
         self.grid = grid
         self.id = id

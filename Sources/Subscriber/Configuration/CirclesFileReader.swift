@@ -26,7 +26,7 @@ struct CirclesFileReader {
     }
 
     private func readCircle(_ node: Node, key: String) throws(CirclesFileError) -> Circle {
-        let fields = try mapping(node, key: key, allowed: ["id", "name", "members", "places", "privacy", "grid"])
+        let fields = try mapping(node, key: key, allowed: ["id", "name", "members", "places", "privacy", "grid", "owntracks"])
         let id = try string(fields, "id", in: key, parent: node, required: true)!
         try check(id, matches: Self.isIdentifier, key: "\(key).id", line: line(fields["id"]),
                   rule: "a circle id uses only lower-case letters, digits, `-` and `_`")
@@ -51,7 +51,9 @@ struct CirclesFileReader {
         let places = try readPlaces(fields["places"], key: "\(key).places", circle: id)
         let privacy = try level(fields, "privacy", in: key, parent: node) ?? .exact
         let grid = try number(fields, "grid", in: key, parent: node, range: 10...100_000, unit: "metres", required: false) ?? 500
-        return Circle(id: id, name: name, members: members, places: places, privacy: privacy, grid: grid)
+        let ownTracksTree = try flag(fields, "owntracks", in: key) ?? false
+        return Circle(
+            id: id, name: name, members: members, places: places, privacy: privacy, grid: grid, ownTracksTree: ownTracksTree)
     }
 
     private func readPlaces(_ node: Node?, key: String, circle: String) throws(CirclesFileError) -> [Place] {
@@ -152,6 +154,14 @@ struct CirclesFileReader {
                 "`\(name)` is `\(text)`; it must be one of exact, coarse, place, hidden.", key: "\(key).\(name)", line: line(fields[name]))
         }
         return level
+    }
+
+    private func flag(_ fields: [String: Node], _ name: String, in key: String) throws(CirclesFileError) -> Bool? {
+        guard let node = fields[name] else { return nil }
+        guard case .scalar(let scalar) = node, let value = Bool(scalar.string.lowercased()) else {
+            throw CirclesFileError("`\(name)` must be true or false.", key: "\(key).\(name)", line: line(node))
+        }
+        return value
     }
 
     private func number(

@@ -3,7 +3,8 @@ import Logging
 import WhereaboutsMQTT
 
 /// Publishes what the store says is due: views retained, events not retained, and an empty
-/// retained message for each removed circle. Runs until cancelled.
+/// retained message for each removed circle; for circles that ask for it, their OwnTracks tree
+/// (``OwnTracksTree``). Runs until cancelled.
 struct ViewPublisher<Connection: BrokerConnection> {
     let store: CircleViewStore
     let connection: Connection
@@ -14,6 +15,7 @@ struct ViewPublisher<Connection: BrokerConnection> {
         let encoder = JSONEncoder()
         // Sorted keys: the same view always encodes to the same bytes, `_type` first.
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var tree = OwnTracksTree(viewPrefix: configuration.viewPrefix)
         while !Task.isCancelled {
             let batch = await store.collectDue(at: Date())
             for view in batch.views {
@@ -21,18 +23,44 @@ struct ViewPublisher<Connection: BrokerConnection> {
                     try encoder.encode(view)
                 }
                 if sent { store.metrics.viewsPublished(1) }
+                if batch.ownTracksCircles.contains(view.circle.id) {
+                    let store = self.store
+                    let messages = await tree.update(with: view) { member in
+                        await store.face(circle: view.circle.id, user: member.user, device: member.device)?.data
+                    }
+                    if await !send(messages, circle: view.circle.id) { tree.invalidate(circle: view.circle.id) }
+                }
             }
             for event in batch.events {
                 let sent = await send(to: configuration.eventsTopic(event.circle), retain: false, circle: event.circle) {
                     try encoder.encode(event)
                 }
                 if sent { store.metrics.event(event.event.rawValue) }
+                if batch.ownTracksCircles.contains(event.circle), let transition = tree.transition(for: event) {
+                    await send([transition], circle: event.circle)
+                }
             }
             for id in batch.removedCircles {
                 await send(to: configuration.viewTopic(id), retain: true, circle: id) { Data() }
             }
+            // Trees of circles removed, moved to another shard or no longer asking for one.
+            for id in tree.circles where !batch.ownTracksCircles.contains(id) {
+                await send(tree.clear(circle: id), circle: id)
+            }
             await waitUntil(batch.nextDeadline)
         }
+    }
+
+    /// Publishes a tree's messages in order; `false` if any failed (the circle's view is then
+    /// published again, and the tree with it).
+    @discardableResult
+    private func send(_ messages: [OwnTracksTree.Message], circle: String) async -> Bool {
+        var allSent = true
+        for message in messages {
+            let sent = await send(to: message.topic, retain: message.retain, circle: circle) { message.payload }
+            allSent = allSent && sent
+        }
+        return allSent
     }
 
     @discardableResult

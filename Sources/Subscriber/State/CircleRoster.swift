@@ -5,6 +5,8 @@ struct CircleRoster: Sendable {
     private(set) var circles: [Circle]
     private var byID: [String: Circle]
     private var circlesOf: [MemberID: [String]]
+    /// Ids of the owned circles that ask for an OwnTracks tree (`owntracks: true`).
+    private(set) var ownTracksCircles: Set<String>
 
     /// Indexes `circles` (already filtered to the shard); the first of two equal ids wins.
     init(_ circles: [Circle]) {
@@ -15,6 +17,7 @@ struct CircleRoster: Sendable {
             for member in circle.members { circlesOf[member.id, default: []].append(circle.id) }
         }
         self.circlesOf = circlesOf
+        ownTracksCircles = Set(circles.lazy.filter(\.ownTracksTree).map(\.id))
     }
 
     /// The circle with `id`, if owned.

@@ -480,6 +480,7 @@ public actor CircleViewStore {
         batch.views = due.circles.compactMap { id in roster.circle(id: id).map { buildView($0, at: nowSeconds) } }
         batch.events = due.events
         batch.removedCircles = due.removedCircles
+        batch.ownTracksCircles = roster.ownTracksCircles
         batch.nextDeadline = due.next
         state.stats.viewsBuilt += batch.views.count
         state.stats.events += batch.events.count

@@ -1,0 +1,98 @@
+import Foundation
+
+/// The retained messages of every circle's OwnTracks tree as last published, and what must be
+/// published to bring a tree up to date with a new view. Owned by the view publisher's task.
+///
+/// Topics, under the view prefix (`whereabouts/circles`):
+/// - `<prefix>/<circle>/owntracks/<user>/<device>`: the member's `location`, retained;
+/// - `<prefix>/<circle>/owntracks/<user>/<device>/info`: the member's `card`, retained;
+/// - `<prefix>/<circle>/owntracks/<user>/<device>/event`: `transition`s, not retained.
+///
+/// A message is published only when its bytes change. A member who leaves the circle, a circle
+/// that is removed or stops asking for the tree, and a location that is withdrawn (`gone`,
+/// `hidden`, away at the `place` level) get an empty retained message, which the apps take as
+/// "remove this friend" (Android's `MessageClear`).
+struct OwnTracksTree {
+    /// One message to publish.
+    struct Message: Sendable, Hashable {
+        var topic: String
+        var payload: Data
+        var retain: Bool
+    }
+
+    let viewPrefix: String
+    private var published: [String: [String: Data]] = [:]  // circle id → topic → retained bytes
+    private var places: [String: [Place]] = [:]  // circle id → places of its last view
+    private var trackerIDs: [String: [MemberID: String]] = [:]  // circle id → member → tid shown
+    private let encoder: JSONEncoder
+
+    /// Creates an empty tree; nothing is known to be published yet (a restarted subscriber
+    /// republishes every member once; retained messages make that harmless).
+    init(viewPrefix: String) {
+        self.viewPrefix = viewPrefix
+        encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    }
+
+    /// The root of circle `id`'s tree, the subscription an OwnTracks app uses: `<root>/#`.
+    static func root(viewPrefix: String, circle id: String) -> String { "\(viewPrefix)/\(id)/owntracks" }
+
+    /// The messages that bring circle `view`'s tree up to date. `face` returns a member's face
+    /// image bytes when the view says it has one.
+    mutating func update(with view: CircleView, face: (MemberView) async -> [UInt8]?) async -> [Message] {
+        let root = Self.root(viewPrefix: viewPrefix, circle: view.circle.id)
+        var wanted: [String: Data] = [:]
+        var tids: [MemberID: String] = [:]
+        for member in view.members {
+            let friend = OwnTracksFriend(member, places: view.places, face: member.face == nil ? nil : await face(member))
+            tids[MemberID(user: member.user, device: member.device)] = friend.card.tid
+            let base = "\(root)/\(member.user)/\(member.device)"
+            if let location = friend.location, let bytes = try? encoder.encode(location) { wanted[base] = bytes }
+            if let bytes = try? encoder.encode(friend.card) { wanted[base + "/info"] = bytes }
+        }
+        let before = published[view.circle.id] ?? [:]
+        var messages: [Message] = []
+        for topic in before.keys.sorted() where wanted[topic] == nil {
+            messages.append(Message(topic: topic, payload: Data(), retain: true))
+        }
+        for topic in wanted.keys.sorted() where before[topic] != wanted[topic] {
+            messages.append(Message(topic: topic, payload: wanted[topic]!, retain: true))
+        }
+        published[view.circle.id] = wanted
+        places[view.circle.id] = view.places
+        trackerIDs[view.circle.id] = tids
+        return messages
+    }
+
+    /// The `transition` for an `arrived`/`departed` event of a circle whose tree was published
+    /// (``update(with:face:)``), or `nil` for other events and circles.
+    func transition(for event: CircleEvent) -> Message? {
+        guard event.event == .arrived || event.event == .departed, let name = event.place,
+              let place = places[event.circle]?.first(where: { $0.name == name }) else { return nil }
+        let tid = trackerIDs[event.circle]?[MemberID(user: event.user, device: event.device)]
+            ?? OwnTracksFriend.defaultTrackerID(event.user)
+        let transition = FriendTransition(tid: tid, tst: event.tst, event: event.event == .arrived ? "enter" : "leave", place: place)
+        guard let bytes = try? encoder.encode(transition) else { return nil }
+        let topic = "\(Self.root(viewPrefix: viewPrefix, circle: event.circle))/\(event.user)/\(event.device)/event"
+        return Message(topic: topic, payload: bytes, retain: false)
+    }
+
+    /// Empty retained messages for everything circle `id`'s tree holds, and forgets it: the
+    /// circle was removed or no longer asks for a tree.
+    mutating func clear(circle id: String) -> [Message] {
+        let topics = published.removeValue(forKey: id)?.keys.sorted() ?? []
+        places[id] = nil
+        trackerIDs[id] = nil
+        return topics.map { Message(topic: $0, payload: Data(), retain: true) }
+    }
+
+    /// The circles whose tree has been published (and not cleared).
+    var circles: [String] { published.keys.sorted() }
+
+    /// Marks circle `id`'s tree as unknown after a failed publish: the next view republishes
+    /// every message (and clears what it no longer holds).
+    mutating func invalidate(circle id: String) {
+        guard let topics = published[id] else { return }
+        published[id] = topics.mapValues { _ in Data() }  // never equal to a real payload
+    }
+}
