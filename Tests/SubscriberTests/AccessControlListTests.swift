@@ -3,7 +3,7 @@ import Testing
 
 @Suite("Access control list")
 struct AccessControlListTests {
-    @Test("Each member writes only their own topics and reads only their circles' views")
+    @Test("Each member writes only their own topics and reads only their circles' views (and trees, where a circle has one)")
     func rules() throws {
         let acl = try AccessControlList(circles: try Build.exampleFile().circles, operatorUsers: ["ops"]).render()
         let blocks = Dictionary(uniqueKeysWithValues: acl.components(separatedBy: "\n\n").compactMap { block -> (String, [String])? in
@@ -14,11 +14,13 @@ struct AccessControlListTests {
         #expect(blocks["bob"] == [
             "topic readwrite owntracks/bob/#",
             "topic read whereabouts/circles/family/view", "topic read whereabouts/circles/family/events",
+            "topic read whereabouts/circles/family/owntracks/#",
             "topic read whereabouts/circles/field-team/view", "topic read whereabouts/circles/field-team/events",
         ])
         #expect(blocks["carol"] == [
             "topic readwrite owntracks/carol/#",
             "topic read whereabouts/circles/family/view", "topic read whereabouts/circles/family/events",
+            "topic read whereabouts/circles/family/owntracks/#",
         ])
         #expect(blocks["whereabouts-sub"] == ["topic read owntracks/#", "topic write whereabouts/circles/#"])
         #expect(blocks["ops"] == ["topic read #"])

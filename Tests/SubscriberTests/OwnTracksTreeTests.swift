@@ -70,7 +70,8 @@ struct OwnTracksTreeTests {
         let aliceKey = "whereabouts/circles/family/owntracks/alice/phone"
         let received = try await bob.wait("alice as bob's friend") { snapshot -> [MQTTMessage]? in
             let contacts = AppContacts(snapshot.messages)
-            return contacts.locations[aliceKey]?["tst"] as? Int == now && contacts.cards[aliceKey] != nil ? snapshot.messages : nil
+            return contacts.locations[aliceKey]?["tst"] as? Int == now && contacts.cards[aliceKey]?["face"] != nil
+                ? snapshot.messages : nil
         }
         let friends = AppContacts(received)
         let location = try #require(friends.locations[aliceKey])
