@@ -13,11 +13,17 @@ public struct BrokerOptions: ParsableArguments {
     /// Creates the options with their defaults (ArgumentParser fills them).
     public init() {}
 
-    /// The broker URL.
+    /// The broker URL, or several separated by commas (the nodes of a cluster).
     @Option(help: ArgumentHelp(
-        "The broker: mqtt://HOST[:PORT] (port 1883 by default) or mqtts://HOST[:PORT] for TLS (port 8883 by default), which needs --tls-ca-file.",
-        valueName: "url"))
+        "The broker: mqtt://HOST[:PORT] (port 1883 by default) or mqtts://HOST[:PORT] for TLS (port 8883 by default), which needs --tls-ca-file. For a cluster, list its nodes separated by commas (mqtt://a:1883,mqtt://b:1883): the program connects to the first that answers and, when a node fails, to the next.",
+        valueName: "url[,url...]"))
     public var broker: String = "mqtt://127.0.0.1:1883"
+
+    /// The broker software, for its limits.
+    @Option(help: ArgumentHelp(
+        "The broker software: mosquitto (or any full MQTT 3.1.1 broker) or nats (a NATS server's MQTT listener: QoS 2 is refused, and user and device names must not contain '.', spaces, '@', '*' or '>').",
+        valueName: "kind"))
+    public var brokerKind: BrokerKind = .mosquitto
 
     /// The MQTT client id, if given.
     @Option(
@@ -61,14 +67,46 @@ public struct BrokerOptions: ParsableArguments {
     @Flag(help: "Do not check that the broker's certificate names its host. Only for testing.")
     public var tlsInsecure: Bool = false
 
-    /// The parsed broker URL.
+    /// The first broker URL.
     public func address() throws -> BrokerAddress {
-        do { return try BrokerAddress(parsing: broker) } catch { throw ValidationError(error.description) }
+        try addresses()[0]
+    }
+
+    /// Every broker URL, in the order they are tried; all plain or all TLS.
+    public func addresses() throws -> [BrokerAddress] {
+        let parts = broker.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        var addresses: [BrokerAddress] = []
+        for part in parts {
+            do { addresses.append(try BrokerAddress(parsing: part)) } catch { throw ValidationError(error.description) }
+        }
+        if addresses.contains(where: { $0.usesTLS != addresses[0].usesTLS }) {
+            throw ValidationError("The brokers in --broker \(broker) mix mqtt:// and mqtts://; the nodes of one cluster use one or the other.")
+        }
+        if Set(addresses.map(\.description)).count != addresses.count {
+            throw ValidationError("--broker \(broker) lists a broker twice.")
+        }
+        return addresses
+    }
+
+    /// Refuses a name that must be one topic level (`what`, e.g. "--user" or "the member
+    /// alice/phone") which the broker cannot carry.
+    public func checkTopicLevel(_ name: String, what: String) throws {
+        if let problem = brokerKind.problem(withTopicLevel: name) {
+            throw ValidationError("\(what) '\(name)' cannot be used with --broker-kind \(brokerKind.rawValue): \(problem). Rename it.")
+        }
+    }
+
+    /// Refuses a QoS the broker does not carry.
+    public func checkQoS(_ qos: QoS, flag: String) throws {
+        if qos.rawValue > brokerKind.maximumQoS.rawValue {
+            throw ValidationError("\(flag) \(qos.rawValue) cannot be used with --broker-kind \(brokerKind.rawValue): it carries QoS \(brokerKind.maximumQoS.rawValue) at most (NATS closes the connection of a QoS 2 client).")
+        }
     }
 
     /// Checks the options together (ArgumentParser calls it before `run()`).
     public func validate() throws {
         let address = try address()
+        _ = try addresses()
         guard (5...65_535).contains(keepAlive) else {
             throw ValidationError("--keep-alive must be between 5 and 65535 seconds, not \(keepAlive).")
         }
@@ -89,14 +127,17 @@ public struct BrokerOptions: ParsableArguments {
         }
     }
 
-    /// The client configuration these options describe: host, port, client id (`defaultClientID`
-    /// unless `--client-id` is given), persistent session (clean session off), keep-alive, the
-    /// credentials (password from `--password-file` or `WHEREABOUTS_PASSWORD`) and TLS.
+    /// The client configuration these options describe: host and port (the other brokers of
+    /// `--broker` as failover), client id (`defaultClientID` unless `--client-id` is given),
+    /// persistent session (clean session off), keep-alive, MQTT 3.1.1, the credentials (password
+    /// from `--password-file` or `WHEREABOUTS_PASSWORD`) and TLS.
     public func mqttConfiguration(defaultClientID: String) throws -> MQTTConfiguration {
-        let address = try address()
+        let addresses = try addresses()
+        let address = addresses[0]
         var configuration = MQTTConfiguration(
             host: address.host, port: address.port, clientID: clientID ?? defaultClientID, cleanSession: false,
-            keepAlive: .seconds(keepAlive))
+            keepAlive: .seconds(keepAlive), protocolVersion: .v311)
+        configuration.failover = addresses.dropFirst().map { MQTTConfiguration.Endpoint(host: $0.host, port: $0.port) }
         if let username {
             let password: String?
             do { password = try Password.resolve(file: passwordFile) } catch { throw ValidationError(error.description) }

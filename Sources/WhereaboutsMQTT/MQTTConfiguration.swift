@@ -78,6 +78,40 @@ public struct MQTTConfiguration: Sendable, Equatable {
     public var host: String
     /// The broker's port (1883 plain, 8883 TLS by convention).
     public var port: Int
+    /// Further brokers that serve the same sessions (the other nodes of a cluster), as
+    /// `(host, port)`. When the current broker cannot be reached or the connection is lost, the
+    /// next attempt goes to the next one in turn (``host`` first, then these, then round again),
+    /// and the client stays on whichever accepts it. Empty by default: one broker.
+    public var failover: [Endpoint] = []
+
+    /// One broker to connect to.
+    public struct Endpoint: Sendable, Hashable, CustomStringConvertible {
+        /// Host name or address.
+        public var host: String
+        /// TCP port.
+        public var port: Int
+
+        /// Creates an endpoint.
+        public init(host: String, port: Int) {
+            self.host = host
+            self.port = port
+        }
+
+        /// `host:port`.
+        public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    }
+
+    /// Every broker this configuration may connect to, in the order they are tried: ``host`` and
+    /// ``port`` first, then ``failover``.
+    public var endpoints: [Endpoint] { [Endpoint(host: host, port: port)] + failover }
+
+    /// This configuration aimed at `endpoint` (the one a connection attempt uses).
+    func aimed(at endpoint: Endpoint) -> MQTTConfiguration {
+        var copy = self
+        copy.host = endpoint.host
+        copy.port = endpoint.port
+        return copy
+    }
     /// The client id; empty lets the broker pick one (only with `cleanSession`).
     public var clientID: String
     /// Whether the broker forgets this client's session when it disconnects. With `false` the
@@ -162,10 +196,12 @@ public struct MQTTConfiguration: Sendable, Equatable {
 
     /// Checks the values that libmosquitto would reject later with a less helpful error.
     public func validate() throws(MQTTError) {
-        guard (1...65_535).contains(port) else {
-            throw .invalidArgument("port \(port) is outside 1...65535")
+        for endpoint in endpoints {
+            guard (1...65_535).contains(endpoint.port) else {
+                throw .invalidArgument("port \(endpoint.port) is outside 1...65535")
+            }
+            guard !endpoint.host.isEmpty else { throw .invalidArgument("the broker host is empty") }
         }
-        guard !host.isEmpty else { throw .invalidArgument("the broker host is empty") }
         if !cleanSession && clientID.isEmpty {
             throw .invalidArgument("a persistent session (cleanSession false) needs a client id")
         }

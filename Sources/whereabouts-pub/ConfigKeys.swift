@@ -12,6 +12,7 @@ enum ConfigKeys {
         ConfigKey("tid", .string),
         ConfigKey("topic-base", .string),
         ConfigKey("broker", .string),
+        ConfigKey("broker-kind", .word(["mosquitto", "nats"])),
         ConfigKey("client-id", .string),
         ConfigKey("username", .string),
         ConfigKey("password-file", .string),

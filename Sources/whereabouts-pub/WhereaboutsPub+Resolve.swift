@@ -39,6 +39,10 @@ extension WhereaboutsPub {
             sourceSpec.replay = speed
         }
         try broker.validate()
+        try broker.checkTopicLevel(user, what: "--user")
+        try broker.checkTopicLevel(device, what: "--device")
+        for level in topicBase.split(separator: "/") { try broker.checkTopicLevel(String(level), what: "A level of the topic base") }
+        try broker.checkQoS(publication.qos, flag: "--qos")
         let mqtt = try broker.mqttConfiguration(defaultClientID: "whereabouts-\(user)-\(device)".lowercased())
         guard daemon.outboxMax >= 1 else { throw ValidationError("--outbox-max must be at least 1, not \(daemon.outboxMax).") }
         guard daemon.drainTimeout.isFinite, daemon.drainTimeout >= 0 else {

@@ -146,7 +146,7 @@ struct RunCommand: AsyncParsableCommand {
             throw ValidationError("--history-circle-days and --history-max-mb need --history FILE.")
         }
         if let history, history.isEmpty { throw ValidationError("--history must name a file.") }
-        do { _ = try CirclesFile.load(path: circles) } catch {
+        do { try CirclesFile.load(path: circles).check(for: brokerOptions.brokerKind) } catch {
             throw ValidationError("The circles file \(circles) is not valid: \(error)")
         }
     }
@@ -164,9 +164,10 @@ struct RunCommand: AsyncParsableCommand {
         let defaultClientID = shard.count == 1 ? "whereabouts-sub" : "whereabouts-sub-\(shard.index)-of-\(shard.count)"
         let mqtt = try brokerOptions.mqttConfiguration(defaultClientID: defaultClientID)
         let statusPath = try Self.statusPath(stateFile, clientID: mqtt.clientID)
-        let configuration = SubscriberConfiguration(
+        var configuration = SubscriberConfiguration(
             viewPrefix: viewPrefix, topicPrefix: topicPrefix, viewInterval: viewInterval, settings: settings,
             circlesPath: circles, statusPath: statusPath)
+        configuration.brokerKind = brokerOptions.brokerKind
         var historyWriter: HistoryWriter?
         if let history {
             let retention = HistoryRetention(

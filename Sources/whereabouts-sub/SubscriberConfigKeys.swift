@@ -8,6 +8,7 @@ enum SubscriberConfigKeys {
     static let all: [ConfigKey] = [
         ConfigKey("circles", .string),
         ConfigKey("broker", .string),
+        ConfigKey("broker-kind", .word(["mosquitto", "nats"])),
         ConfigKey("client-id", .string),
         ConfigKey("username", .string),
         ConfigKey("password-file", .string),

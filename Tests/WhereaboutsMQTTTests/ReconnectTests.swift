@@ -180,3 +180,50 @@ struct ReconnectTests {
         await broker.stop()
     }
 }
+
+@Suite("Failing over between brokers")
+struct FailoverTests {
+    @Test("A client whose first broker is down connects to the next; when that one dies it goes on to the next in turn")
+    func failsOverInTurn() async throws {
+        let dead = try FreePort.find()  // nothing listens here
+        let first = try await Broker.start()
+        let second = try await Broker.start()
+        var configuration = first.clientConfiguration(clientID: "failover")
+        configuration.port = dead
+        configuration.failover = [.init(host: "127.0.0.1", port: first.port), .init(host: "127.0.0.1", port: second.port)]
+        configuration.reconnect = MQTTReconnectPolicy(initialDelay: .milliseconds(20), maximumDelay: .milliseconds(200))
+        #expect(configuration.endpoints.map(\.port) == [dead, first.port, second.port])
+        let client = MQTTClient(configuration: configuration, logger: .test("failover"))
+        try await client.connect()  // the first attempt fails, the background attempts go on
+        let probeOnFirst = first.client("probe-first")
+        try await probeOnFirst.connect()
+        let seenOnFirst = probeOnFirst.messages
+        try await probeOnFirst.subscribe(to: "failover/#", qos: .atLeastOnce)
+        try await client.publish(to: "failover/one", payload: "on the first", qos: .atLeastOnce)
+        #expect(try await seenOnFirst.next(timeout: .seconds(10)).payloadString == "on the first")
+        await probeOnFirst.disconnect()
+
+        // The broker it is on dies: the next attempt goes to the second, not back to the dead port.
+        await first.kill()
+        try await client.waitForState("connected again") { $0.isConnected }
+        let probeOnSecond = second.client("probe-second")
+        try await probeOnSecond.connect()
+        let seenOnSecond = probeOnSecond.messages
+        try await probeOnSecond.subscribe(to: "failover/#", qos: .atLeastOnce)
+        try await client.publish(to: "failover/two", payload: "on the second", qos: .atLeastOnce)
+        #expect(try await seenOnSecond.next(timeout: .seconds(10)).payloadString == "on the second")
+        await probeOnSecond.disconnect()
+        await client.disconnect()
+        await second.stop()
+        await first.stop()
+    }
+
+    @Test("Every endpoint is validated")
+    func validatesEveryEndpoint() {
+        var configuration = MQTTConfiguration(port: 1883)
+        configuration.failover = [.init(host: "", port: 1883)]
+        #expect(throws: MQTTError.invalidArgument("the broker host is empty")) { try configuration.validate() }
+        configuration.failover = [.init(host: "b", port: 70_000)]
+        #expect(throws: MQTTError.invalidArgument("port 70000 is outside 1...65535")) { try configuration.validate() }
+    }
+}

@@ -91,7 +91,7 @@ public struct DynamicSecuritySync: Sendable {
     /// or the process gets SIGHUP, until cancelled. A file that does not parse, or an apply that
     /// fails, is logged and the broker keeps what it has.
     public func watch(path: String, pollInterval: Double = 1) async {
-        let watcher = CirclesFileWatcher(path: path, pollInterval: pollInterval, logger: logger)
+        let watcher = CirclesFileWatcher(path: path, pollInterval: pollInterval, brokerKind: .mosquitto, logger: logger)
         let apply: @Sendable (CirclesFile) async -> Void = { file in
             do {
                 try await self.apply(file)

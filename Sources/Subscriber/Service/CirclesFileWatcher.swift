@@ -1,11 +1,14 @@
 import Foundation
 import Logging
+import WhereaboutsMQTT
 
 /// Reloads the circles file when it changes (its modification time, size or inode, polled) or
 /// when the process receives SIGHUP, keeping the state of members that stay.
 struct CirclesFileWatcher {
     let path: String
     let pollInterval: Double
+    /// The broker whose limits every version must respect (``CirclesFile/check(for:)``).
+    let brokerKind: BrokerKind
     let logger: Logger
 
     /// A file's identity and version as far as change detection cares.
@@ -40,6 +43,7 @@ struct CirclesFileWatcher {
     func load(reason: String, reload: @Sendable (CirclesFile) async -> Void) async {
         do {
             let file = try CirclesFile.load(path: path)
+            try file.check(for: brokerKind)
             logger.info("Reloading the circles file.", metadata: ["whereabouts.reason": "\(reason)", "whereabouts.file": "\(path)"])
             await reload(file)
         } catch {

@@ -21,6 +21,9 @@ public struct SubscriberConfiguration: Sendable {
     public var statusPath: String?
     /// How often changed statuses are written to ``statusPath``, in seconds. Default 0.5 s.
     public var statusWriteInterval: Double
+    /// The broker software: a reloaded circles file whose names it cannot carry is refused
+    /// (``CirclesFile/check(for:)``). Default `mosquitto`.
+    public var brokerKind: BrokerKind = .mosquitto
 
     /// Creates a configuration; every argument has the documented default.
     public init(

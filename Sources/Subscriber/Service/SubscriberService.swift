@@ -63,7 +63,8 @@ public struct SubscriberService<Connection: BrokerConnection>: Service {
                     group.addTask { await keepStatus(in: statusFile) }
                 }
                 if let path = configuration.circlesPath {
-                    let watcher = CirclesFileWatcher(path: path, pollInterval: configuration.reloadPollInterval, logger: logger)
+                    let watcher = CirclesFileWatcher(
+                        path: path, pollInterval: configuration.reloadPollInterval, brokerKind: configuration.brokerKind, logger: logger)
                     group.addTask { await watcher.watch { await reload($0, router: router) } }
                     group.addTask {
                         for await _ in await UnixSignalsSequence(trapping: .sighup) {

@@ -272,7 +272,7 @@ extension MosquittoSession {
         logger.info(
             "MQTT connected",
             metadata: [
-                "whereabouts.mqtt.host": "\(configuration.host):\(configuration.port)",
+                "whereabouts.mqtt.host": "\(state.withLock { $0.endpoint }.map(\.description) ?? "\(configuration.host):\(configuration.port)")",
                 "whereabouts.mqtt.session_present": "\(sessionPresent)",
             ])
         hub.setConnectionState(.connected(sessionPresent: sessionPresent), from: id)
@@ -322,12 +322,17 @@ extension MosquittoSession {
     func run() {
         var attempt = 0
         var finalReason: MQTTDisconnectReason = .requested
+        let endpoints = configuration.endpoints
+        var next = 0  // the endpoint the next attempt goes to
         while true {
             if let reason = currentStopReason() {
                 finalReason = reason
                 break
             }
-            let (failure, wasConnected) = connectAndDrive()
+            let target = configuration.aimed(at: endpoints[next % endpoints.count])
+            let (failure, wasConnected) = connectAndDrive(target)
+            // A broker that failed or dropped the connection: the next attempt tries the next one.
+            next += 1
             hub.wakeMessageConsumers()  // whatever the last pass delivered
             if let reason = currentStopReason() {
                 finalReason = reason
@@ -335,15 +340,17 @@ extension MosquittoSession {
             }
             if wasConnected { attempt = 0 }
             let error = failure ?? .connectionLost(detail: "the connection ended")
-            let retry = wasConnected || state.withLock({ $0.everConnected }) ? configuration.reconnect.enabled : retriesFirstConnection
+            // Before the first connection, without background retries, each broker is tried once.
+            let retry = wasConnected || state.withLock({ $0.everConnected })
+                ? configuration.reconnect.enabled : retriesFirstConnection || next < endpoints.count
             guard retry else {
                 finalReason = .failed(error)
                 break
             }
             attempt += 1
-            logger.info(
-                "MQTT connection down, retrying",
-                metadata: ["whereabouts.mqtt.attempt": "\(attempt)", "whereabouts.mqtt.error": "\(error)"])
+            var metadata: Logger.Metadata = ["whereabouts.mqtt.attempt": "\(attempt)", "whereabouts.mqtt.error": "\(error)"]
+            if endpoints.count > 1 { metadata["whereabouts.mqtt.next_host"] = "\(endpoints[next % endpoints.count])" }
+            logger.info("MQTT connection down, retrying", metadata: metadata)
             hub.setConnectionState(.reconnecting(attempt: attempt, lastError: error), from: id)
             backOff(for: configuration.reconnect.delay(forAttempt: attempt))
         }
@@ -356,11 +363,11 @@ extension MosquittoSession {
 
     /// Makes one connection attempt and drives it until it ends. Returns why it ended (`nil`
     /// when stopped on request) and whether the broker had accepted it.
-    private func connectAndDrive() -> (MQTTError?, Bool) {
+    private func connectAndDrive(_ configuration: MQTTConfiguration) -> (MQTTError?, Bool) {
         takeHandleExclusively(closing: false)
         setLibraryLogging(true)
-        state.withLock { $0.attemptStarted() }
-        let (rc, savedErrno) = connectOnce()
+        state.withLock { $0.attemptStarted(at: MQTTConfiguration.Endpoint(host: configuration.host, port: configuration.port)) }
+        let (rc, savedErrno) = connectOnce(configuration)
         let libraryError = state.withLock { state in
             state.handleReleased()
             return state.lastLibraryError
@@ -459,7 +466,7 @@ extension MosquittoSession {
 
     /// Calls `mosquitto_connect_bind_v5` (blocking: DNS and TCP connect) with the CONNECT
     /// properties; returns the result code and `errno` right after.
-    private func connectOnce() -> (Int32, Int32) {
+    private func connectOnce(_ configuration: MQTTConfiguration) -> (Int32, Int32) {
         var properties: OpaquePointer? = nil
         defer { mosquitto_property_free_all(&properties) }
         if configuration.protocolVersion == .v5 && !configuration.cleanSession {

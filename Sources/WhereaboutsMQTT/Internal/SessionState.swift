@@ -73,6 +73,8 @@ struct SessionState {
     private var refusal: MQTTError?
     /// The last error libmosquitto logged (TLS details come only this way).
     private(set) var lastLibraryError: String?
+    /// The broker the current (or last) attempt connects to.
+    private(set) var endpoint: MQTTConfiguration.Endpoint?
     private var connectWaiters: [UInt64: ConnectWaiter] = [:]
     private var exitWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
     private var nextWaiterID: UInt64 = 0
@@ -106,9 +108,10 @@ struct SessionState {
     }
 
     /// A connection attempt starts: forget the last attempt's diagnostics.
-    mutating func attemptStarted() {
+    mutating func attemptStarted(at endpoint: MQTTConfiguration.Endpoint) {
         refusal = nil
         lastLibraryError = nil
+        self.endpoint = endpoint
     }
 
     /// The blocking connect call returned: the handle takes calls again.

@@ -1,0 +1,5 @@
+import ArgumentParser
+import WhereaboutsMQTT
+
+/// `--broker-kind mosquitto` or `nats`.
+extension BrokerKind: ExpressibleByArgument {}
