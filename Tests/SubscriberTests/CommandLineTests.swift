@@ -44,4 +44,19 @@ struct CommandLineTests {
         #expect(result.status == 2)
         #expect(result.error.contains("Error:"))
     }
+
+    @Test("With --broker-kind nats a circles file naming a member NATS cannot carry is refused, naming the member", .enabled(if: executable != nil))
+    func natsNames() async throws {
+        let directory = try TestPaths.makeTemporaryDirectory(prefix: "sub-nats-names")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("circles.yaml").path
+        try "circles:\n  - id: family\n    members:\n      - {user: alice, device: phone.2}\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let refused = try await Self.run(["--circles", path, "--broker-kind", "nats"])
+        #expect(refused.status == 2)
+        #expect(refused.error.contains("circles[0].members[0].device") && refused.error.contains("`phone.2`"), "\(refused.error)")
+        // The same file is fine for mosquitto: it fails later, connecting to a port nobody serves.
+        let port = try FreePort.find()
+        let accepted = try await Self.run(["--circles", path, "--broker", "mqtt://127.0.0.1:\(port)"])
+        #expect(accepted.status != 2, "\(accepted.error)")
+    }
 }

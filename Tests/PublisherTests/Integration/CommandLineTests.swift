@@ -32,6 +32,12 @@ struct CommandLineTests {
         (["--tid", "abc"], "--tid 'abc'"),
         (["--password-file", "/nonexistent/password"], "Cannot read the password file"),
         (["--no-such-flag"], "Unknown option '--no-such-flag'"),
+        (["--broker-kind", "nats", "--device", "phone.2", "--tid", "p2"], "--device 'phone.2' cannot be used with --broker-kind nats"),
+        (["--broker-kind", "nats", "--user", "al@home"], "drops QoS 1 messages whose topic holds '@'"),
+        (["--broker-kind", "nats", "--qos", "2"], "--qos 2 cannot be used with --broker-kind nats"),
+        (["--broker-kind", "rabbit"], "The value 'rabbit' is invalid for '--broker-kind <kind>'"),
+        (["--broker", "mqtt://a:1883,mqtts://b:8883"], "mix mqtt:// and mqtts://"),
+        (["--broker", "mqtt://a:1883,mqtt://a:1883"], "lists a broker twice"),
     ])
     func badFlags(extra: [String], message: String) async throws {
         let result = try await run(required + extra)
