@@ -371,7 +371,7 @@ let package = Package(
         // The shipped NATS JetStream cluster (broker/nats) against what Whereabouts relies on.
         .testTarget(
             name: "ClusterTests",
-            dependencies: ["WhereaboutsMQTT", "WhereaboutsTestSupport"]
+            dependencies: ["WhereaboutsCore", "WhereaboutsMQTT", "WhereaboutsTestSupport", "whereabouts-pub", "whereabouts-sub"]
         ),
         .testTarget(
             name: "PublisherTests",

@@ -16,26 +16,31 @@ import Glibc
 public final class NATSCluster: Sendable {
     /// The MQTT port of each node, in node order.
     public let mqttPorts: [Int]
+    /// The monitoring port of each node (`/healthz`), in node order.
+    public let httpPorts: [Int]
     /// The cluster's folder: stores, logs (`node-N.log`) and process ids (`node-N.pid`).
     public let directory: URL
     private let script: ChildProcess
 
-    private init(mqttPorts: [Int], directory: URL, script: ChildProcess) {
+    private init(mqttPorts: [Int], httpPorts: [Int], directory: URL, script: ChildProcess) {
         self.mqttPorts = mqttPorts
+        self.httpPorts = httpPorts
         self.directory = directory
         self.script = script
     }
 
     /// Starts the cluster and returns once every node accepts MQTT and its JetStream is current.
     ///
-    /// - Parameter users: An accounts file for the nodes (default: the shipped development one).
-    public static func start(users: URL? = nil) async throws -> NATSCluster {
+    /// - Parameters:
+    ///   - users: An accounts file for the nodes (default: the shipped development one).
+    ///   - restartDelay: Seconds after which the script starts a node that stopped again.
+    public static func start(users: URL? = nil, restartDelay: Double = 2) async throws -> NATSCluster {
         let directory = try TestPaths.makeTemporaryDirectory(prefix: "nats-cluster")
         let ports = try (0..<12).map { _ in try FreePort.find() }
         func list(_ range: Range<Int>) -> String { ports[range].map(String.init).joined(separator: ",") }
         var arguments = [
             "--dir", directory.path, "--mqtt-ports", list(0..<3), "--route-ports", list(3..<6),
-            "--client-ports", list(6..<9), "--http-ports", list(9..<12),
+            "--client-ports", list(6..<9), "--http-ports", list(9..<12), "--restart-delay", "\(restartDelay)",
         ]
         if let users { arguments += ["--users", users.path] }
         let script = TestPaths.packageRoot.appendingPathComponent("broker/nats/run-local-cluster").path
@@ -45,7 +50,7 @@ public final class NATSCluster: Sendable {
             // A cold start elects the JetStream meta leader first: a few seconds on a loaded machine.
             let line = try await process.waitForOutputLine(timeout: .seconds(60)) { $0.split(separator: " ").count == 3 }
             let mqttPorts = line.split(separator: " ").compactMap { Int($0) }
-            return NATSCluster(mqttPorts: mqttPorts, directory: directory, script: process)
+            return NATSCluster(mqttPorts: mqttPorts, httpPorts: Array(ports[9..<12]), directory: directory, script: process)
         } catch {
             process.signal(SIGTERM)
             _ = await process.waitForExit()
@@ -79,6 +84,24 @@ public final class NATSCluster: Sendable {
             throw CocoaError(.fileReadCorruptFile)
         }
         return pid
+    }
+
+    /// The broker list of every node for `--broker`, starting with node `first`.
+    public func brokerList(startingAt first: Int = 0) -> String {
+        (0..<3).map { "mqtt://127.0.0.1:\(mqttPorts[(first + $0) % 3])" }.joined(separator: ",")
+    }
+
+    /// Kills node `node` with SIGKILL and returns once the script has started it again and its
+    /// JetStream is current (`/healthz` ok), at most `timeout`.
+    public func killAndAwaitRestart(node: Int, timeout: Duration = .seconds(60)) async throws {
+        let old = try pid(ofNode: node)
+        kill(old, SIGKILL)
+        let httpPort = httpPorts[node]
+        try await waitUntil("node \(node + 1) started again and current", timeout: timeout, interval: .milliseconds(200)) { [self] in
+            guard let new = try? pid(ofNode: node), new != old, kill(new, 0) == 0 else { return false }
+            let answer = try? await RawHTTP.send(port: httpPort, ["GET /healthz HTTP/1.1", "Host: 127.0.0.1", "Connection: close"])
+            return answer?.text.contains(#""status":"ok""#) == true
+        }
     }
 
     /// What one node logged (to explain a failure).

@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+import WhereaboutsCore
+import WhereaboutsMQTT
+import WhereaboutsTestSupport
+
+/// The real `whereabouts-pub` and `whereabouts-sub` against the shipped three-node NATS cluster,
+/// each given every node (`--broker` list, `--broker-kind nats`), while the nodes are killed.
+@Suite(
+    "Whereabouts end to end on the NATS cluster", .serialized,
+    .enabled(if: TestPaths.builtExecutable(named: "whereabouts-pub") != nil && TestPaths.builtExecutable(named: "whereabouts-sub") != nil))
+struct ClusterEndToEndTests {
+    static let track = TestPaths.fixtures.appendingPathComponent("publisher/drive-240s.gpx")
+
+    static let circles = """
+        circles:
+          - id: family
+            members:
+              - {user: alice, device: phone, name: Alice}
+        """
+
+    /// The `tst` of every log line containing `text` (`whereabouts.tst=` metadata).
+    static func tsts(in log: String, of text: String) -> Set<Int> {
+        Set(log.split(separator: "\n").filter { $0.contains(text) }.compactMap { line in
+            guard let range = line.range(of: "whereabouts.tst=") else { return nil }
+            return Int(line[range.upperBound...].prefix { $0.isNumber })
+        })
+    }
+
+    static func tst(of payload: Data) -> Int? {
+        (try? JSONSerialization.jsonObject(with: payload) as? [String: Any])?["tst"] as? Int
+    }
+
+    @Test("kill -9 of each node in turn during a replay: nothing reported is lost, the retained position is the newest on every node, the view over HTTP recovers within 10 s")
+    func nodesKilledInTurn() async throws {
+        let cluster = try await NATSCluster.start(restartDelay: 2)
+        let dir = try TestPaths.makeTemporaryDirectory(prefix: "cluster-e2e")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let circlesPath = dir.appendingPathComponent("circles.yaml")
+        try Self.circles.write(to: circlesPath, atomically: true, encoding: .utf8)
+
+        // Everything the publisher sends, seen by a persistent session that fails over too.
+        var recorderConfiguration = cluster.clientConfiguration(clientID: "recorder", node: 2)
+        recorderConfiguration.cleanSession = false
+        recorderConfiguration.failover = [0, 1].map { MQTTConfiguration.Endpoint(host: "127.0.0.1", port: cluster.mqttPorts[$0]) }
+        let recorder = MQTTClient(configuration: recorderConfiguration, logger: .test("recorder"))
+        let received = LockedState<Set<Int>>([])
+        let messages = recorder.messages
+        let recording = Task { for await message in messages { if let tst = Self.tst(of: message.payload) { received.withLock { _ = $0.insert(tst) } } } }
+        try await recorder.connect()
+        try await recorder.subscribe(to: "owntracks/alice/phone", qos: .atLeastOnce)
+
+        let httpPort = try FreePort.find()
+        let sub = try ChildProcess.spawn(
+            TestPaths.builtExecutable(named: "whereabouts-sub")!.path,
+            ["--circles", circlesPath.path, "--broker", cluster.brokerList(startingAt: 0), "--broker-kind", "nats",
+             "--http-port", "\(httpPort)", "--view-interval", "0.2", "--state-file", "none"],
+            logFile: dir.appendingPathComponent("sub.log"))
+        let pubLog = dir.appendingPathComponent("pub.log")
+        let pub = try ChildProcess.spawn(
+            TestPaths.builtExecutable(named: "whereabouts-pub")!.path,
+            ["--source", "gpx:\(Self.track.path)", "--replay-speed", "4", "--user", "alice", "--device", "phone",
+             "--broker", cluster.brokerList(startingAt: 1), "--broker-kind", "nats",
+             "--outbox", dir.appendingPathComponent("outbox.sqlite").path, "--log-level", "debug",
+             "--power-supply-path", dir.appendingPathComponent("no-sysfs").path, "--policy", "interval", "--interval", "2"],
+            logFile: pubLog)
+        @Sendable func committed() -> Set<Int> {
+            Self.tsts(in: (try? String(contentsOf: pubLog, encoding: .utf8)) ?? "", of: "Report committed.")
+        }
+
+        // Each node in turn, while the replay runs (about 60 s at 4x): the publisher starts on
+        // node 2, the subscriber on node 1, the recorder on node 3.
+        for (round, node) in [0, 1, 2].enumerated() {
+            try await waitUntil("\(10 * (round + 1)) reports committed", timeout: .seconds(90)) { committed().count >= 10 * (round + 1) }
+            try await cluster.killAndAwaitRestart(node: node)
+        }
+        try await withTimeout(.seconds(180), "the publisher to finish the replay") { _ = await pub.waitForExit() }
+        let sent = committed()
+        #expect(sent.count >= 100, "\(sent.count) reports")
+        let newest = try #require(sent.max())
+        try await waitUntil("every committed report at the recorder", timeout: .seconds(30)) { received.withLock { sent.isSubset(of: $0) } }
+
+        // The view over HTTP shows the newest fix within 10 s of the end.
+        let started = ContinuousClock.now
+        try await waitUntil("the view's newest fix", timeout: .seconds(10), interval: .milliseconds(100)) {
+            let answer = try? await RawHTTP.send(port: httpPort, ["GET /api/circles/family HTTP/1.1", "Host: 127.0.0.1:\(httpPort)", "Connection: close"])
+            return answer?.body.contains(#""tst":\#(newest)"#) == true
+        }
+        #expect(ContinuousClock.now - started < .seconds(10))
+
+        // The retained position is the newest, read from every node.
+        for node in 0..<3 {
+            let reader = cluster.client("retained-\(node)", node: node)
+            let stream = reader.messages
+            try await reader.connect()
+            try await reader.subscribe(to: "owntracks/alice/phone", qos: .atLeastOnce)
+            let retained = try await withTimeout(.seconds(20), "the retained position on node \(node + 1)") { try await stream.next() }
+            #expect(retained.retained && Self.tst(of: retained.payload) == newest, "node \(node + 1): \(retained.payloadString ?? "")")
+            await reader.disconnect()
+        }
+        let subLog = (try? String(contentsOf: dir.appendingPathComponent("sub.log"), encoding: .utf8)) ?? ""
+        #expect(subLog.contains("MQTT connection down, retrying"), "the subscriber lost its node and failed over")
+        let publisherLog = (try? String(contentsOf: pubLog, encoding: .utf8)) ?? ""
+        #expect(publisherLog.contains("MQTT connection down, retrying"), "the publisher lost its node and failed over")
+
+        sub.signal(SIGTERM)
+        _ = await sub.waitForExit()
+        recording.cancel()
+        await recorder.disconnect()
+        await cluster.stop()
+    }
+}
