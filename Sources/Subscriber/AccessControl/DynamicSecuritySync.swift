@@ -110,22 +110,14 @@ public struct DynamicSecuritySync: Sendable {
         await watcher.watch(reload: apply)
     }
 
-    /// The password of a new account: the first line of `<dir>/<passwordName>`, or a new random
-    /// one written there (mode 0600) for the operator to hand to the device.
+    /// The password of a new account (``PasswordDirectory``), logging one it had to generate.
     private func password(for account: DynamicSecurityPlan.Account) throws -> String {
-        let url = URL(fileURLWithPath: settings.passwordDirectory).appendingPathComponent(account.passwordName)
-        if let text = try? String(contentsOf: url, encoding: .utf8) {
-            let line = text.split(separator: "\n", omittingEmptySubsequences: false).first.map(String.init) ?? ""
-            guard !line.isEmpty else { throw AccessControlError("The password file \(url.path) is empty; delete it to have one generated.") }
-            return line
+        let (password, generated) = try PasswordDirectory(path: settings.passwordDirectory).password(for: account.passwordName)
+        if generated {
+            logger.info(
+                "Generated a password for a new broker account.",
+                metadata: ["whereabouts.account": "\(account.username)", "whereabouts.file": "\(settings.passwordDirectory)/\(account.passwordName)"])
         }
-        var generator = SystemRandomNumberGenerator()
-        let alphabet = Array("abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789")
-        let password = String((0..<24).map { _ in alphabet[Int(generator.next(upperBound: UInt64(alphabet.count)))] })
-        guard FileManager.default.createFile(atPath: url.path, contents: Data((password + "\n").utf8), attributes: [.posixPermissions: 0o600]) else {
-            throw AccessControlError("The password file \(url.path) cannot be written; check that \(settings.passwordDirectory) exists and is writable.")
-        }
-        logger.info("Generated a password for a new broker account.", metadata: ["whereabouts.account": "\(account.username)", "whereabouts.file": "\(url.path)"])
         return password
     }
 }
