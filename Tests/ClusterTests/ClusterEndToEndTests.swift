@@ -109,4 +109,87 @@ struct ClusterEndToEndTests {
         await recorder.disconnect()
         await cluster.stop()
     }
+
+    @Test("The publisher killed with SIGKILL 10 times during a replay on the cluster: nothing committed is lost, the retained position is the newest, and the last will shows the member offline until it is back")
+    func publisherKilledTenTimes() async throws {
+        let cluster = try await NATSCluster.start()
+        let dir = try TestPaths.makeTemporaryDirectory(prefix: "cluster-pub-kills")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let circlesPath = dir.appendingPathComponent("circles.yaml")
+        try Self.circles.write(to: circlesPath, atomically: true, encoding: .utf8)
+        var recorderConfiguration = cluster.clientConfiguration(clientID: "recorder-kills", node: 0)
+        recorderConfiguration.cleanSession = false
+        let recorder = MQTTClient(configuration: recorderConfiguration, logger: .test("recorder"))
+        let received = LockedState<Set<Int>>([])
+        let presence = LockedState<[String]>([])
+        let messages = recorder.messages
+        let recording = Task {
+            for await message in messages {
+                if message.topic == "owntracks/alice/phone", let tst = Self.tst(of: message.payload) { received.withLock { _ = $0.insert(tst) } }
+                if message.topic == "owntracks/alice/phone/presence", let text = message.payloadString { presence.withLock { $0.append(text) } }
+            }
+        }
+        try await recorder.connect()
+        try await recorder.subscribe(to: [(filter: "owntracks/alice/phone", qos: .atLeastOnce), (filter: "owntracks/alice/phone/presence", qos: .atLeastOnce)])
+
+        let httpPort = try FreePort.find()
+        let sub = try ChildProcess.spawn(
+            TestPaths.builtExecutable(named: "whereabouts-sub")!.path,
+            ["--circles", circlesPath.path, "--broker", cluster.brokerList(startingAt: 2), "--broker-kind", "nats",
+             "--http-port", "\(httpPort)", "--view-interval", "0.2", "--state-file", "none"],
+            logFile: dir.appendingPathComponent("sub.log"))
+        let pubLog = dir.appendingPathComponent("pub.log")
+        let arguments = [
+            "--source", "gpx:\(Self.track.path)", "--replay-speed", "8", "--user", "alice", "--device", "phone",
+            "--broker", cluster.brokerList(startingAt: 1), "--broker-kind", "nats",
+            "--outbox", dir.appendingPathComponent("outbox.sqlite").path, "--log-level", "debug",
+            "--power-supply-path", dir.appendingPathComponent("no-sysfs").path, "--policy", "interval", "--interval", "2",
+        ]
+        @Sendable func committed() -> Set<Int> {
+            Self.tsts(in: (try? String(contentsOf: pubLog, encoding: .utf8)) ?? "", of: "Report committed.")
+        }
+        @Sendable func memberStatus() async -> String? {
+            let answer = try? await RawHTTP.send(port: httpPort, ["GET /api/circles/family HTTP/1.1", "Host: 127.0.0.1:\(httpPort)", "Connection: close"])
+            guard let body = answer?.body, let view = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any],
+                  let members = view["members"] as? [[String: Any]] else { return nil }
+            return members.first?["status"] as? String
+        }
+        for kill in 1...10 {
+            let pub = try ChildProcess.spawn(TestPaths.builtExecutable(named: "whereabouts-pub")!.path, arguments, logFile: pubLog)
+            try await waitUntil("\(6 * kill) reports committed", timeout: .seconds(60)) { committed().count >= 6 * kill }
+            pub.signal(SIGKILL)
+            _ = await pub.waitForExit()
+            if kill == 1 {
+                // The presence connection's will: the subscriber shows alice offline.
+                try await waitUntil("alice offline after the kill", timeout: .seconds(30), interval: .milliseconds(100)) { await memberStatus() == "offline" }
+            }
+        }
+        // Back once more: its presence says online (after the ten wills), and it finishes the replay.
+        let wills = presence.withLock { $0.count }
+        let last = try ChildProcess.spawn(TestPaths.builtExecutable(named: "whereabouts-pub")!.path, arguments, logFile: pubLog)
+        try await waitUntil("alice's presence online again", timeout: .seconds(30)) {
+            presence.withLock { $0.dropFirst(wills).contains { $0.contains(#""state":"online""#) } }
+        }
+        try await withTimeout(.seconds(180), "the publisher to finish the replay") { _ = await last.waitForExit() }
+        // A clean end: the publisher says offline itself, and the view follows.
+        try await waitUntil("alice offline after the end", timeout: .seconds(30), interval: .milliseconds(100)) { await memberStatus() == "offline" }
+        let sent = committed()
+        let newest = try #require(sent.max())
+        try await waitUntil("every committed report at the recorder", timeout: .seconds(30)) { received.withLock { sent.isSubset(of: $0) } }
+        #expect(presence.withLock { $0.contains { $0.contains(#""offline""#) } && $0.contains { $0.contains(#""online""#) } })
+
+        let reader = cluster.client("retained-kills", node: 2)
+        let stream = reader.messages
+        try await reader.connect()
+        try await reader.subscribe(to: "owntracks/alice/phone", qos: .atLeastOnce)
+        let retained = try await withTimeout(.seconds(20), "the retained position") { try await stream.next() }
+        #expect(retained.retained && Self.tst(of: retained.payload) == newest, "\(retained.payloadString ?? "")")
+        await reader.disconnect()
+
+        sub.signal(SIGTERM)
+        _ = await sub.waitForExit()
+        recording.cancel()
+        await recorder.disconnect()
+        await cluster.stop()
+    }
 }
