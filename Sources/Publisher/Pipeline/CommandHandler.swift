@@ -56,6 +56,8 @@ struct CommandHandler: Sendable {
         case .setProfile(let mode):
             logger.info("Command: set profile.", metadata: ["whereabouts.profile": "\(Reporter.name(mode))"])
             await reporter.request(mode, by: "command")
+        case .setWaypoints, .clearWaypoints, .listWaypoints:
+            logger.notice("Command not applied: this publisher has no places yet.")
         }
         return command
     }
