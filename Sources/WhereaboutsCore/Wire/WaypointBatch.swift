@@ -41,6 +41,13 @@ public struct WaypointBatch: Sendable, Hashable {
         /// Why, as a sentence.
         public var reason: String
 
+        /// Creates a rejection.
+        public init(index: Int, name: String?, reason: String) {
+            self.index = index
+            self.name = name
+            self.reason = reason
+        }
+
         /// "waypoint 2 (Home): reason".
         public var description: String {
             "waypoint \(index)\(name.map { " (\($0))" } ?? ""): \(reason)"
