@@ -103,7 +103,7 @@ actor Reporter {
     /// Commits the `transition` messages (on `<base>/event`, through the outbox like every
     /// report), switches profile as the places say, then reports `fix` with trigger `c`, as the
     /// OwnTracks apps send a location with each transition.
-    private func commit(_ transitions: [PlaceTransition], at fix: Fix) async throws(OutboxError) -> Report {
+    private func commit(_ transitions: [DevicePlaceTransition], at fix: Fix) async throws(OutboxError) -> Report {
         for transition in transitions {
             logger.info(transition.event == .enter ? "Entered a place." : "Left a place.", metadata: [
                 "whereabouts.place": "\(transition.place.name)",
@@ -111,8 +111,7 @@ actor Reporter {
             metrics.transitions.increment()
             await store(topic: topic + "/event", payload: ReportEncoder.encode(TransitionMessage(transition, tid: encoder.tid)),
                         tst: Int(fix.time.timeIntervalSince1970.rounded(.down)), what: "transition")
-            let mode = transition.event == .enter ? transition.place.profile : transition.place.profileOnLeave
-            if let mode {
+            if let mode = transition.requestedProfile {
                 apply(selector.request(mode), reason: "place \(transition.place.name) \(transition.event.rawValue)")
             }
         }
@@ -141,7 +140,7 @@ actor Reporter {
     /// counted. Returns how many waypoints were stored.
     @discardableResult
     func setWaypoints(_ batch: WaypointBatch) -> Int {
-        var current = places ?? DevicePlaces(filePlaces: [], rules: PlaceRules(), store: nil, logger: logger)
+        var current = places ?? DevicePlaces(filePlaces: [], rules: DevicePlaceRules(), store: nil, logger: logger)
         let applied = current.set(batch, now: Int(Date().timeIntervalSince1970))
         places = current
         for rejection in applied.rejected {

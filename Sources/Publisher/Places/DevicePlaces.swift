@@ -8,7 +8,7 @@ import WhereaboutsCore
 /// Owned by the ``Reporter`` actor (one owner, no lock); every change that matters after a
 /// restart (waypoints set or cleared, a place entered or left) is saved at once.
 struct DevicePlaces: Sendable {
-    private var presence: PlacePresence
+    private var presence: DevicePlacePresence
     private let filePlaces: [DevicePlace]
     private var commandPlaces: [DevicePlace]
     private let store: WaypointStore?
@@ -23,14 +23,14 @@ struct DevicePlaces: Sendable {
     }
 
     /// Loads the command waypoints and the inside state from `store` (when given).
-    init(filePlaces: [DevicePlace], rules: PlaceRules, store: WaypointStore?, logger: Logger) {
+    init(filePlaces: [DevicePlace], rules: DevicePlaceRules, store: WaypointStore?, logger: Logger) {
         self.filePlaces = filePlaces
         self.store = store
         self.logger = logger
         let stored = store?.load() ?? WaypointStore.Contents()
         let fileKeys = Set(filePlaces.map(\.key))
         commandPlaces = stored.waypoints.filter { !fileKeys.contains($0.key) }
-        presence = PlacePresence(places: filePlaces + commandPlaces, rules: rules, inside: Set(stored.inside))
+        presence = DevicePlacePresence(places: filePlaces + commandPlaces, rules: rules, inside: Set(stored.inside))
     }
 
     /// Every place, file places first.
@@ -40,7 +40,7 @@ struct DevicePlaces: Sendable {
     var inside: [DevicePlace] { presence.inside }
 
     /// Feeds an accepted fix; returns the transitions it completes (saved before returning).
-    mutating func update(with fix: Fix) -> [PlaceTransition] {
+    mutating func update(with fix: Fix) -> [DevicePlaceTransition] {
         let transitions = presence.update(with: fix)
         if !transitions.isEmpty { save() }
         return transitions

@@ -39,7 +39,7 @@ public struct PublisherLaunch: Sendable {
     /// The places of the `--places` file (none by default).
     public var places: [DevicePlace] = []
     /// The hysteresis margin and default dwell of the places (`--place-margin`, `--place-dwell`).
-    public var placeRules = PlaceRules()
+    public var placeRules = DevicePlaceRules()
     /// Where waypoints set by command and the inside state are kept; `nil` for
     /// `<outbox>.places.json`. `whereabouts-pub` passes `places-<user>-<device>.json` beside the outbox.
     public var placesStorePath: String? = nil

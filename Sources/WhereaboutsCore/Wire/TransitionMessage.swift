@@ -41,7 +41,7 @@ public struct TransitionMessage: Sendable, Hashable, Codable {
     }
 
     /// The wire message for `transition`, rounded as location messages are.
-    public init(_ transition: PlaceTransition, tid: String) {
+    public init(_ transition: DevicePlaceTransition, tid: String) {
         let fix = transition.fix
         self.tid = tid
         tst = Int(fix.time.timeIntervalSince1970.rounded(.down))

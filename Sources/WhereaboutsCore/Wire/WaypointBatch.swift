@@ -26,6 +26,16 @@ public struct WaypointBatch: Sendable, Hashable {
         /// The region id, when it had one.
         public var rid: String?
 
+        /// Creates an item from checked values.
+        public init(name: String, lat: Double, lon: Double, radius: Double, tst: Int?, rid: String?) {
+            self.name = name
+            self.lat = lat
+            self.lon = lon
+            self.radius = radius
+            self.tst = tst
+            self.rid = rid
+        }
+
         /// The place this waypoint defines; a missing `tst` becomes `now`.
         public func place(now: Int) -> DevicePlace {
             DevicePlace(name: name, lat: lat, lon: lon, radius: radius, tst: tst ?? now, rid: rid, origin: .command)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The device entered or left one of its places.
-public struct PlaceTransition: Sendable, Hashable {
+public struct DevicePlaceTransition: Sendable, Hashable {
     /// Entering or leaving, as OwnTracks spells it in `event`.
     public enum Event: String, Sendable, Hashable, Codable {
         /// The device stayed inside for the dwell time.
@@ -16,6 +16,12 @@ public struct PlaceTransition: Sendable, Hashable {
     public var place: DevicePlace
     /// The fix that completed the transition (its time and position are the event's).
     public var fix: Fix
+
+    /// The profile this transition asks for: the place's `profile` on entering, its
+    /// `profileOnLeave` on leaving; `nil` when the place names none.
+    public var requestedProfile: MonitoringMode? {
+        event == .enter ? place.profile : place.profileOnLeave
+    }
 
     /// Creates a transition.
     public init(event: Event, place: DevicePlace, fix: Fix) {

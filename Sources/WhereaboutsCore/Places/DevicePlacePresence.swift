@@ -11,7 +11,7 @@ import Foundation
 ///
 /// Fixes between the radius and the leave boundary change nothing, so GPS jitter at the edge
 /// never flaps. Fixes must come in time order (the publisher feeds accepted fixes only).
-public struct PlacePresence: Sendable {
+public struct DevicePlacePresence: Sendable {
     private enum State: Sendable, Hashable {
         case outside
         case arriving(since: Date)
@@ -19,14 +19,14 @@ public struct PlacePresence: Sendable {
     }
 
     /// The rules in force.
-    public let rules: PlaceRules
+    public let rules: DevicePlaceRules
     /// The places watched, in the order given.
     public private(set) var places: [DevicePlace]
     private var states: [String: State] = [:]
 
     /// Starts watching `places`; those whose key is in `inside` start inside (state kept across a
     /// restart), the others outside.
-    public init(places: [DevicePlace], rules: PlaceRules = PlaceRules(), inside: Set<String> = []) {
+    public init(places: [DevicePlace], rules: DevicePlaceRules = DevicePlaceRules(), inside: Set<String> = []) {
         self.rules = rules
         self.places = places
         for place in places where inside.contains(place.key) { states[place.key] = .inside }
@@ -51,9 +51,9 @@ public struct PlacePresence: Sendable {
     }
 
     /// Feeds one fix; returns the transitions it completes, leaves before enters.
-    public mutating func update(with fix: Fix) -> [PlaceTransition] {
-        var leaves: [PlaceTransition] = []
-        var enters: [PlaceTransition] = []
+    public mutating func update(with fix: Fix) -> [DevicePlaceTransition] {
+        var leaves: [DevicePlaceTransition] = []
+        var enters: [DevicePlaceTransition] = []
         let position = fix.coordinate
         let accuracy = fix.horizontalAccuracy ?? 0
         for place in places {
@@ -66,7 +66,7 @@ public struct PlacePresence: Sendable {
                 guard within else { continue }
                 if dwell <= 0 {
                     states[place.key] = .inside
-                    enters.append(PlaceTransition(event: .enter, place: place, fix: fix))
+                    enters.append(DevicePlaceTransition(event: .enter, place: place, fix: fix))
                 } else {
                     states[place.key] = .arriving(since: fix.time)
                 }
@@ -75,12 +75,12 @@ public struct PlacePresence: Sendable {
                     states[place.key] = .outside
                 } else if fix.time.timeIntervalSince(since) >= dwell {
                     states[place.key] = .inside
-                    enters.append(PlaceTransition(event: .enter, place: place, fix: fix))
+                    enters.append(DevicePlaceTransition(event: .enter, place: place, fix: fix))
                 }
             case .inside:
                 if beyond {
                     states[place.key] = .outside
-                    leaves.append(PlaceTransition(event: .leave, place: place, fix: fix))
+                    leaves.append(DevicePlaceTransition(event: .leave, place: place, fix: fix))
                 }
             }
         }

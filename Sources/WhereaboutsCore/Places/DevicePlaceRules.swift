@@ -1,6 +1,6 @@
 /// The hysteresis and dwell the device applies to its places, the same rules as the subscriber's
 /// (docs/subscriber.md, "Places").
-public struct PlaceRules: Sendable, Hashable {
+public struct DevicePlaceRules: Sendable, Hashable {
     /// Metres beyond the radius a fix must be, at least, before the device counts as gone: the
     /// leave boundary is radius + max(the fix's accuracy, margin). Default 25 m.
     public var margin: Double
@@ -13,7 +13,7 @@ public struct PlaceRules: Sendable, Hashable {
     public static let defaultDwell = 60.0
 
     /// Creates rules; the defaults are 25 m and 60 s.
-    public init(margin: Double = PlaceRules.defaultMargin, dwell: Double = PlaceRules.defaultDwell) {
+    public init(margin: Double = DevicePlaceRules.defaultMargin, dwell: Double = DevicePlaceRules.defaultDwell) {
         self.margin = margin
         self.dwell = dwell
     }
