@@ -41,6 +41,13 @@ struct PlacesTests {
         #expect(bare.map(\.name) == ["Shop"])
     }
 
+    @Test("The shipped examples/places.yaml reads")
+    func shippedExample() throws {
+        let places = try PlacesFile.load(path: TestPaths.packageRoot.appendingPathComponent("examples/places.yaml").path)
+        #expect(places.map(\.name) == ["Home", "Work"])
+        #expect(places.allSatisfy { $0.profile == .significant && $0.profileOnLeave == .active })
+    }
+
     @Test("A bad places file names the key and the line", arguments: [
         ("places:\n  - name: Home\n    lat: 95\n    lon: 1\n    radius: 10\n", "line 3: places[0].lat:"),
         ("places:\n  - name: Home\n    lat: 1\n    lon: 1\n", "places[0].radius: The key `radius` is missing."),
