@@ -31,7 +31,7 @@ public enum DashboardApplication {
             router: DashboardRouter.build(source: source, configuration: configuration, logger: logger),
             server: .originCheckedWebSocketUpgrade(
                 webSocketRouter: DashboardRouter.webSocketRouter(
-                    broadcaster: broadcaster, configuration: configuration, maxFrameSize: maxFrameSize),
+                    broadcaster: broadcaster, source: source, configuration: configuration, maxFrameSize: maxFrameSize),
                 configuration: .init(ws: .init(
                     maxFrameSize: maxFrameSize, autoPing: .enabled(timePeriod: pingPeriod), closeTimeout: closeTimeout)),
                 policy: configuration.originPolicy

@@ -13,12 +13,20 @@ extension DashboardRouter {
     /// - `GET /api/0/last`: an array of each device's newest location (`user`, `device`, `fields`).
     /// - `GET /api/0/locations`: `{"count", "data", "status": 200}` for `user` and `device`
     ///   between `from` and `to` (UTC, default the last six hours), sorted by `tst`, at most `limit`.
-    /// Members outside `scope` answer exactly like unknown ones (404).
-    static func addRecorderRoutes(to router: Router<DashboardRequestContext>, history: HistoryStore, scope: RecorderScope = .everyone) {
+    /// Each request sees the history its viewer may read (``ViewerAccess/history``); members
+    /// outside it answer exactly like unknown ones (404).
+    static func addRecorderRoutes<Source: CircleViewSource>(to router: Router<DashboardRequestContext>, history: HistoryStore, source: Source) {
+        @Sendable func scopeOf(_ context: DashboardRequestContext) async -> RecorderScope {
+            switch context.viewer {
+            case .open: .everyone
+            case .nobody, .account: ViewerAccess.of(context.viewer, views: await source.currentViews()).history
+            }
+        }
         router.get("/api/0/version") { _, _ in
             try jsonResponse(["version": recorderAPIVersion])
         }
-        router.get("/api/0/list") { request, _ in
+        router.get("/api/0/list") { request, context in
+            let scope = await scopeOf(context)
             let query = RecorderQuery.parameters(of: request)
             guard let user = query["user"], !user.isEmpty else {
                 let users = try await history.users()
@@ -29,7 +37,8 @@ extension DashboardRouter {
             guard !devices.isEmpty else { throw unknownUser(user) }
             return try jsonResponse(["results": devices])
         }
-        router.get("/api/0/last") { request, _ in
+        router.get("/api/0/last") { request, context in
+            let scope = await scopeOf(context)
             let query = RecorderQuery.parameters(of: request)
             let user = query["user"].flatMap { $0.isEmpty ? nil : $0 }
             let device = user == nil ? nil : query["device"].flatMap { $0.isEmpty ? nil : $0 }
@@ -37,7 +46,8 @@ extension DashboardRouter {
             let last = try await history.lastLocations(user: user, device: device).filter { scope.contains($0.member) }
             return try jsonResponse(last.map { RecorderLocation.object($0, fields: fields) })
         }
-        router.get("/api/0/locations") { request, _ in
+        router.get("/api/0/locations") { request, context in
+            let scope = await scopeOf(context)
             let query = RecorderQuery.parameters(of: request)
             let format = query["format"] ?? "json"
             guard format == "json" else {
