@@ -34,7 +34,8 @@ public enum DashboardApplication {
                     broadcaster: broadcaster, source: source, configuration: configuration, maxFrameSize: maxFrameSize),
                 configuration: .init(ws: .init(
                     maxFrameSize: maxFrameSize, autoPing: .enabled(timePeriod: pingPeriod), closeTimeout: closeTimeout)),
-                policy: configuration.originPolicy
+                policy: configuration.originPolicy,
+                login: configuration.login
             ),
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port),

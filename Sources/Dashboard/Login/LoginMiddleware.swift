@@ -39,6 +39,17 @@ struct LoginMiddleware: RouterMiddleware {
         throw request.cookies[Self.cookieName] == nil ? LoginError.required : LoginError.badSession
     }
 
+    /// Whether `Cookie` headers (as sent, `a=1; b=2`) hold a live session cookie.
+    static func hasLiveSession(cookieHeaders: [String], authenticator: Authenticator) -> Bool {
+        for header in cookieHeaders {
+            for pair in header.split(separator: ";") {
+                let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+                if parts.count == 2, parts[0] == cookieName, authenticator.account(forSession: parts[1]) != nil { return true }
+            }
+        }
+        return false
+    }
+
     /// The account an `Authorization` header names: a bearer session or basic credentials.
     private static func account(_ header: String, authenticator: Authenticator, address: String) async throws -> Account {
         let parts = header.split(separator: " ", maxSplits: 1).map(String.init)
