@@ -97,6 +97,7 @@ enum DashboardRouter {
             let id = context.requestContext.parameters.get("id")
             try await pusher.push(circles: id.map { [$0] } ?? [], inbound: inbound, outbound: outbound, logger: context.logger)
         }
+        if let history = configuration.history { addRecorderWebSocket(to: router, history: history, source: source) }  // Recorder/
         return router
     }
 

@@ -31,7 +31,23 @@ struct LoginHTTP: Sendable {
             guard let colon = line.firstIndex(of: ":") else { continue }
             headerFields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
-        return Answer(status: raw.status, headers: headerFields, body: raw.body)
+        let body = headerFields["transfer-encoding"]?.lowercased() == "chunked" ? Self.dechunked(raw.body) : raw.body
+        return Answer(status: raw.status, headers: headerFields, body: body)
+    }
+
+    /// The payload of a `Transfer-Encoding: chunked` body (hex size line, data, CRLF; size 0 ends).
+    static func dechunked(_ body: String) -> String {
+        var bytes = Array(body.utf8)[...]
+        var out: [UInt8] = []
+        while let lineEnd = bytes.firstIndex(of: UInt8(ascii: "\r")),
+              let size = Int(String(decoding: bytes[bytes.startIndex..<lineEnd], as: UTF8.self).split(separator: ";").first ?? "", radix: 16),
+              size > 0 {
+            let start = lineEnd + 2
+            guard start + size <= bytes.endIndex else { break }
+            out += bytes[start..<(start + size)]
+            bytes = bytes[min(bytes.endIndex, start + size + 2)...]
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// `GET path` with the session `cookie`.

@@ -1,4 +1,7 @@
 import Foundation
+import Logging
+@testable import Subscriber
+import WhereaboutsCore
 import WhereaboutsMQTT
 import WhereaboutsTestSupport
 
@@ -53,7 +56,7 @@ struct LoginRig {
     }
 
     /// Starts everything; the subscriber has stored one location of alice, bob and carol.
-    static func start(extraArguments: [String] = []) async throws -> LoginRig {
+    static func start(extraArguments: [String] = [], prefill: [(MemberID, [Int])] = []) async throws -> LoginRig {
         let broker = try await Broker.start()
         let directory = try TestPaths.makeTemporaryDirectory()
         let circlesFile = directory.appendingPathComponent("circles.yaml")
@@ -70,6 +73,16 @@ struct LoginRig {
         text = text.replacingOccurrences(of: "  \"erin\":\n", with: "  \"erin\":\n    circles: [work]\n")
         try text.write(to: users, atomically: true, encoding: .utf8)
 
+        if !prefill.isEmpty {
+            // Stored before the subscriber opens the file, as if received earlier.
+            let store = try HistoryStore(path: directory.appendingPathComponent("history.sqlite").path, logger: Logger(label: "prefill"))
+            for (member, tsts) in prefill {
+                let rows = tsts.enumerated().map { index, tst in
+                    HistoryRow.location(member, LocationMessage(tid: "pf", tst: tst, lat: 52 + Double(index) * 1e-5, lon: -8.6, acc: 10), receivedAt: Double(tst))
+                }
+                for start in stride(from: 0, to: rows.count, by: 10_000) { _ = try await store.write(Array(rows[start..<min(start + 10_000, rows.count)])) }
+            }
+        }
         let port = try FreePort.find()
         let log = directory.appendingPathComponent("sub.log")
         let sub = try ChildProcess.spawn(executable!.path, [
@@ -99,8 +112,8 @@ struct LoginRig {
     }
 
     /// Starts a rig, runs `body` with it and stops it, whether `body` throws or not.
-    static func with(_ body: (LoginRig) async throws -> Void) async throws {
-        let rig = try await start()
+    static func with(prefill: [(MemberID, [Int])] = [], _ body: (LoginRig) async throws -> Void) async throws {
+        let rig = try await start(prefill: prefill)
         do { try await body(rig) } catch {
             await rig.stop()
             throw error
