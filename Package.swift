@@ -32,6 +32,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        // bcrypt for the dashboard's accounts (Dashboard/Login/PasswordHashing.swift).
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.0.0"),
     ],
     targets: [
         // MARK: Policy core: Foundation only, so it could run inside an iOS app.
@@ -102,12 +104,14 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             ],
             // The page, compiled into the binary so that it runs from anywhere (Page/PageAsset.swift).
             resources: [
                 .embedInCode("Page/Assets/index.html"), .embedInCode("Page/Assets/dashboard.css"),
                 .embedInCode("Page/Assets/display.js"), .embedInCode("Page/Assets/map.js"),
                 .embedInCode("Page/Assets/members.js"), .embedInCode("Page/Assets/live.js"),
+                .embedInCode("Page/Assets/login.html"),
             ]
         ),
         .target(
@@ -115,6 +119,7 @@ let package = Package(
             dependencies: [
                 "Dashboard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
 

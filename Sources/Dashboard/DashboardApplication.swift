@@ -31,10 +31,11 @@ public enum DashboardApplication {
             router: DashboardRouter.build(source: source, configuration: configuration, logger: logger),
             server: .originCheckedWebSocketUpgrade(
                 webSocketRouter: DashboardRouter.webSocketRouter(
-                    broadcaster: broadcaster, configuration: configuration, maxFrameSize: maxFrameSize),
+                    broadcaster: broadcaster, source: source, configuration: configuration, maxFrameSize: maxFrameSize),
                 configuration: .init(ws: .init(
                     maxFrameSize: maxFrameSize, autoPing: .enabled(timePeriod: pingPeriod), closeTimeout: closeTimeout)),
-                policy: configuration.originPolicy
+                policy: configuration.originPolicy,
+                login: configuration.login
             ),
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port),

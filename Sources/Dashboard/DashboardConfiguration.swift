@@ -31,6 +31,9 @@ public struct DashboardConfiguration: Sendable, Hashable {
     public var leafletDirectory: String
     /// The location history the OwnTracks Recorder API (`/api/0/...`) serves; `nil`: no such API.
     public var history: HistoryStore?
+    /// The login check (``Authenticator``, from `--users FILE`); `nil`: the open development
+    /// mode, where every route is served to anyone who reaches the port.
+    public var login: Authenticator?
 
     /// Creates a configuration; every argument has a default.
     public init(

@@ -1,5 +1,7 @@
 import ArgumentParser
 import Dashboard
+import Foundation
+import Logging
 
 /// The web dashboard's command-line flags besides the port, for `whereabouts-sub run` to pull in
 /// with `@OptionGroup` next to its own `--http-port`.
@@ -7,7 +9,7 @@ public struct DashboardOptions: ParsableArguments {
     /// The address the dashboard binds.
     @Option(
         name: .customLong("http-host"),
-        help: "The address the dashboard binds. The default keeps it private to this machine; use 0.0.0.0 to serve the network, behind a proxy that authenticates."
+        help: "The address the dashboard binds. The default keeps it private to this machine; any other address (such as 0.0.0.0, to serve the network) needs --users."
     )
     public var httpHost: String = "127.0.0.1"
 
@@ -51,6 +53,26 @@ public struct DashboardOptions: ParsableArguments {
             valueName: "origin"))
     public var allowedOrigins: [String] = []
 
+    /// The users file that turns on logins.
+    @Option(
+        name: .customLong("users"),
+        help: ArgumentHelp(
+            "The dashboard's accounts (YAML; see docs/dashboard.md, \"Login\"): with it every page, API route and WebSocket requires a login, and each account sees only its circles. Write passwords with `whereabouts-sub passwd`. Required unless --http-host is a loopback address; without it the dashboard is open to everyone on this machine.",
+            valueName: "file"))
+    public var usersFile: String?
+
+    /// Whether the session cookie is marked `Secure`.
+    @Flag(
+        name: .customLong("secure-cookie"),
+        help: "Mark the session cookie Secure, so browsers send it over HTTPS only. Set it when the dashboard is reached through a TLS-terminating proxy (whereabouts-sub itself serves plain HTTP).")
+    public var secureCookie = false
+
+    /// How long a login lasts.
+    @Option(
+        name: .customLong("session-hours"),
+        help: ArgumentHelp("How long a login (the session cookie or a bearer token from POST /api/login) lasts, in hours.", valueName: "hours"))
+    public var sessionHours: Double = 12
+
     /// Creates the options with their defaults.
     public init() {}
 
@@ -86,9 +108,41 @@ public struct DashboardOptions: ParsableArguments {
                 throw ValidationError("--allowed-origin takes an origin such as https://dash.example.org or http://10.0.0.5:8080 (scheme, host and optional port, no path), not '\(origin)'.")
             }
         }
+        if usersFile == nil, !Self.isLoopback(httpHost) {
+            throw ValidationError("--http-host \(httpHost) serves the dashboard beyond this machine, so it needs logins: give --users FILE (create accounts with `whereabouts-sub passwd --users FILE --user NAME`). Without --users, keep --http-host on 127.0.0.1 or ::1.")
+        }
+        if usersFile == nil, secureCookie { throw ValidationError("--secure-cookie needs --users: without logins there is no session cookie.") }
+        guard sessionHours > 0, sessionHours <= 24 * 365 else { throw ValidationError("--session-hours must be above 0 and at most 8760 (a year).") }
+        if let usersFile {
+            do { _ = try UsersFile.load(path: usersFile) } catch { throw ValidationError("\(error)") }
+        }
         if tileAttribution != nil, tileURL == nil {
             throw ValidationError("--tiles-attribution needs --tiles: without tiles there is nothing to attribute.")
         }
+    }
+
+    /// Whether `host` is a loopback address (`127.0.0.0/8`, `::1`, `localhost`).
+    static func isLoopback(_ host: String) -> Bool {
+        let host = host.trimmingCharacters(in: CharacterSet(charactersIn: "[] ")).lowercased()
+        return host == "localhost" || host == "::1" || host == "0:0:0:0:0:0:0:1"
+            || (host.hasPrefix("127.") && host.split(separator: ".").count == 4 && host.split(separator: ".").allSatisfy { UInt8($0) != nil })
+    }
+
+    /// The login check of `--users`, or `nil` without it (the open development mode, which it
+    /// announces with a warning).
+    public func authenticator(logger: Logger) throws(UsersFileError) -> Authenticator? {
+        guard let usersFile else {
+            logger.warning("The dashboard has no logins (no --users file): anyone who can reach \(httpHost) sees every circle and its history. Give --users FILE to require a login.")
+            return nil
+        }
+        let authenticator = try Authenticator(
+            configuration: LoginConfiguration(usersPath: usersFile, secureCookie: secureCookie, sessionLifetime: sessionHours * 3600),
+            logger: logger)
+        logger.info("The dashboard requires a login.", metadata: ["whereabouts.file": "\(usersFile)", "whereabouts.accounts": "\(authenticator.accountCount)"])
+        if authenticator.accountCount == 0 {
+            logger.warning("The users file holds no accounts, so nobody can log in; add one with `whereabouts-sub passwd --users \(usersFile) --user NAME`.")
+        }
+        return authenticator
     }
 
     /// The dashboard to serve on `port`.

@@ -183,6 +183,10 @@ struct RunCommand: AsyncParsableCommand {
         if let httpPort {
             var dashboard = dashboardOptions.configuration(port: httpPort)
             dashboard.history = historyWriter?.store  // the OwnTracks Recorder API, with --history
+            do { dashboard.login = try dashboardOptions.authenticator(logger: logger) } catch {  // --users
+                logger.critical("\(error)")
+                throw ExitCode(1)
+            }
             services.append(DashboardService(source: store, configuration: dashboard, logger: logger))
         }
         let app = SubscriberApp(

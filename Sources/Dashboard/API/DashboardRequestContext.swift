@@ -18,11 +18,17 @@ package struct DashboardRequestContext: RequestContext, WebSocketRequestContext 
     /// Hummingbird's per-request storage (logger, allocator, parameters).
     package var coreContext: CoreRequestContextStorage
     private let slot: UpgradeSlot
+    /// Who is asking, as the login check decided (Login/LoginMiddleware.swift); until it has run,
+    /// nobody, who sees nothing.
+    var viewer = Viewer.nobody
+    /// The client's IP address (the peer of the TCP connection), for the login rate limit.
+    let clientAddress: String
 
     /// Creates the context of one request.
     package init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         slot = UpgradeSlot(port: source.channel.localAddress?.port ?? 0)
+        clientAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
     }
 
     /// Where the router leaves the upgrade handler for the WebSocket channel to pick up.

@@ -28,31 +28,39 @@ enum DashboardRouter {
         router.middlewares.add(LogRequestsMiddleware(.debug))
         router.middlewares.add(JSONNotFoundMiddleware())
         router.middlewares.add(RequestOriginMiddleware(policy: configuration.originPolicy))
+        router.middlewares.add(LoginMiddleware(authenticator: configuration.login))
 
+        addLoginRoutes(to: router, authenticator: configuration.login, source: source, title: configuration.title)  // Login/
         addPageRoutes(to: router, page: DashboardPage(configuration: configuration, logger: logger))  // Page/DashboardRouter+Page.swift
         router.get("/healthz") { _, _ in
             try JSONBody.response(["status": "ok"])
         }
-        router.get("/api/circles") { _, _ in
-            try JSONBody.response(CircleList(circles: await source.currentViews().map(CircleListEntry.init)))
+        router.get("/api/circles") { _, context in
+            let views = await source.currentViews()
+            let access = ViewerAccess.of(context.viewer, views: views)
+            return try JSONBody.response(CircleList(circles: views.filter { access.canSee(circle: $0.circle.id) }.map(CircleListEntry.init)))
         }
         router.get("/api/circles/:id") { _, context in
             let id = try context.parameters.require("id")
-            guard let view = await source.currentView(id: id) else { throw APIError.circleNotFound(id) }
+            guard let view = await source.currentView(id: id), try await canSee(circle: id, context: context, source: source) else {
+                throw APIError.circleNotFound(id)
+            }
             return try JSONBody.response(view)
         }
         router.get("/api/circles/:id/members/:user/:device/trail") { _, context in
             let id = try context.parameters.require("id")
             let user = try context.parameters.require("user")
             let device = try context.parameters.require("device")
-            guard await source.currentView(id: id) != nil else { throw APIError.circleNotFound(id) }
+            guard await source.currentView(id: id) != nil, try await canSee(circle: id, context: context, source: source) else {
+                throw APIError.circleNotFound(id)
+            }
             guard let trail = await source.memberTrail(circle: id, user: user, device: device) else {
                 throw APIError.memberNotFound(circle: id, user: user, device: device)
             }
             return try JSONBody.response(MemberTrail(circle: id, user: user, device: device, trail: trail))
         }
-        addSubscriberRoutes(to: router, source: source)  // /metrics and card faces (SubscriberRoutes.swift)
-        if let history = configuration.history { addRecorderRoutes(to: router, history: history) }  // Recorder/
+        addSubscriberRoutes(to: router, source: source, login: configuration.login)  // /metrics and card faces (SubscriberRoutes.swift)
+        if let history = configuration.history { addRecorderRoutes(to: router, history: history, source: source) }  // Recorder/
 
         return router
     }
@@ -61,28 +69,44 @@ enum DashboardRouter {
     /// (404 for an unknown circle, 403 for a foreign `Host` or `Origin`), served by `broadcaster`.
     static func webSocketRouter<Source: CircleViewSource>(
         broadcaster: ViewBroadcaster<Source>,
+        source: Source,
         configuration: DashboardConfiguration,
         maxFrameSize: Int
     ) -> Router<DashboardRequestContext> {
         let router = Router(context: DashboardRequestContext.self)
         // A refused upgrade falls through to the HTTP router, whose same check answers 403.
         router.middlewares.add(RequestOriginMiddleware(policy: configuration.originPolicy))
+        router.middlewares.add(LoginMiddleware(authenticator: configuration.login))
         let pusher = ViewPusher(broadcaster: broadcaster, maxFrameSize: maxFrameSize)
         router.ws("/ws") { _, _ in
             .upgrade()
         } onUpgrade: { inbound, outbound, context in
             context.requestContext.releaseUpgradeHandler()
-            try await pusher.push(circle: nil, inbound: inbound, outbound: outbound, logger: context.logger)
+            // The circles it may see when it connects (every circle in the open mode).
+            let circles = ViewerAccess.of(context.requestContext.viewer, views: await source.currentViews()).circles
+            try await pusher.push(circles: circles, inbound: inbound, outbound: outbound, logger: context.logger)
         }
         router.ws("/api/circles/:id/ws") { _, context in
             let id = try context.parameters.require("id")
-            guard await broadcaster.hasCircle(id) else { throw APIError.circleNotFound(id) }
+            guard await broadcaster.hasCircle(id), try await canSee(circle: id, context: context, source: source) else {
+                throw APIError.circleNotFound(id)
+            }
             return .upgrade()
         } onUpgrade: { inbound, outbound, context in
             context.requestContext.releaseUpgradeHandler()
             let id = context.requestContext.parameters.get("id")
-            try await pusher.push(circle: id, inbound: inbound, outbound: outbound, logger: context.logger)
+            try await pusher.push(circles: id.map { [$0] } ?? [], inbound: inbound, outbound: outbound, logger: context.logger)
         }
+        if let history = configuration.history { addRecorderWebSocket(to: router, history: history, source: source) }  // Recorder/
         return router
+    }
+
+    /// Whether the request's viewer may see circle `id` (an account: one it belongs to).
+    static func canSee<Source: CircleViewSource>(circle id: String, context: DashboardRequestContext, source: Source) async throws -> Bool {
+        switch context.viewer {
+        case .open: true
+        case .nobody: false
+        case .account: ViewerAccess.of(context.viewer, views: await source.currentViews()).canSee(circle: id)
+        }
     }
 }

@@ -30,19 +30,27 @@ extension DashboardRouter {
     /// - `GET /api/circles/<id>/members/<user>/<device>/face`: the member's face image, with its
     ///   tag as `ETag` (`If-None-Match` answers 304); with `?v=<tag>` (what the page asks for) it
     ///   is cached for a year as immutable, since a new face has a new tag and so a new URL.
-    static func addSubscriberRoutes<Source: CircleViewSource>(to router: Router<DashboardRequestContext>, source: Source) {
+    ///
+    /// With a login, `/metrics` also carries its counters (``Authenticator/metricsText()``).
+    static func addSubscriberRoutes<Source: CircleViewSource>(
+        to router: Router<DashboardRequestContext>, source: Source, login: Authenticator? = nil
+    ) {
         guard let details = source as? any SubscriberDetailsSource else { return }
         router.get("/metrics") { _, _ in
-            Response(
+            var text = ByteBuffer(bytes: await details.metricsText())
+            if let login { text.writeString(login.metricsText()) }
+            return Response(
                 status: .ok,
                 headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
-                body: ResponseBody(byteBuffer: ByteBuffer(bytes: await details.metricsText())))
+                body: ResponseBody(byteBuffer: text))
         }
         router.get("/api/circles/:id/members/:user/:device/face") { request, context in
             let id = try context.parameters.require("id")
             let user = try context.parameters.require("user")
             let device = try context.parameters.require("device")
-            guard await source.currentView(id: id) != nil else { throw APIError.circleNotFound(id) }
+            guard await source.currentView(id: id) != nil, try await canSee(circle: id, context: context, source: source) else {
+                throw APIError.circleNotFound(id)
+            }
             guard await source.memberTrail(circle: id, user: user, device: device) != nil else {
                 throw APIError.memberNotFound(circle: id, user: user, device: device)
             }

@@ -39,7 +39,7 @@ struct DashboardPage: Sendable {
         ]
         let tiles = configuration.tileURLTemplate.map { " " + Self.tileSource($0) } ?? ""
         contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; "
-            + "img-src 'self' data:\(tiles); connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+            + "img-src 'self' data:\(tiles); connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
     }
 
     /// The CSP source that admits a tile template's server: `https://*.tile.example.org` for

@@ -12,13 +12,23 @@ extension DashboardRouter {
     /// - `GET /api/0/list`: `{"results": [users]}`; with `user`, that user's devices.
     /// - `GET /api/0/last`: an array of each device's newest location (`user`, `device`, `fields`).
     /// - `GET /api/0/locations`: `{"count", "data", "status": 200}` for `user` and `device`
-    ///   between `from` and `to` (UTC, default the last six hours), sorted by `tst`, at most `limit`.
-    /// Members outside `scope` answer exactly like unknown ones (404).
-    static func addRecorderRoutes(to router: Router<DashboardRequestContext>, history: HistoryStore, scope: RecorderScope = .everyone) {
+    ///   between `from` and `to` (UTC, default the last six hours), sorted by `tst`, at most `limit`;
+    ///   `format=csv|gpx|geojson|linestring` as the Recorder writes them (``RecorderFormat``),
+    ///   streamed page by page (``RecorderStream``).
+    /// Each request sees the history its viewer may read (``ViewerAccess/history``); members
+    /// outside it answer exactly like unknown ones (404).
+    static func addRecorderRoutes<Source: CircleViewSource>(to router: Router<DashboardRequestContext>, history: HistoryStore, source: Source) {
+        @Sendable func scopeOf(_ context: DashboardRequestContext) async -> RecorderScope {
+            switch context.viewer {
+            case .open: .everyone
+            case .nobody, .account: ViewerAccess.of(context.viewer, views: await source.currentViews()).history
+            }
+        }
         router.get("/api/0/version") { _, _ in
             try jsonResponse(["version": recorderAPIVersion])
         }
-        router.get("/api/0/list") { request, _ in
+        router.get("/api/0/list") { request, context in
+            let scope = await scopeOf(context)
             let query = RecorderQuery.parameters(of: request)
             guard let user = query["user"], !user.isEmpty else {
                 let users = try await history.users()
@@ -29,7 +39,8 @@ extension DashboardRouter {
             guard !devices.isEmpty else { throw unknownUser(user) }
             return try jsonResponse(["results": devices])
         }
-        router.get("/api/0/last") { request, _ in
+        router.get("/api/0/last") { request, context in
+            let scope = await scopeOf(context)
             let query = RecorderQuery.parameters(of: request)
             let user = query["user"].flatMap { $0.isEmpty ? nil : $0 }
             let device = user == nil ? nil : query["device"].flatMap { $0.isEmpty ? nil : $0 }
@@ -37,24 +48,25 @@ extension DashboardRouter {
             let last = try await history.lastLocations(user: user, device: device).filter { scope.contains($0.member) }
             return try jsonResponse(last.map { RecorderLocation.object($0, fields: fields) })
         }
-        router.get("/api/0/locations") { request, _ in
+        router.get("/api/0/locations") { request, context in
+            let scope = await scopeOf(context)
             let query = RecorderQuery.parameters(of: request)
-            let format = query["format"] ?? "json"
-            guard format == "json" else {
-                throw APIError(status: .badRequest, code: "bad_format", message: "'format' must be json; got '\(format.prefix(20))'.")
+            let formatName = query["format"] ?? "json"
+            guard let format = RecorderFormat(rawValue: formatName) else {
+                throw APIError(
+                    status: .badRequest, code: "bad_format",
+                    message: "'format' must be one of \(RecorderFormat.allCases.map(\.rawValue).joined(separator: ", ")); got '\(formatName.prefix(20))'.")
             }
             let user = try RecorderQuery.required(query, "user")
             let device = try RecorderQuery.required(query, "device")
             let range = try RecorderQuery.range(query, now: Date())
             let limit = try RecorderQuery.limit(query)
-            let fields = RecorderLocation.fields(query["fields"])
+            let fields = RecorderLocation.fieldList(query["fields"])
             let member = MemberID(user: user, device: device)
             guard scope.contains(member), try await history.devices(of: user).contains(device) else {
-                throw APIError(status: .notFound, code: "device_not_found", message: "No locations are stored for '\(user)/\(device)'.")
+                throw APIError(status: .notFound, code: "device_not_found", message: "No locations are stored for '\(user.prefix(64))/\(device.prefix(64))'.")
             }
-            let locations = try await history.locations(of: member, from: range.lowerBound, to: range.upperBound, limit: limit)
-            let data = locations.map { RecorderLocation.object($0, fields: fields) }
-            return try jsonResponse(["count": data.count, "data": data, "status": 200] as [String: Any])
+            return RecorderStream(history: history, member: member, range: range, limit: limit, format: format, fields: fields).response()
         }
     }
 

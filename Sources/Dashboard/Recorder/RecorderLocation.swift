@@ -31,6 +31,13 @@ enum RecorderLocation {
         return Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
     }
 
+    /// The `fields` parameter as a list in the order given, without repeats; `nil` when not given.
+    static func fieldList(_ text: String?) -> [String]? {
+        guard let text, !text.isEmpty else { return nil }
+        var seen = Set<String>()
+        return text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && seen.insert($0).inserted }
+    }
+
     /// `tst` as ISO 8601 in UTC (`2026-11-24T03:06:04Z`).
     static func isoTime(_ tst: Int) -> String {
         Date(timeIntervalSince1970: Double(tst)).formatted(.iso8601)

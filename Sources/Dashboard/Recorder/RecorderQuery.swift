@@ -13,7 +13,10 @@ enum RecorderQuery {
     /// into epoch seconds.
     static func epochSeconds(_ text: String, name: String) throws -> Int {
         let formats = ["yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd'T'HH:mm:ss'Z'", "yyyy-MM-dd"]
-        for format in formats {
+        // Exactly four digits of year (DateFormatter would take 99999-01-01 too).
+        let shapeIsRight = [10, 19, 20].contains(text.utf8.count) && text.utf8.prefix(4).allSatisfy { (48...57).contains($0) }
+            && text.utf8.dropFirst(4).first == UInt8(ascii: "-")
+        for format in formats where shapeIsRight {
             let formatter = DateFormatter()
             formatter.locale = Locale(identifier: "en_US_POSIX")
             formatter.timeZone = TimeZone(identifier: "UTC")

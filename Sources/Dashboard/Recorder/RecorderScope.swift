@@ -1,7 +1,7 @@
 import Subscriber
 
-/// Which members a Recorder API caller may see: the seam where login will scope each account to
-/// its circles. Today the API is open (as the dashboard is): ``everyone``.
+/// Which members a Recorder API caller may see: ``everyone`` in the open development mode, else
+/// what the account may read (``ViewerAccess/history``).
 struct RecorderScope: Sendable {
     private let allows: @Sendable (MemberID) -> Bool
 

@@ -12,11 +12,12 @@ struct OriginCheckedUpgradeChannel: ServerChildChannel {
 
     let base: HTTP1WebSocketUpgradeChannel
     let policy: RequestOriginPolicy
+    let login: Authenticator?
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         base.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
-            try channel.pipeline.syncOperations.addHandler(RefusedUpgradeFilter(policy: policy), position: .after(decoder))
+            try channel.pipeline.syncOperations.addHandler(RefusedUpgradeFilter(policy: policy, login: login), position: .after(decoder))
             return value
         }
     }

@@ -12,15 +12,18 @@ import NIOHTTP1
 /// the reason. This handler sits between the HTTP decoder and the upgrade handler: for a request
 /// asking to upgrade whose `Host` or `Origin` is refused, it removes the `Upgrade` header, so no
 /// upgrade is attempted; the request reaches the HTTP router, whose ``RequestOriginMiddleware``
-/// answers 403 and logs it.
+/// answers 403 and logs it. The same for an upgrade that carries no login when the dashboard
+/// requires one (no `Authorization` header and no live session cookie): the router answers 401.
 final class RefusedUpgradeFilter: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
 
     private let policy: RequestOriginPolicy
+    private let login: Authenticator?
 
-    init(policy: RequestOriginPolicy) {
+    init(policy: RequestOriginPolicy, login: Authenticator?) {
         self.policy = policy
+        self.login = login
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -30,7 +33,10 @@ final class RefusedUpgradeFilter: ChannelInboundHandler, RemovableChannelHandler
         }
         if head.headers.contains(name: "upgrade") {
             let hosts = head.headers["host"]
-            if hosts.count != 1 || policy.refusal(host: hosts.first, origins: head.headers["origin"]) != nil {
+            let noLogin = login.map { login in
+                head.headers["authorization"].isEmpty && !LoginMiddleware.hasLiveSession(cookieHeaders: head.headers["cookie"], authenticator: login)
+            } ?? false
+            if hosts.count != 1 || policy.refusal(host: hosts.first, origins: head.headers["origin"]) != nil || noLogin {
                 head.headers.remove(name: "upgrade")
             }
         }
@@ -47,13 +53,14 @@ extension HTTPServerBuilder {
     static func originCheckedWebSocketUpgrade(
         webSocketRouter: Router<DashboardRequestContext>,
         configuration: HTTP1WebSocketUpgradeChannel.Configuration,
-        policy: RequestOriginPolicy
+        policy: RequestOriginPolicy,
+        login: Authenticator?
     ) -> HTTPServerBuilder {
         let webSocketResponder = webSocketRouter.buildResponder()
         return .init { responder in
             OriginCheckedUpgradeChannel(
                 base: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: configuration),
-                policy: policy)
+                policy: policy, login: login)
         }
     }
 }

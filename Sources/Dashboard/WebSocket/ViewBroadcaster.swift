@@ -27,8 +27,8 @@ final class ViewBroadcaster<Source: CircleViewSource>: Service, Sendable {
 
     /// One client's mailbox.
     private struct Client {
-        /// The circle it watches, or `nil` for every circle.
-        let circle: String?
+        /// The circles it watches, or `nil` for every circle.
+        let circles: Set<String>?
         /// The newest unsent view of each circle, and the order in which circles became pending.
         var pending: [String: EncodedView] = [:]
         var order: [String] = []
@@ -38,7 +38,7 @@ final class ViewBroadcaster<Source: CircleViewSource>: Service, Sendable {
         /// The push loop, when it waits for a view.
         var waiter: CheckedContinuation<[ByteBuffer]?, Never>?
 
-        func wants(_ circleID: String) -> Bool { circle == nil || circle == circleID }
+        func wants(_ circleID: String) -> Bool { circles?.contains(circleID) ?? true }
 
         /// Hands `view` to a waiting push loop (returned, to resume outside the lock) or keeps it
         /// as the circle's pending view, replacing an older one.
@@ -131,10 +131,10 @@ final class ViewBroadcaster<Source: CircleViewSource>: Service, Sendable {
 
     // MARK: Clients
 
-    /// Registers a client of `circle` (or of every circle) with the latest view of each of its
+    /// Registers a client of `circles` (or of every circle) with the latest view of each of its
     /// circles already in its mailbox; `nil` once the broadcaster has closed.
-    func register(circle: String?) async -> ClientID? {
-        let circleIDs = if let circle { [circle] } else { await source.circleIDs() }
+    func register(circles: Set<String>?) async -> ClientID? {
+        let circleIDs = await source.circleIDs().filter { circles?.contains($0) ?? true }
         // A page extrapolates from a view's `generatedAt` as if it arrived when generated, so a
         // latest view older than ``maxAgeForNewClients`` is generated anew for the new client: one generation
         // per circle at a time, however many clients connect at once (500 clients of 20 circles
@@ -157,7 +157,7 @@ final class ViewBroadcaster<Source: CircleViewSource>: Service, Sendable {
             guard state.phase == .open else { return nil }
             let id = state.nextID
             state.nextID += 1
-            var client = Client(circle: circle)
+            var client = Client(circles: circles)
             for circleID in circleIDs {
                 if let view = state.latest[circleID] { _ = client.deliver(view) }
             }

@@ -17,14 +17,15 @@ struct ViewPusher<Source: CircleViewSource>: Sendable {
 
     /// Runs until the client closes the socket, the server shuts down, or the broadcaster ends.
     ///
-    /// - Parameter circle: The circle to push, or `nil` for every circle.
+    /// - Parameter circles: The circles to push, or `nil` for every circle.
     func push(
-        circle: String?,
+        circles: Set<String>?,
         inbound: WebSocketInboundStream,
         outbound: WebSocketOutboundWriter,
         logger: Logger
     ) async throws {
-        guard let client = await broadcaster.register(circle: circle) else { return }
+        guard let client = await broadcaster.register(circles: circles) else { return }
+        let circle = circles.map { $0.count == 1 ? $0.first! : "\($0.count) circles" }
         defer { broadcaster.unregister(client) }
         logger.debug("Dashboard WebSocket client connected", metadata: ["whereabouts.circle": "\(circle ?? "*")"])
 

@@ -42,6 +42,7 @@
   // Loads the circle list into the selector, keeping the chosen circle when it still exists.
   async function loadCircles() {
     const response = await fetch("api/circles", { cache: "no-store" });
+    if (response.status === 401) { location.href = "login"; return new Promise(() => {}); }  // the session ended
     if (!response.ok) throw new Error("GET /api/circles answered " + response.status);
     circles = (await response.json()).circles;
     const select = $("circle");
@@ -117,7 +118,18 @@
     reconnectDelay = Math.min(10000, reconnectDelay * 2);
   }
 
+  // Shows who is logged in, and the log-out button, when the dashboard has logins.
+  async function showAccount() {
+    const response = await fetch("api/me", { cache: "no-store" });
+    if (!response.ok) return;
+    const me = await response.json();
+    if (me.open || !me.user) return;
+    $("whoami").textContent = me.user;
+    $("logout").hidden = false;
+  }
+
   async function start() {
+    showAccount().catch(() => {});
     await loadCircles();
     connect();
   }

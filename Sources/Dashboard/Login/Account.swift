@@ -1,0 +1,21 @@
+/// One dashboard account from the users file: who may log in and what they may see.
+public struct Account: Sendable, Hashable {
+    /// The login name. When the account lists no ``circles``, it belongs to every circle that has
+    /// a member with this OwnTracks user name.
+    public var name: String
+    /// The bcrypt hash of the password (`$2b$...`), as `whereabouts-sub passwd` writes it.
+    public var passwordHash: String
+    /// The ids of the circles the account belongs to; `nil`: derived from the circles file.
+    public var circles: [String]?
+    /// The ids of the circles the account administers: it may read the history of their members
+    /// whose positions the circle shows exactly.
+    public var admin: [String]
+
+    /// Creates an account.
+    public init(name: String, passwordHash: String, circles: [String]? = nil, admin: [String] = []) {
+        self.name = name
+        self.passwordHash = passwordHash
+        self.circles = circles
+        self.admin = admin
+    }
+}

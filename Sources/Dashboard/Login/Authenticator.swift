@@ -1,0 +1,144 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// Checks logins against the users file: passwords (bcrypt), sessions and the rate limit, and
+/// counts the outcomes for `/metrics`.
+///
+/// The users file is reread when its modification time changes (checked at most once a second),
+/// so `whereabouts-sub passwd` takes effect without a restart; a file that no longer parses is
+/// logged and the accounts read before stay in force.
+public final class Authenticator: Sendable, Hashable {
+    /// The outcome of a password check.
+    enum Outcome: Sendable {
+        /// The password is right.
+        case accepted(Account)
+        /// Unknown user or wrong password (not told apart, so names cannot be probed).
+        case refused
+        /// Too many failures: try again after this many seconds.
+        case limited(retryAfter: Int)
+    }
+
+    private struct Users {
+        var file: UsersFile
+        var modified: Date?
+        var checked: Date
+        /// A real hash of a random password at the file's cost, checked for unknown names so
+        /// that they take as long as wrong passwords.
+        var decoy: String
+    }
+
+    private struct Counts {
+        var accepted = 0, refused = 0, limited = 0, sessionsStarted = 0
+    }
+
+    let configuration: LoginConfiguration
+    let sessions: SessionStore
+    private let limiter: LoginRateLimiter
+    private let users: Mutex<Users>
+    private let counts = Mutex(Counts())
+    private let logger: Logger
+
+    /// Reads the users file; throws when it cannot be read or is not valid.
+    public init(configuration: LoginConfiguration, logger: Logger) throws(UsersFileError) {
+        let file = try UsersFile.load(path: configuration.usersPath)
+        self.configuration = configuration
+        self.sessions = SessionStore(lifetime: configuration.sessionLifetime)
+        self.limiter = LoginRateLimiter(settings: configuration)
+        self.logger = logger
+        users = Mutex(Users(
+            file: file, modified: Self.modificationDate(configuration.usersPath), checked: Date(), decoy: Self.decoy(for: file)))
+    }
+
+    /// The accounts now (rereading the file when it changed).
+    func accounts(now: Date = Date()) -> [String: Account] {
+        let path = configuration.usersPath
+        return users.withLock { users in
+            guard now.timeIntervalSince(users.checked) >= 1 else { return users.file.accounts }
+            users.checked = now
+            let modified = Self.modificationDate(path)
+            guard modified != users.modified else { return users.file.accounts }
+            users.modified = modified
+            do {
+                let file = try UsersFile.load(path: path)
+                if Self.cost(of: file) != Self.cost(of: users.file) { users.decoy = Self.decoy(for: file) }
+                users.file = file
+                logger.notice("Reread the users file.", metadata: ["whereabouts.file": "\(path)", "whereabouts.accounts": "\(file.accounts.count)"])
+            } catch {
+                logger.error("The users file changed but cannot be used; the accounts read before stay in force.", metadata: ["whereabouts.error": "\(error)"])
+            }
+            return users.file.accounts
+        }
+    }
+
+    /// Checks `password` for `name`, tried from `address`, under the rate limit.
+    func check(name: String, password: String, address: String) async -> Outcome {
+        if let wait = limiter.retryAfter(account: name, address: address) {
+            counts.withLock { $0.limited += 1 }
+            logger.notice("Login refused: too many failed attempts.", metadata: ["whereabouts.user": "\(name.prefix(64))", "whereabouts.client": "\(address)", "whereabouts.retryAfter": "\(wait)"])
+            return .limited(retryAfter: wait)
+        }
+        let account = accounts()[name]
+        let hash = account?.passwordHash ?? users.withLock { $0.decoy }
+        let matches = await PasswordHashing.verify(password, hash: hash)
+        guard let account, matches else {
+            limiter.recordFailure(account: name, address: address)
+            counts.withLock { $0.refused += 1 }
+            logger.notice("Login refused: unknown user or wrong password.", metadata: ["whereabouts.user": "\(name.prefix(64))", "whereabouts.client": "\(address)"])
+            return .refused
+        }
+        limiter.recordSuccess(account: name)
+        counts.withLock { $0.accepted += 1 }
+        return .accepted(account)
+    }
+
+    /// Starts a session for `account` (after ``check(name:password:address:)`` accepted it).
+    func startSession(for account: Account) -> (token: String, expires: Date) {
+        counts.withLock { $0.sessionsStarted += 1 }
+        logger.info("Logged in.", metadata: ["whereabouts.user": "\(account.name)"])
+        return sessions.start(for: account)
+    }
+
+    /// The account of session `token`, if it is live.
+    func account(forSession token: String) -> Account? {
+        sessions.account(for: token, in: accounts())
+    }
+
+    /// The login counters in the Prometheus text format.
+    func metricsText() -> String {
+        let counts = counts.withLock { $0 }
+        return """
+            # HELP whereabouts_dashboard_logins_total Dashboard password checks (form, /api/login, HTTP basic) by result.
+            # TYPE whereabouts_dashboard_logins_total counter
+            whereabouts_dashboard_logins_total{result="accepted"} \(counts.accepted)
+            whereabouts_dashboard_logins_total{result="refused"} \(counts.refused)
+            whereabouts_dashboard_logins_total{result="rate_limited"} \(counts.limited)
+            # HELP whereabouts_dashboard_sessions_started_total Dashboard sessions started (cookie or bearer token).
+            # TYPE whereabouts_dashboard_sessions_started_total counter
+            whereabouts_dashboard_sessions_started_total \(counts.sessionsStarted)
+
+            """
+    }
+
+    /// The number of accounts now.
+    public var accountCount: Int { accounts().count }
+
+    /// Authenticators are equal when they are the same object.
+    public static func == (lhs: Authenticator, rhs: Authenticator) -> Bool { lhs === rhs }
+
+    /// Hashes the object's identity.
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    private static func modificationDate(_ path: String) -> Date? {
+        (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+    }
+
+    private static func cost(of file: UsersFile) -> Int {
+        file.accounts.values.compactMap { PasswordHashing.cost(of: $0.passwordHash) }.max() ?? PasswordHashing.defaultCost
+    }
+
+    private static func decoy(for file: UsersFile) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return PasswordHashing.hashNow(String(generator.next() as UInt64, radix: 36), cost: cost(of: file))
+    }
+}

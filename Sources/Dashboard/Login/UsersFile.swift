@@ -1,0 +1,132 @@
+import Foundation
+import Yams
+
+/// The dashboard's accounts (`--users FILE`), a YAML file:
+///
+///     users:
+///       alice:
+///         password: "$2b$12$..."     # written by `whereabouts-sub passwd`
+///       bob:
+///         password: "$2b$12$..."
+///         circles: [family, work]    # optional; default: every circle with a member whose user is bob
+///         admin: [family]            # optional; circles whose members' history bob may read
+///
+/// Unknown keys, wrong types and hashes that are not bcrypt are errors that name the user and key.
+public struct UsersFile: Sendable, Hashable {
+    /// The accounts by name.
+    public private(set) var accounts: [String: Account]
+
+    /// An empty users file.
+    public init(accounts: [String: Account] = [:]) {
+        self.accounts = accounts
+    }
+
+    /// The longest user name accepted.
+    static let maxNameLength = 64
+
+    /// Reads and checks the file at `path`.
+    public static func load(path: String) throws(UsersFileError) -> UsersFile {
+        let text: String
+        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
+            throw UsersFileError(path: path, "cannot be read (\(error.localizedDescription)); create it with `whereabouts-sub passwd --users \(path) --user NAME`.")
+        }
+        return try parse(text, path: path)
+    }
+
+    /// Parses users-file text; `path` only names the file in errors.
+    static func parse(_ text: String, path: String) throws(UsersFileError) -> UsersFile {
+        let root: Any?
+        do { root = try Yams.load(yaml: text) } catch {
+            throw UsersFileError(path: path, "is not valid YAML: \(error)")
+        }
+        if root == nil { return UsersFile() }
+        guard let top = root as? [String: Any], Set(top.keys).isSubset(of: ["users"]) else {
+            throw UsersFileError(path: path, "must be a mapping with one key, `users`, holding the accounts by name.")
+        }
+        guard let users = top["users"] else { return UsersFile() }
+        if users is NSNull { return UsersFile() }
+        guard let entries = users as? [String: Any] else {
+            throw UsersFileError(path: path, "`users` must map each user name to its password, circles and admin.")
+        }
+        var accounts: [String: Account] = [:]
+        for (name, value) in entries {
+            try checkName(name, path: path)
+            guard let fields = value as? [String: Any] else {
+                throw UsersFileError(path: path, "users.\(name) must be a mapping with `password` (and optionally `circles`, `admin`).")
+            }
+            if let unknown = Set(fields.keys).subtracting(["password", "circles", "admin"]).sorted().first {
+                throw UsersFileError(path: path, "users.\(name).\(unknown) is not a known key; use password, circles or admin.")
+            }
+            guard let hash = fields["password"] as? String else {
+                throw UsersFileError(path: path, "users.\(name).password is missing; set it with `whereabouts-sub passwd --users \(path) --user \(name)`.")
+            }
+            guard PasswordHashing.isHash(hash) else {
+                throw UsersFileError(path: path, "users.\(name).password is not a bcrypt hash; set it with `whereabouts-sub passwd --users \(path) --user \(name)` (never write a plain password here).")
+            }
+            let circles = try circleList(fields["circles"], key: "users.\(name).circles", path: path)
+            let admin = try circleList(fields["admin"], key: "users.\(name).admin", path: path) ?? []
+            accounts[name] = Account(name: name, passwordHash: hash, circles: circles, admin: admin)
+        }
+        return UsersFile(accounts: accounts)
+    }
+
+    private static func checkName(_ name: String, path: String) throws(UsersFileError) {
+        guard !name.isEmpty, name.count <= maxNameLength, !name.contains(where: { $0.isNewline || $0 == ":" || $0.asciiValue.map { $0 < 32 } == true }) else {
+            throw UsersFileError(path: path, "the user name '\(name.prefix(maxNameLength))' must be 1 to \(maxNameLength) characters without ':' or control characters.")
+        }
+    }
+
+    private static func circleList(_ value: Any?, key: String, path: String) throws(UsersFileError) -> [String]? {
+        guard let value, !(value is NSNull) else { return nil }
+        guard let list = value as? [Any], let ids = list as? [String] else {
+            throw UsersFileError(path: path, "\(key) must be a list of circle ids, such as [family, work].")
+        }
+        return ids
+    }
+
+    /// This file with `name`'s password hash set to `hash` (a new account when there is none).
+    public func settingPassword(_ hash: String, for name: String) throws(UsersFileError) -> UsersFile {
+        try Self.checkName(name, path: "(new)")
+        var copy = self
+        var account = accounts[name] ?? Account(name: name, passwordHash: hash)
+        account.passwordHash = hash
+        copy.accounts[name] = account
+        return copy
+    }
+
+    /// The file as YAML, accounts sorted by name. Comments of the file it was read from are not
+    /// kept.
+    public func yaml() -> String {
+        var lines = ["# Dashboard accounts for whereabouts-sub --users (docs/dashboard.md, \"Login\").",
+                     "# Passwords are bcrypt hashes written by `whereabouts-sub passwd`.", "users:"]
+        for account in accounts.values.sorted(by: { $0.name < $1.name }) {
+            lines.append("  \(Self.quoted(account.name)):")
+            lines.append("    password: \(Self.quoted(account.passwordHash))")
+            if let circles = account.circles { lines.append("    circles: [\(circles.map(Self.quoted).joined(separator: ", "))]") }
+            if !account.admin.isEmpty { lines.append("    admin: [\(account.admin.map(Self.quoted).joined(separator: ", "))]") }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// Writes ``yaml()`` to `path` atomically (a new file renamed over the old one), readable by
+    /// the owner only.
+    public func write(to path: String) throws(UsersFileError) {
+        let temporary = path + ".tmp-\(getpid())"
+        do {
+            guard FileManager.default.createFile(
+                atPath: temporary, contents: Data(yaml().utf8), attributes: [.posixPermissions: 0o600]) else {
+                throw CocoaError(.fileWriteUnknown)
+            }
+            if rename(temporary, path) != 0 { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        } catch {
+            try? FileManager.default.removeItem(atPath: temporary)
+            throw UsersFileError(path: path, "cannot be written (\(error.localizedDescription)); check the folder exists and is writable.")
+        }
+    }
+
+    /// A YAML double-quoted scalar (JSON's string syntax is valid YAML).
+    private static func quoted(_ text: String) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])) ?? Data("[\"\"]".utf8)
+        return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
+    }
+}

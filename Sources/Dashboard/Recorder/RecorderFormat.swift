@@ -1,0 +1,108 @@
+import Foundation
+import Subscriber
+
+/// The output formats of `/api/0/locations` (`format=`), shaped as the OwnTracks Recorder writes
+/// them (its `storage.c`: `geo_json`, `geo_linestring`, `gpx_string`; `ocat.c`: `csv_output`):
+/// - `json`: `{"data":[…],"count":n,"status":200}` (the Recorder's keys; `data` first so that it
+///   can stream before the count is known).
+/// - `csv`: a header line of the field names, then one line per location; integers (`tst`, `vel`,
+///   `cog`, `batt`, `alt`, ...) as integers. Unlike the Recorder, values holding a comma, quote or
+///   line break are quoted (RFC 4180), so a `tid` cannot shift the columns.
+/// - `geojson`: a `FeatureCollection` of `Point` features, coordinates `[lon, lat]`, properties
+///   `name` (the `tid`) and, beyond the Recorder's, `tst` and `isotst`.
+/// - `linestring`: one `Feature` whose `geometry` is a `LineString` of `[lon, lat]`.
+/// - `gpx`: GPX 1.1, one `trk` with one `trkseg` of `trkpt lat lon`; beyond the Recorder's, each
+///   point carries `ele` (when the device sent `alt`) and `time`, so the file replays in time.
+enum RecorderFormat: String, CaseIterable, Sendable {
+    case json, csv, gpx, geojson, linestring
+
+    /// The CSV columns when `fields` is not given.
+    static let csvColumns = ["tst", "isotst", "lat", "lon", "acc", "alt", "vac", "vel", "cog", "batt", "tid", "t", "m", "username", "device"]
+
+    /// The `Content-Type` served.
+    var contentType: String {
+        switch self {
+        case .json, .linestring: "application/json; charset=utf-8"
+        case .geojson: "application/geo+json; charset=utf-8"
+        case .csv: "text/csv; charset=utf-8; header=present"
+        case .gpx: "application/gpx+xml; charset=utf-8"
+        }
+    }
+
+    /// The file name offered to browsers that save the answer (`Content-Disposition`).
+    func fileName(user: String, device: String) -> String {
+        let safe = "\(user)-\(device)".map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" }
+        return String(safe.prefix(80)) + "." + (self == .linestring ? "geojson" : rawValue)
+    }
+
+    /// What comes before the first location.
+    func header(fields: Set<String>?, orderedFields: [String]?) -> String {
+        switch self {
+        case .json: #"{"data":["#
+        case .csv: (orderedFields ?? Self.csvColumns).joined(separator: ",") + "\n"
+        case .geojson: #"{"type":"FeatureCollection","features":["#
+        case .linestring: #"{"type":"Feature","geometry":{"type":"LineString","coordinates":["#
+        case .gpx:
+            "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\" ?>\n"
+                + "<gpx version=\"1.1\" creator=\"Whereabouts\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n <trk>\n  <trkseg>\n"
+        }
+    }
+
+    /// What comes after the last location, `count` of them.
+    func footer(count: Int) -> String {
+        switch self {
+        case .json: #"],"count":\#(count),"status":200}"#
+        case .csv: ""
+        case .geojson: "]}"
+        case .linestring: "]}}"
+        case .gpx: "  </trkseg>\n </trk>\n</gpx>\n"
+        }
+    }
+
+    /// One location, `index` counting from 0 (JSON formats put a comma before all but the first).
+    func record(_ location: HistoryLocation, index: Int, fields: Set<String>?, orderedFields: [String]?) -> String {
+        let comma = index == 0 ? "" : ","
+        let fix = location.fix
+        switch self {
+        case .json:
+            let object = RecorderLocation.object(location, fields: fields)
+            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+            return comma + String(decoding: data, as: UTF8.self)
+        case .csv:
+            let object = RecorderLocation.object(location, fields: nil)
+            return (orderedFields ?? Self.csvColumns).map { Self.csvValue(object[$0], integer: Self.integerFields.contains($0)) }.joined(separator: ",") + "\n"
+        case .geojson:
+            return comma + #"{"type":"Feature","geometry":{"type":"Point","coordinates":[\#(fix.lon),\#(fix.lat)]},"#
+                + #""properties":{"name":\#(Self.jsonString(fix.tid)),"tst":\#(fix.tst),"isotst":"\#(RecorderLocation.isoTime(fix.tst))"}}"#
+        case .linestring:
+            return comma + "[\(fix.lon),\(fix.lat)]"
+        case .gpx:
+            let ele = fix.alt.map { "<ele>\($0)</ele>" } ?? ""
+            return "    <trkpt lat=\"\(fix.lat)\" lon=\"\(fix.lon)\">\(ele)<time>\(RecorderLocation.isoTime(fix.tst))</time></trkpt>\n"
+        }
+    }
+
+    /// The fields CSV writes as whole numbers (the Recorder's `inttypes`, and the OwnTracks
+    /// integers besides).
+    private static let integerFields: Set<String> = ["tst", "batt", "vel", "cog", "alt", "acc", "vac", "bs", "m", "created_at"]
+
+    /// A CSV cell: numbers as they are (the integer fields without a fraction), text quoted when needed.
+    private static func csvValue(_ value: Any?, integer: Bool) -> String {
+        switch value {
+        case nil: return ""
+        case let number as Int: return String(number)
+        case let number as Double where integer && number.isFinite && abs(number) < 1e15: return String(Int(number.rounded()))
+        case let number as Double: return String(number)
+        case let text as String:
+            guard text.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) else { return text }
+            return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        case let other?: return "\(other)"
+        }
+    }
+
+    /// `text` as a JSON string literal.
+    private static func jsonString(_ text: String) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])) ?? Data("[\"\"]".utf8)
+        return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
+    }
+}
