@@ -37,9 +37,15 @@ struct VelocityExpertsTests {
         #expect(abs(velocity.north - 8) < 1e-9)
     }
 
-    @Test("A receiver that measures no speed makes the estimate hold", arguments: [0.0, 0.1])
+    @Test("A receiver that measures no speed, or a parked receiver's Doppler noise, makes the estimate hold", arguments: [0.0, 0.1, 0.3, 0.49])
     func standingStill(speed: Double) {
         #expect(Self.experts.velocity(.measured, points: Self.points, fix: Self.fix(speed: speed)) == nil)
+    }
+
+    @Test("From walking pace on, the receiver's speed and course are sent", arguments: [0.5, 1.4])
+    func walkingPace(speed: Double) throws {
+        let velocity = try #require(Self.experts.velocity(.measured, points: Self.points, fix: Self.fix(speed: speed, course: 90)))
+        #expect(abs(velocity.east - speed) < 1e-9)
     }
 
     @Test("A measured speed that is not a number is ignored", arguments: [Double.nan, -1])

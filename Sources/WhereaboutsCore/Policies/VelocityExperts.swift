@@ -22,6 +22,7 @@ struct VelocityExperts: Sendable {
         case window(Double)
         /// The receiver's measured velocity (speed and course); where it measured a speed but no
         /// course, that speed along the last two fixes' heading; else the last two fixes' velocity.
+        /// Hold where the receiver measured less than ``VelocityExperts/parkedSpeed``.
         case measured
         /// No velocity: dashboards hold the position.
         case hold
@@ -34,6 +35,13 @@ struct VelocityExperts: Sendable {
     /// place (BENCHMARKS.md): these four sent fewer reports there than the seven before (the last
     /// two fixes, 2, 4, 8 and 16 s, hold) at about half the per-fix cost.
     static let estimators: [Estimator] = [.measured, .window(2), .window(8), .hold]
+
+    /// Below this measured speed (m/s) the receiver's estimate holds: 0.5 m/s. A parked receiver
+    /// measures a Doppler speed of a few decimetres per second with a frozen course (the corpus's
+    /// moored boat: 0.15-0.3 m/s); sent as a velocity, it made dashboards drift and cost a `T`
+    /// report every `maxSilence` until the hold shadow took the lead. Chosen on half A of the
+    /// corpus (0.5 against 0.8 and 1.2; BENCHMARKS.md).
+    static let parkedSpeed = 0.5
 
     /// The longest least-squares window among the estimators (s): how far back a shadow looks.
     static let longestWindow = 8.0
@@ -203,6 +211,9 @@ struct VelocityExperts: Sendable {
         case .lastTwo:
             estimate = VelocityFit.lastTwo(points: points)
         case .measured:
+            // Below walking pace a receiver's speed is its noise: a parked receiver keeps
+            // measuring a few decimetres per second (and a frozen course).
+            if let speed = fix.speed, speed >= 0, speed < Self.parkedSpeed { return nil }
             estimate = fix.measuredVelocity ?? Self.lastTwo(points: points, speed: fix.speed)
         case .hold:
             estimate = nil
