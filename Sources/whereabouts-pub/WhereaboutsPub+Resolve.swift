@@ -68,6 +68,8 @@ extension WhereaboutsPub {
         settings.encryptionKey = try owntracks.encryptionKey()
         settings.card = try owntracks.card(tid: tid)
         settings.heartbeat = publication.heartbeat
+        // NATS acknowledges a QoS 1 message before its streams store it (RecentAcknowledgements).
+        if broker.brokerKind == .nats { settings.acknowledgementGrace = .seconds(5) }
         let devicePlaces = try places.resolve()
         let outboxPath = daemon.outbox ?? StateDirectory.defaultOutboxPath(user: user, device: device)
         var launch = PublisherLaunch(

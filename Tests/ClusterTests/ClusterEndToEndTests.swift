@@ -49,6 +49,15 @@ struct ClusterEndToEndTests {
         let recording = Task { for await message in messages { if let tst = Self.tst(of: message.payload) { received.withLock { _ = $0.insert(tst) } } } }
         try await recorder.connect()
         try await recorder.subscribe(to: "owntracks/alice/phone", qos: .atLeastOnce)
+        var secondConfiguration = cluster.clientConfiguration(clientID: "recorder-2", node: 0)
+        secondConfiguration.cleanSession = false
+        secondConfiguration.failover = [1, 2].map { MQTTConfiguration.Endpoint(host: "127.0.0.1", port: cluster.mqttPorts[$0]) }
+        let second = MQTTClient(configuration: secondConfiguration, logger: .test("recorder-2"))
+        let receivedSecond = LockedState<Set<Int>>([])
+        let secondMessages = second.messages
+        let secondRecording = Task { for await message in secondMessages { if let tst = Self.tst(of: message.payload) { receivedSecond.withLock { _ = $0.insert(tst) } } } }
+        try await second.connect()
+        try await second.subscribe(to: "owntracks/alice/phone", qos: .atLeastOnce)
 
         let httpPort = try FreePort.find()
         let sub = try ChildProcess.spawn(
@@ -78,7 +87,15 @@ struct ClusterEndToEndTests {
         let sent = committed()
         #expect(sent.count >= 100, "\(sent.count) reports")
         let newest = try #require(sent.max())
-        try await waitUntil("every committed report at the recorder", timeout: .seconds(30)) { received.withLock { sent.isSubset(of: $0) } }
+        do {
+            try await waitUntil("every committed report at the recorder", timeout: .seconds(30)) { received.withLock { sent.isSubset(of: $0) } }
+        } catch {
+            let missing = sent.subtracting(received.withLock { $0 }).sorted()
+            let log = (try? String(contentsOf: pubLog, encoding: .utf8)) ?? ""
+            let missingSecond = sent.subtracting(receivedSecond.withLock { $0 }).sorted()
+            Issue.record("\(missing.count) of \(sent.count) missing: \(missing.prefix(20)), at the second recorder \(missingSecond.prefix(20)); publisher log tail: \(log.split(separator: "\n").filter { !$0.contains("debug") }.suffix(15).joined(separator: "\n"))")
+            throw error
+        }
 
         // The view over HTTP shows the newest fix within 10 s of the end.
         let started = ContinuousClock.now

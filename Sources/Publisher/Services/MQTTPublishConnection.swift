@@ -132,11 +132,13 @@ final class MQTTPublishConnection: BrokerConnection, Service {
         var up = false  // so that one outage logs one warning
         for await state in states {
             switch state {
-            case .connected(let sessionPresent):
+            case .connected:
                 up = true
                 logger.info("Connected.", metadata: ["whereabouts.mqtt.state": "\(state)"])
-                // The client set its fresh-session flag with the state; wake an idle drainer.
-                if !sessionPresent { doorbell?.ring() }
+                // The client set its fresh-session flag with the state; wake an idle drainer (also
+                // with a session present: reports acknowledged just before a node died may have to
+                // go out again, RecentAcknowledgements).
+                doorbell?.ring()
                 do {
                     try await client.subscribe(to: settings.commandTopic, qos: .atLeastOnce, timeout: .seconds(10))
                 } catch {

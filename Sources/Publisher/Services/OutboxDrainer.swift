@@ -17,6 +17,9 @@ import Synchronization
 /// - On graceful shutdown it keeps draining for up to the drain timeout, then returns; what is
 ///   left is sent on the next start.
 /// - When the source has ended and the outbox is empty, it returns, which ends the service group.
+/// - With an acknowledgement grace (`--broker-kind nats`), acknowledged reports are held in memory
+///   for the grace and published again if the connection changes meanwhile
+///   (``RecentAcknowledgements``).
 struct OutboxDrainer: Service {
     private let outbox: Outbox
     private let connection: any BrokerConnection
@@ -62,6 +65,7 @@ struct OutboxDrainer: Service {
         var retried = Set<Int64>()
         var pending = PendingRemoval()
         var failing = false
+        var recent = RecentAcknowledgements(grace: settings.acknowledgementGrace)
         let window = PublishWindow(connection: connection, settings: settings, metrics: metrics)
         while true {
             if Task.isCancelled { return }
@@ -76,6 +80,14 @@ struct OutboxDrainer: Service {
                     try? await Task.sleep(for: remaining(until: deadline(), atMost: settings.retryDelay))
                     continue
                 }
+            }
+            if !recent.isEmpty, let since = await connection.connectedSince() {
+                let again = recent.due(connection: since, now: .now)
+                if !again.isEmpty, await !publishAgain(again) {
+                    try? await Task.sleep(for: remaining(until: deadline(), atMost: settings.retryDelay))
+                    continue
+                }
+                if !again.isEmpty { recent.republished(on: since, at: .now) }
             }
             // Several windows per read, so the window rarely runs dry and the delete transaction
             // (an fsync) is shared by many entries.
@@ -120,6 +132,7 @@ struct OutboxDrainer: Service {
                 let removed = Set(settlement.remove)
                 let retainedID = sent.last { $0.retained && $0.error == nil && removed.contains($0.id) }?.id
                 pending = PendingRemoval(ids: settlement.remove, retained: entries.first { $0.id == retainedID })
+                recent.record(entries.filter { removed.contains($0.id) }, at: .now, connection: since)
                 retried.subtract(settlement.remove)
                 _ = await settle(&pending)
             }
@@ -182,6 +195,31 @@ struct OutboxDrainer: Service {
             metrics.publishFailures.increment()
             logger.warning("Could not publish the newest report again.", metadata: ["whereabouts.error": "\(error)"])
         }
+    }
+
+    /// Publishes reports acknowledged shortly before the connection changed again, in order, as
+    /// backlog (with `created_at`); the newest location among them retained when it is still the
+    /// newest report acknowledged. Returns whether all were acknowledged.
+    private func publishAgain(_ entries: [OutboxEntry]) async -> Bool {
+        let newestRetained = settings.retain ? (try? await outbox.lastRetained())?.tst : nil
+        let lastLocation = entries.last { $0.topic == settings.topicBase }?.id
+        for entry in entries {
+            let retain = entry.id == lastLocation && entry.tst == newestRetained
+            let payload = ReportEncoder.backlogPayload(entry.payload, tst: entry.tst, now: Date())
+            metrics.published.increment()
+            do {
+                try await connection.publish(to: entry.topic, payload: payload, qos: settings.qos, retain: retain, timeout: settings.publishTimeout)
+                metrics.acknowledged.increment()
+            } catch {
+                metrics.publishFailures.increment()
+                logger.warning("Could not publish recently acknowledged reports again; retrying.", metadata: ["whereabouts.error": "\(error)"])
+                return false
+            }
+        }
+        logger.info(
+            "The connection changed soon after acknowledgements: published those reports again.",
+            metadata: ["whereabouts.reports": "\(entries.count)", "whereabouts.grace": "\(settings.acknowledgementGrace)"])
+        return true
     }
 
     private func remaining(until deadline: ContinuousClock.Instant?, atMost limit: Duration) -> Duration {

@@ -39,6 +39,12 @@ public struct PublisherSettings: Sendable {
     /// online presence), and the interval of the heartbeat presence sent while nothing else is
     /// due (`--heartbeat`). Default 900 s.
     public var heartbeat: Int = 900
+    /// How long an acknowledged report is kept in memory to be published again if the connection
+    /// is lost within that time (``RecentAcknowledgements``). Zero (default) for brokers whose
+    /// acknowledgement means the message is stored (mosquitto); 5 s with `--broker-kind nats`,
+    /// whose MQTT listener acknowledges a QoS 1 message before its JetStream streams have it, so
+    /// a node killed right after loses it.
+    public var acknowledgementGrace: Duration = .zero
 
     /// Creates settings; see each property for its default.
     public init(
