@@ -21,6 +21,8 @@ Prints per track (standard error) and totals per half and mode: online dead reck
 optimum, the estimators' and the lines' optima, the estimators' and the lines' greedy counts.
 
 Usage: policy-oracle.py CORPUS_DIR [EPSILON]    (HALF=A or HALF=B for one half only)
+Needs numpy (Debian: python3-numpy); not part of the tests. Results: BENCHMARKS.md, "Bounded on
+the corpus: a parked receiver, hindsight oracles, what limits the targets".
 """
 import glob, math, os, re, sys, statistics
 import numpy as np
