@@ -242,6 +242,19 @@ let package = Package(
         ),
 
         .executableTarget(
+            name: "LoadBenchmark",
+            dependencies: [
+                "WhereaboutsCore",
+                "WhereaboutsMQTT",
+                "WhereaboutsTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Benchmarks/LoadBenchmark"
+        ),
+
+        .executableTarget(
             name: "DashboardBenchmark",
             dependencies: [
                 "WhereaboutsMQTT",

@@ -168,6 +168,8 @@ struct RunCommand: AsyncParsableCommand {
             viewPrefix: viewPrefix, topicPrefix: topicPrefix, viewInterval: viewInterval, settings: settings,
             circlesPath: circles, statusPath: statusPath)
         configuration.brokerKind = brokerOptions.brokerKind
+        // NATS makes each QoS 1 subscription a JetStream consumer: two wildcards, not two per member.
+        if brokerOptions.brokerKind == .nats { configuration.subscription = .wildcard }
         var historyWriter: HistoryWriter?
         if let history {
             let retention = HistoryRetention(

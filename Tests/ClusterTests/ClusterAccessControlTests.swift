@@ -47,6 +47,7 @@ struct ClusterAccessControlTests {
             "--circles", circlesPath.path, "--broker", cluster.brokerList(), "--broker-kind", "nats", "--state-file", "none",
             "--username", "whereabouts-sub", "--password-file", passwords.appendingPathComponent("whereabouts-sub").path,
         ], logFile: dir.appendingPathComponent("sub.log"))
+        defer { subscriber.signal(SIGKILL) }  // a failed expectation must not leave it running
 
         // bob is in family and field-team, not in carpool.
         let bob = cluster.client("bob-dashboard", node: 1) { $0.credentials = .init(username: "bob", password: try? Self.password("bob", in: passwords)) }

@@ -65,6 +65,7 @@ struct ClusterEndToEndTests {
             ["--circles", circlesPath.path, "--broker", cluster.brokerList(startingAt: 0), "--broker-kind", "nats",
              "--http-port", "\(httpPort)", "--view-interval", "0.2", "--state-file", "none"],
             logFile: dir.appendingPathComponent("sub.log"))
+        defer { sub.signal(SIGKILL) }  // a failed expectation must not leave it running
         let pubLog = dir.appendingPathComponent("pub.log")
         let pub = try ChildProcess.spawn(
             TestPaths.builtExecutable(named: "whereabouts-pub")!.path,
@@ -73,6 +74,7 @@ struct ClusterEndToEndTests {
              "--outbox", dir.appendingPathComponent("outbox.sqlite").path, "--log-level", "debug",
              "--power-supply-path", dir.appendingPathComponent("no-sysfs").path, "--policy", "interval", "--interval", "2"],
             logFile: pubLog)
+        defer { pub.signal(SIGKILL) }
         @Sendable func committed() -> Set<Int> {
             Self.tsts(in: (try? String(contentsOf: pubLog, encoding: .utf8)) ?? "", of: "Report committed.")
         }
@@ -155,6 +157,7 @@ struct ClusterEndToEndTests {
             ["--circles", circlesPath.path, "--broker", cluster.brokerList(startingAt: 2), "--broker-kind", "nats",
              "--http-port", "\(httpPort)", "--view-interval", "0.2", "--state-file", "none"],
             logFile: dir.appendingPathComponent("sub.log"))
+        defer { sub.signal(SIGKILL) }  // a failed expectation must not leave it running
         let pubLog = dir.appendingPathComponent("pub.log")
         let arguments = [
             "--source", "gpx:\(Self.track.path)", "--replay-speed", "8", "--user", "alice", "--device", "phone",
@@ -192,7 +195,15 @@ struct ClusterEndToEndTests {
         try await waitUntil("alice offline after the end", timeout: .seconds(30), interval: .milliseconds(100)) { await memberStatus() == "offline" }
         let sent = committed()
         let newest = try #require(sent.max())
-        try await waitUntil("every committed report at the recorder", timeout: .seconds(30)) { received.withLock { sent.isSubset(of: $0) } }
+        do {
+            try await waitUntil("every committed report at the recorder", timeout: .seconds(30)) { received.withLock { sent.isSubset(of: $0) } }
+        } catch {
+            let missing = sent.subtracting(received.withLock { $0 }).sorted()
+            let log = (try? String(contentsOf: pubLog, encoding: .utf8)) ?? ""
+            let lines = log.split(separator: "\n").filter { line in missing.contains { line.contains("whereabouts.tst=\($0)") } || line.contains("Killed") || line.contains("backlog") }
+            Issue.record("\(missing.count) of \(sent.count) missing: \(missing.prefix(20)); \(lines.suffix(30).joined(separator: "\n"))")
+            throw error
+        }
         #expect(presence.withLock { $0.contains { $0.contains(#""offline""#) } && $0.contains { $0.contains(#""online""#) } })
 
         let reader = cluster.client("retained-kills", node: 2)

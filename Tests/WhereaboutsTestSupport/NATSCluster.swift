@@ -86,6 +86,11 @@ public final class NATSCluster: Sendable {
         return pid
     }
 
+    /// A test that failed before ``stop()`` must not leave three nodes running.
+    deinit {
+        if script.isRunning { script.signal(SIGTERM) }
+    }
+
     /// The broker list of every node for `--broker`, starting with node `first`.
     public func brokerList(startingAt first: Int = 0) -> String {
         (0..<3).map { "mqtt://127.0.0.1:\(mqttPorts[(first + $0) % 3])" }.joined(separator: ",")

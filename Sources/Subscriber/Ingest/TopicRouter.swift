@@ -32,6 +32,9 @@ public struct TopicRouter: Sendable, Hashable {
         return [base, base + "/+"]
     }
 
+    /// The two filters that cover every device under the prefix (``SubscriberConfiguration/Subscription/wildcard``).
+    public var wildcardFilters: [String] { ["\(prefix)/+/+", "\(prefix)/+/+/+"] }
+
     /// The member and sub-topic of `topic`, or `nil` when it is not of the form
     /// `<prefix>/<user>/<device>[/<kind>]`.
     public func route(_ topic: String) -> Route? {

@@ -9,6 +9,10 @@ public struct Ingestor: Sendable {
     let decoder: MessageDecoder
     /// Where accepted locations and transitions are handed for the history; `nil`: none kept.
     let history: HistoryRecorder?
+    /// Whether messages of devices that are no member of this instance's circles are expected
+    /// (a wildcard subscription, ``SubscriberConfiguration/subscription``) and dropped without
+    /// counting them as rejections.
+    var expectsOtherDevices = false
 
     /// Creates an ingestor feeding `store`.
     public init(store: CircleViewStore, router: TopicRouter, settings: ViewSettings) {
@@ -34,7 +38,7 @@ public struct Ingestor: Sendable {
     /// on the store's actor, so a message costs no hop between executors.
     public func run<Messages: AsyncSequence & Sendable>(_ messages: Messages) async throws
     where Messages.Element == MQTTMessage {
-        try await store.ingestAll(messages, router: router, decoder: decoder, history: history)
+        try await store.ingestAll(messages, router: router, decoder: decoder, history: history, expectsOtherDevices: expectsOtherDevices)
     }
 }
 
@@ -46,14 +50,15 @@ extension CircleViewStore {
     /// (with a payload limit that fits a 256 KiB face), `<base>/cmd` holds commands to the
     /// device (counted as ignored), transitions come on `<base>/event` or the base topic.
     func ingest(
-        _ message: MQTTMessage, router: TopicRouter, decoder: MessageDecoder, history: HistoryRecorder? = nil, at now: Date
+        _ message: MQTTMessage, router: TopicRouter, decoder: MessageDecoder, history: HistoryRecorder? = nil,
+        expectsOtherDevices: Bool = false, at now: Date
     ) -> ApplyOutcome? {
         guard let route = router.route(message.topic) else {
-            reject(.unknownTopic, topic: message.topic)
+            if !expectsOtherDevices { reject(.unknownTopic, topic: message.topic) }
             return nil
         }
         guard tracks(route.member) else {
-            reject(.unknownTopic, topic: message.topic)
+            if !expectsOtherDevices { reject(.unknownTopic, topic: message.topic) }
             return nil
         }
         // An empty retained payload clears a retained message; it carries no news.
@@ -108,10 +113,10 @@ extension CircleViewStore {
     }
 
     func ingestAll<Messages: AsyncSequence & Sendable>(
-        _ messages: Messages, router: TopicRouter, decoder: MessageDecoder, history: HistoryRecorder?
+        _ messages: Messages, router: TopicRouter, decoder: MessageDecoder, history: HistoryRecorder?, expectsOtherDevices: Bool
     ) async throws where Messages.Element == MQTTMessage {
         for try await message in messages {
-            _ = ingest(message, router: router, decoder: decoder, history: history, at: Date())
+            _ = ingest(message, router: router, decoder: decoder, history: history, expectsOtherDevices: expectsOtherDevices, at: Date())
         }
     }
 }

@@ -24,6 +24,21 @@ public struct SubscriberConfiguration: Sendable {
     /// The broker software: a reloaded circles file whose names it cannot carry is refused
     /// (``CirclesFile/check(for:)``). Default `mosquitto`.
     public var brokerKind: BrokerKind = .mosquitto
+    /// How the subscriber subscribes to the members' topics. Default ``Subscription/perMember``.
+    public var subscription: Subscription = .perMember
+
+    /// How the subscriber subscribes to the members' topics.
+    public enum Subscription: Sendable, Hashable {
+        /// Two filters per member device (`<prefix>/<user>/<device>` and `.../+`): the broker
+        /// sends only members' messages, and a reload subscribes and unsubscribes the changes.
+        case perMember
+        /// Two filters for every device under the prefix (`<prefix>/+/+`, `<prefix>/+/+/+`),
+        /// other devices' messages dropped on arrival (not counted as rejections). For NATS,
+        /// where each QoS 1 subscription is a JetStream consumer of its own, and thousands of
+        /// them make SUBSCRIBE fail (measured: 400 filters refused with 0x80 on the local
+        /// cluster).
+        case wildcard
+    }
 
     /// Creates a configuration; every argument has the documented default.
     public init(

@@ -117,12 +117,14 @@ public struct SubscriberService<Connection: BrokerConnection>: Service {
     }
 
     private func ingest(router: TopicRouter) async throws {
-        let ingestor = Ingestor(store: store, router: router, settings: configuration.settings, history: history?.recorder)
+        var ingestor = Ingestor(store: store, router: router, settings: configuration.settings, history: history?.recorder)
+        ingestor.expectsOtherDevices = configuration.subscription == .wildcard
         try await ingestor.run(messages)
     }
 
     private func reload(_ file: CirclesFile, router: TopicRouter) async {
         let change = await store.replaceCircles(file)
+        guard configuration.subscription == .perMember else { return }  // the wildcards cover every device
         do {
             try await subscribe(change.added, router: router)
             let filters = change.removed.flatMap(router.filters(for:))
@@ -135,7 +137,7 @@ public struct SubscriberService<Connection: BrokerConnection>: Service {
     }
 
     private func subscribe(_ members: [MemberID], router: TopicRouter) async throws {
-        let filters = members.flatMap(router.filters(for:))
+        let filters = configuration.subscription == .wildcard ? router.wildcardFilters : members.flatMap(router.filters(for:))
         for chunk in filters.chunks(of: configuration.subscribeBatchSize) {
             try await connection.subscribe(to: Array(chunk), qos: configuration.qos, timeout: nil)
         }

@@ -1,0 +1,75 @@
+import Foundation
+import WhereaboutsCore
+
+/// What was sent, acknowledged and shown, per device; thread-safe (one lock: `LockedState`).
+final class Ledger: Sendable {
+    private struct State {
+        var sentAt: [[Int: ContinuousClock.Instant]]
+        var newestAcknowledged: [Int]
+        var acknowledgedTsts: [[Int]]
+        var newestShown: [Int]
+        var latencies: [Double] = []
+        var sent = 0
+        var acknowledged = 0
+    }
+
+    private let state: LockedState<State>
+    private let indexOfUser: [String: Int]
+
+    init(devices: Int) {
+        state = LockedState(State(
+            sentAt: Array(repeating: [:], count: devices), newestAcknowledged: Array(repeating: 0, count: devices),
+            acknowledgedTsts: Array(repeating: [], count: devices), newestShown: Array(repeating: 0, count: devices)))
+        indexOfUser = Dictionary(uniqueKeysWithValues: (0..<devices).map { ("d\($0)", $0) })
+    }
+
+    func sent(_ index: Int, tst: Int, at instant: ContinuousClock.Instant) {
+        state.withLock {
+            $0.sentAt[index][tst] = instant
+            $0.sent += 1
+        }
+    }
+
+    func acknowledged(_ index: Int, tst: Int) {
+        state.withLock {
+            $0.acknowledged += 1
+            $0.acknowledgedTsts[index].append(tst)
+            $0.newestAcknowledged[index] = max($0.newestAcknowledged[index], tst)
+        }
+    }
+
+    /// A circle view arrived: each member's fix that is newer than what was shown is timed.
+    func view(_ payload: Data) {
+        guard let view = try? JSONSerialization.jsonObject(with: payload) as? [String: Any],
+              let members = view["members"] as? [[String: Any]] else { return }
+        let now = ContinuousClock.now
+        var shown: [(Int, Int)] = []
+        for member in members {
+            guard let user = member["user"] as? String, let index = indexOfUser[user],
+                  let fix = member["fix"] as? [String: Any], let tst = fix["tst"] as? Int else { continue }
+            shown.append((index, tst))
+        }
+        state.withLock { state in
+            for (index, tst) in shown where tst > state.newestShown[index] {
+                state.newestShown[index] = tst
+                if let sent = state.sentAt[index].removeValue(forKey: tst) { state.latencies.append((now - sent).seconds * 1000) }
+            }
+        }
+    }
+
+    /// Whether every device's newest acknowledged report has been shown.
+    var allShown: Bool {
+        state.withLock { state in zip(state.newestAcknowledged, state.newestShown).allSatisfy { $0 <= $1 } }
+    }
+
+    /// Totals: a report is lost when it was acknowledged and neither it nor a newer report of its
+    /// device was ever shown in a view.
+    func summary() -> (sent: Int, acknowledged: Int, shown: Int, lost: Int, p50: Double, p99: Double) {
+        state.withLock { state in
+            let lost = zip(state.acknowledgedTsts, state.newestShown).map { tsts, shown in tsts.filter { $0 > shown }.count }.reduce(0, +)
+            let sorted = state.latencies.sorted()
+            func percentile(_ p: Double) -> Double { sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
+            return (state.sent, state.acknowledged, sorted.count, lost, percentile(0.5), percentile(0.99))
+        }
+    }
+}

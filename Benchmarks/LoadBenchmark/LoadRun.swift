@@ -1,0 +1,207 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import WhereaboutsCore
+import WhereaboutsMQTT
+import WhereaboutsTestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One measured run: a broker (one mosquitto, or the three-node NATS cluster), two
+/// `whereabouts-sub --shard i/2`, N simulated devices publishing for a while, and a watcher of
+/// the circle views that times each report from its publish to the first view that shows it.
+struct LoadRun {
+    enum BrokerChoice: String { case mosquitto, nats }
+
+    var broker: BrokerChoice
+    var devices: Int
+    var seconds: Double
+    var killNode: Bool
+    var subscriberBinary: String
+
+    /// What a run measured.
+    struct Result {
+        var label: String
+        var reports: Int
+        var acknowledged: Int
+        var shown: Int
+        var lost: Int
+        var p50: Double
+        var p99: Double
+        var subscriberCPUMicrosPerMessage: Double
+        var subscriberRSSMB: Double
+        var brokerCPUPercent: Double
+        var connectSeconds: Double
+    }
+
+    func run() async throws -> Result {
+        let dir = try TestPaths.makeTemporaryDirectory(prefix: "load-\(broker.rawValue)-\(devices)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        var fleet = Fleet(count: devices)
+        let circlesPath = dir.appendingPathComponent("circles.yaml")
+        try fleet.circlesYAML.write(to: circlesPath, atomically: true, encoding: .utf8)
+
+        // The broker.
+        var ports: [Int] = []
+        var brokerPIDs: () -> [pid_t] = { [] }
+        var cluster: NATSCluster?
+        var mosquitto: ChildProcess?
+        switch broker {
+        case .mosquitto:
+            let port = try FreePort.find()
+            let configuration = dir.appendingPathComponent("mosquitto.conf")
+            try "listener \(port) 127.0.0.1\nallow_anonymous true\npersistence false\nlog_type error\nmax_queued_messages 100000\n"
+                .write(to: configuration, atomically: true, encoding: .utf8)
+            let process = try ChildProcess.spawn("/usr/sbin/mosquitto", ["-c", configuration.path], logFile: dir.appendingPathComponent("mosquitto.log"))
+            mosquitto = process
+            try await waitUntil("mosquitto to listen", timeout: .seconds(10)) { Self.portOpen(port) }
+            ports = [port]
+            brokerPIDs = { [process.pid] }
+        case .nats:
+            let started = try await NATSCluster.start()
+            cluster = started
+            ports = started.mqttPorts
+            brokerPIDs = { (0..<3).compactMap { try? started.pid(ofNode: $0) } }
+        }
+        let brokerList = ports.map { "mqtt://127.0.0.1:\($0)" }
+
+        // Two subscriber instances, each owning half the circles.
+        var subscribers: [ChildProcess] = []
+        for shard in 0..<2 {
+            let order = (0..<brokerList.count).map { brokerList[($0 + shard) % brokerList.count] }
+            let log = dir.appendingPathComponent("sub-\(shard).log")
+            subscribers.append(try ChildProcess.spawn(subscriberBinary, [
+                "--circles", circlesPath.path, "--broker", order.joined(separator: ","), "--broker-kind", broker == .nats ? "nats" : "mosquitto",
+                "--shard", "\(shard)/2", "--state-file", "none", "--client-id", "load-sub-\(shard)",
+            ], logFile: log))
+            try await waitUntil("subscriber \(shard) subscribed", timeout: .seconds(300), interval: .milliseconds(200)) {
+                ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("Subscribed to the circles' members.")
+            }
+        }
+
+        // The watcher: every view, matched to the reports it shows.
+        let ledger = Ledger(devices: devices)
+        var watcherConfiguration = MQTTConfiguration(host: "127.0.0.1", port: ports[0], clientID: "load-watcher", cleanSession: true)
+        watcherConfiguration.failover = ports.dropFirst().map { .init(host: "127.0.0.1", port: $0) }
+        var logger = Logger(label: "load")
+        logger.logLevel = .warning
+        let watcher = MQTTClient(configuration: watcherConfiguration, logger: logger)
+        let views = watcher.messages
+        let watching = Task.detached {
+            for await message in views { ledger.view(message.payload) }
+        }
+        try await watcher.connect()
+        try await watcher.subscribe(to: "whereabouts/circles/+/view", qos: .atLeastOnce)
+
+        // The devices: connected a few hundred at a time.
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        let connectStart = ContinuousClock.now
+        var clients: [MQTTLoadClient] = []
+        clients.reserveCapacity(devices)
+        for chunk in stride(from: 0, to: devices, by: 200) {
+            try await withThrowingTaskGroup(of: (Int, MQTTLoadClient).self) { tasks in
+                for index in chunk..<min(chunk + 200, devices) {
+                    let port = ports[index % ports.count]
+                    let user = fleet.devices[index].user
+                    tasks.addTask { (index, try await MQTTLoadClient.connect(host: "127.0.0.1", port: port, clientID: "load-\(user)-p", credentials: nil, group: group)) }
+                }
+                var batch: [(Int, MQTTLoadClient)] = []
+                for try await pair in tasks { batch.append(pair) }
+                clients += batch.sorted { $0.0 < $1.0 }.map(\.1)
+            }
+        }
+        let connectSeconds = Double((ContinuousClock.now - connectStart).components.seconds)
+
+        // Publishing: each device on its own schedule for `seconds`.
+        let cpuBefore = subscribers.map { Self.cpuTicks($0.pid) }
+        let brokerBefore = brokerPIDs().map(Self.cpuTicks).reduce(0, +)
+        let fleetState = LockedState(fleet)
+        let started = ContinuousClock.now
+        let end = started + .seconds(seconds)
+        var schedules: [RepeatedTask] = []
+        for (index, client) in clients.enumerated() {
+            let device = fleet.devices[index]
+            let loop = group.next()
+            let task = loop.scheduleRepeatedTask(
+                initialDelay: .milliseconds(Int64(device.offset * 1000)), delay: .milliseconds(Int64(device.interval * 1000))
+            ) { task in
+                guard ContinuousClock.now < end else { task.cancel(); return }
+                let tst = Int(Date().timeIntervalSince1970)
+                let payload = fleetState.withLock { $0.report(index, after: device.interval, tst: tst) }
+                let sent = ContinuousClock.now
+                ledger.sent(index, tst: tst, at: sent)
+                client.publish(topic: "owntracks/\(device.user)/p", payload: payload, retain: true) { _ in ledger.acknowledged(index, tst: tst) }
+            }
+            schedules.append(task)
+        }
+        if killNode, let cluster {
+            try await Task.sleep(for: .seconds(seconds / 2))
+            try await cluster.killAndAwaitRestart(node: 0)
+        }
+        try await Task.sleep(until: end, clock: .continuous)
+        for task in schedules { task.cancel() }
+        let runSeconds = (ContinuousClock.now - started).seconds
+        // Trailing views: up to 30 s for every device's newest acknowledged report to show.
+        try? await waitUntil("the last views", timeout: .seconds(30), interval: .milliseconds(250)) { ledger.allShown }
+        let cpuAfter = subscribers.map { Self.cpuTicks($0.pid) }
+        let brokerAfter = brokerPIDs().map(Self.cpuTicks).reduce(0, +)
+        let rss = subscribers.map { Self.rssMB($0.pid) }.reduce(0, +)
+        let summary = ledger.summary()
+
+        for client in clients { await client.close() }
+        try? await group.shutdownGracefully()
+        await watcher.disconnect()
+        watching.cancel()
+        for subscriber in subscribers { subscriber.signal(SIGTERM) }
+        for subscriber in subscribers { _ = await subscriber.waitForExit() }
+        mosquitto?.signal(SIGTERM)
+        if let mosquitto { _ = await mosquitto.waitForExit() }
+        await cluster?.stop()
+
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        let subscriberSeconds = Double(zip(cpuAfter, cpuBefore).map { $0 - $1 }.reduce(0, +)) / ticks
+        return Result(
+            label: "\(broker.rawValue)\(killNode ? " (node killed)" : "") \(devices)",
+            reports: summary.sent, acknowledged: summary.acknowledged, shown: summary.shown, lost: summary.lost,
+            p50: summary.p50, p99: summary.p99,
+            subscriberCPUMicrosPerMessage: summary.acknowledged == 0 ? 0 : subscriberSeconds * 1e6 / Double(summary.acknowledged),
+            subscriberRSSMB: rss,
+            brokerCPUPercent: Double(brokerAfter - brokerBefore) / ticks / runSeconds * 100,
+            connectSeconds: connectSeconds)
+    }
+
+    static func portOpen(_ port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+
+    /// User plus system CPU time of `pid` in clock ticks (`/proc/<pid>/stat` fields 14 and 15).
+    static func cpuTicks(_ pid: pid_t) -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = text.lastIndex(of: ")") else { return 0 }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 13 else { return 0 }
+        return (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
+    }
+
+    /// Resident memory of `pid` in MB (`VmRSS`).
+    static func rssMB(_ pid: pid_t) -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
+        return (Double(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) / 1024
+    }
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}
