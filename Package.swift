@@ -158,6 +158,8 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                // The --places file (Places/PlacesFile.swift).
+                .product(name: "Yams", package: "Yams"),
             ]
         ),
 

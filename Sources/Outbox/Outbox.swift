@@ -197,6 +197,14 @@ public final class Outbox: Sendable {
         try await perform { db in try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM report") }
     }
 
+    /// The id of the newest entry published on `topic`, or `nil` when there is none: the newest
+    /// location among transitions and other messages that share the outbox.
+    public func newestID(topic: String) async throws(OutboxError) -> Int64? {
+        try await perform { db in
+            try Int64.fetchOne(db, sql: "SELECT id FROM report WHERE topic = ? ORDER BY id DESC LIMIT 1", arguments: [topic])
+        }
+    }
+
     /// The largest `tst` ever committed to this outbox (whether or not it was sent since), or `nil`
     /// when nothing was ever committed. A replayed recording resumes after it.
     public func newestCommittedTST() async throws(OutboxError) -> Int? {

@@ -52,10 +52,18 @@ public struct PublisherApp: Sendable {
             logger: logger, resumeAfter: resumeAfter.map { Date(timeIntervalSince1970: Double($0) + 1) })
         let sourceRejections = SourceRejectionExport(counter: source.rejections, metrics: metrics)
         let promises = PromiseLedger()
+        let places = DevicePlaces(
+            filePlaces: launch.places, rules: launch.placeRules,
+            store: WaypointStore(path: launch.placesStorePath ?? launch.outboxPath + ".places.json", logger: logger), logger: logger)
+        if !places.all.isEmpty {
+            logger.info("Watching places.", metadata: [
+                "whereabouts.places": "\(places.all.count)", "whereabouts.places.inside": "\(places.inside.map(\.name))",
+            ])
+        }
         let reporter = Reporter(
             settings: settings, filter: launch.makeFilter(), policies: launch.policies,
             initialProfile: launch.initialProfile, outbox: outbox, metrics: metrics, doorbell: doorbell,
-            clock: clock, resumeAfter: resumeAfter, promises: promises, logger: logger)
+            clock: clock, resumeAfter: resumeAfter, promises: promises, places: places, logger: logger)
         let startedAt = Date()
         let connection = MQTTPublishConnection(
             base: mqttConfiguration(), settings: settings, startedAt: startedAt, doorbell: doorbell, logger: logger)
@@ -66,7 +74,9 @@ public struct PublisherApp: Sendable {
                 completion: completion, logger: logger), successTerminationBehavior: .gracefullyShutdownGroup),
             .init(service: CommandListener(
                 messages: connection.messages, topic: settings.commandTopic,
-                handler: CommandHandler(reporter: reporter, metrics: metrics, secret: settings.encryptionKey, logger: logger),
+                handler: CommandHandler(
+                    reporter: reporter, metrics: metrics, secret: settings.encryptionKey,
+                    replies: (connection, settings), logger: logger),
                 metrics: metrics, logger: logger)),
             .init(service: SourceReader(source: source, reporter: reporter, doorbell: doorbell, completion: completion, logger: logger),
                   successTerminationBehavior: .ignore),

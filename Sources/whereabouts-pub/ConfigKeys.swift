@@ -35,5 +35,5 @@ enum ConfigKeys {
         ConfigKey("metrics-port", .integer),
         ConfigKey("metrics-address", .string),
         ConfigKey("log-level", .word(["trace", "debug", "info", "notice", "warning", "error", "critical"])),
-    ] + OwnTracksOptions.configKeys + PolicyConfigKeys.all
+    ] + OwnTracksOptions.configKeys + PlacesOptions.configKeys + PolicyConfigKeys.all
 }

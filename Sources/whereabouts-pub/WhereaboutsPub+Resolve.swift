@@ -64,13 +64,20 @@ extension WhereaboutsPub {
         settings.encryptionKey = try owntracks.encryptionKey()
         settings.card = try owntracks.card(tid: tid)
         settings.heartbeat = publication.heartbeat
-        return PublisherLaunch(
+        let devicePlaces = try places.resolve()
+        let outboxPath = daemon.outbox ?? StateDirectory.defaultOutboxPath(user: user, device: device)
+        var launch = PublisherLaunch(
             settings: settings, source: sourceSpec, mqtt: mqtt,
-            outboxPath: daemon.outbox ?? StateDirectory.defaultOutboxPath(user: user, device: device),
+            outboxPath: outboxPath,
             outboxMax: daemon.outboxMax, initialProfile: daemon.profile,
             lowBattery: LowBatteryRule(threshold: daemon.batteryLow, hysteresis: daemon.batteryHysteresis),
             batteryInterval: .milliseconds(Int64(daemon.batteryInterval * 1000)), powerSupplyPath: daemon.powerSupplyPath,
             metricsPort: daemon.metricsPort, metricsAddress: daemon.metricsAddress, logLevel: daemon.logLevel,
             policies: policies.profiles, makeFilter: policies.makeFilter)
+        launch.places = devicePlaces.places
+        launch.placeRules = devicePlaces.rules
+        launch.placesStorePath = ((outboxPath as NSString).deletingLastPathComponent as NSString)
+            .appendingPathComponent("places-\(user.lowercased())-\(device.lowercased()).json")
+        return launch
     }
 }

@@ -28,6 +28,7 @@ struct WhereaboutsPub: AsyncParsableCommand {
     @OptionGroup(title: "Publication") var publication: PublicationOptions
     @OptionGroup(title: "Daemon") var daemon: DaemonOptions
     @OptionGroup(title: "OwnTracks encryption and card") var owntracks: OwnTracksOptions
+    @OptionGroup(title: "Places") var places: PlacesOptions
     @OptionGroup(title: "Policy and filters (the same flags as whereabouts-eval)") var policy: PolicyOptions
 
     func validate() throws {

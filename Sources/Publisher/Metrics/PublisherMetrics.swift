@@ -21,6 +21,9 @@ struct PublisherMetrics: Sendable {
     let droppedByCap: Counter
     /// Reports the outbox could not store (a full disk, an I/O error): lost.
     let lost: Counter
+    /// `transition` messages committed (places entered and left).
+    let transitions: Counter
+    private let waypointsRejected: Counter
     /// Entries waiting in the outbox.
     let outboxDepth: Gauge
     /// 1 while the `significant` profile is in force, 0 while `active`.
@@ -40,6 +43,8 @@ struct PublisherMetrics: Sendable {
         publishFailures = Counter(label: "whereabouts_pub_publish_failures_total", factory: factory)
         droppedByCap = Counter(label: "whereabouts_pub_outbox_dropped_total", factory: factory)
         lost = Counter(label: "whereabouts_pub_reports_lost_total", factory: factory)
+        transitions = Counter(label: "whereabouts_pub_transitions_total", factory: factory)
+        waypointsRejected = Counter(label: "whereabouts_pub_waypoints_rejected_total", factory: factory)
         outboxDepth = Gauge(label: "whereabouts_pub_outbox_depth", factory: factory)
         significantProfile = Gauge(label: "whereabouts_pub_profile_significant", factory: factory)
         commandsAccepted = Counter(label: "whereabouts_pub_commands_total", dimensions: [("result", "accepted")], factory: factory)
@@ -53,6 +58,11 @@ struct PublisherMetrics: Sendable {
         // one per call is cheap and always counts into the same series.
         Counter(label: "whereabouts_pub_fixes_rejected_total", dimensions: [("reason", reason)], factory: factory)
             .increment()
+    }
+
+    /// Counts a waypoint of a `setWaypoints` command that was refused.
+    func waypointRejected() {
+        waypointsRejected.increment()
     }
 
     /// Counts a command from `<base>/cmd`, accepted or rejected.

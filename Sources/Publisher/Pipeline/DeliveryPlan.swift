@@ -7,6 +7,9 @@ import Outbox
 /// newest entry, was committed while the current connection was up, and no earlier attempt to send
 /// it failed. Anything else is **backlog**: it gets `created_at` (later than `tst`), and only the
 /// newest entry is retained, so the retained message is always the newest fix.
+///
+/// Entries on other topics than the location topic (`transition` messages on `<base>/event`) are
+/// never retained and never count as the newest fix; as backlog they get `created_at` too.
 struct DeliveryPlan: Sendable, Hashable {
     /// The bytes to publish.
     var payload: Data
@@ -22,7 +25,18 @@ struct DeliveryPlan: Sendable, Hashable {
     ///   - connectedSince: When the current connection came up.
     ///   - retried: Whether an earlier attempt to send this entry failed.
     ///   - retain: The configured retain flag for live messages.
-    init(entry: OutboxEntry, newestID: Int64, connectedSince: Date, retried: Bool, retain: Bool, now: Date = Date()) {
+    ///   - locationTopic: The location topic; `nil` treats every entry as a location.
+    init(
+        entry: OutboxEntry, newestID: Int64, connectedSince: Date, retried: Bool, retain: Bool,
+        locationTopic: String? = nil, now: Date = Date()
+    ) {
+        if let locationTopic, entry.topic != locationTopic {
+            let live = entry.createdAt >= connectedSince && !retried
+            payload = live ? entry.payload : ReportEncoder.backlogPayload(entry.payload, tst: entry.tst, now: now)
+            self.retain = false
+            isBacklog = !live
+            return
+        }
         let isNewest = entry.id >= newestID
         let live = isNewest && entry.createdAt >= connectedSince && !retried
         if live {

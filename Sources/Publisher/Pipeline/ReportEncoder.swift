@@ -33,10 +33,28 @@ struct ReportEncoder: Sendable {
     /// The payload of an outbox entry sent as backlog: the stored message with `created_at` set,
     /// strictly after `tst` so receivers can tell history from live data.
     ///
-    /// Returns the stored payload unchanged when it is not a location message (it is sent as is).
+    /// A `transition` gets `created_at` the same way (iOS adds it to a transition sent late).
+    /// Returns the stored payload unchanged when it is neither (it is sent as is).
     static func backlogPayload(_ payload: Data, tst: Int, now: Date) -> Data {
-        guard var message = try? JSONDecoder().decode(LocationMessage.self, from: payload) else { return payload }
-        message.createdAt = max(Int(now.timeIntervalSince1970.rounded(.down)), tst + 1)
-        return encode(message)
+        let createdAt = max(Int(now.timeIntervalSince1970.rounded(.down)), tst + 1)
+        let decoder = JSONDecoder()
+        switch (try? decoder.decode(TypeTag.self, from: payload))?.type {
+        case "transition":
+            guard var message = try? decoder.decode(TransitionMessage.self, from: payload) else { return payload }
+            message.createdAt = createdAt
+            return encode(message)
+        case "location", nil:
+            guard var message = try? decoder.decode(LocationMessage.self, from: payload) else { return payload }
+            message.createdAt = createdAt
+            return encode(message)
+        default:
+            return payload
+        }
+    }
+
+    /// The `_type` of a stored payload.
+    private struct TypeTag: Decodable {
+        var type: String?
+        enum CodingKeys: String, CodingKey { case type = "_type" }
     }
 }

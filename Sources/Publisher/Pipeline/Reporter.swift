@@ -30,6 +30,8 @@ actor Reporter {
     private let promises: PromiseLedger?
     private var skipped = 0
     private var lostInRow = 0
+    /// The device's places, when it has any (`--places`, `setWaypoints`).
+    private var places: DevicePlaces?
 
     /// Creates the reporter, starting in `initialProfile`.
     ///
@@ -40,8 +42,11 @@ actor Reporter {
         settings: PublisherSettings, filter: FixFilter, policies: ProfilePolicies,
         initialProfile: MonitoringMode = .active, outbox: Outbox, metrics: PublisherMetrics,
         doorbell: Doorbell, clock: any FixClock = WallFixClock(), resumeAfter: Int? = nil,
-        promises: PromiseLedger? = nil, logger: Logger
+        promises: PromiseLedger? = nil, places: DevicePlaces? = nil, logger: Logger
     ) {
+        self.places = places
+        // Inside a place with a profile when the last run stopped: that profile again.
+        let initialProfile = places?.inside.last(where: { $0.profile != nil })?.profile ?? initialProfile
         self.resumeAfter = resumeAfter
         self.heartbeat = settings.heartbeat
         self.promises = promises
@@ -87,10 +92,80 @@ actor Reporter {
             return nil
         }
         lastAccepted = fix
+        if let transitions = places?.update(with: fix), !transitions.isEmpty {
+            return try await commit(transitions, at: fix)
+        }
         guard let report = policy.consider(fix) else { return nil }
         try await commit(report)
         return report
     }
+
+    /// Commits the `transition` messages (on `<base>/event`, through the outbox like every
+    /// report), switches profile as the places say, then reports `fix` with trigger `c`, as the
+    /// OwnTracks apps send a location with each transition.
+    private func commit(_ transitions: [DevicePlaceTransition], at fix: Fix) async throws(OutboxError) -> Report {
+        for transition in transitions {
+            logger.info(transition.event == .enter ? "Entered a place." : "Left a place.", metadata: [
+                "whereabouts.place": "\(transition.place.name)",
+            ])
+            metrics.transitions.increment()
+            await store(topic: topic + "/event", payload: ReportEncoder.encode(TransitionMessage(transition, tid: encoder.tid)),
+                        tst: Int(fix.time.timeIntervalSince1970.rounded(.down)), what: "transition")
+            if let mode = transition.requestedProfile {
+                apply(selector.request(mode), reason: "place \(transition.place.name) \(transition.event.rawValue)")
+            }
+        }
+        let report = policy.forceReport(fix, trigger: .region)
+        try await commit(report)
+        return report
+    }
+
+    /// Stores a message that is not a location report; a failure is logged and counted as lost,
+    /// as reports are.
+    private func store(topic: String, payload: Data, tst: Int, what: String) async {
+        do {
+            let result = try await outbox.append(topic: topic, payload: payload, tst: tst)
+            metrics.outboxDepth.record(result.depth)
+            if result.dropped > 0 { metrics.droppedByCap.increment(by: result.dropped) }
+            doorbell.ring()
+        } catch {
+            metrics.lost.increment()
+            logger.error("A \(what) was lost: the outbox could not store it.", metadata: [
+                "whereabouts.tst": "\(tst)", "whereabouts.error": "\(error)",
+            ])
+        }
+    }
+
+    /// Applies a `setWaypoints` command; invalid waypoints are logged (one warning each) and
+    /// counted. Returns how many waypoints were stored.
+    @discardableResult
+    func setWaypoints(_ batch: WaypointBatch) -> Int {
+        var current = places ?? DevicePlaces(filePlaces: [], rules: DevicePlaceRules(), store: nil, logger: logger)
+        let applied = current.set(batch, now: Int(Date().timeIntervalSince1970))
+        places = current
+        for rejection in applied.rejected {
+            metrics.waypointRejected()
+            logger.warning("Waypoint rejected.", metadata: ["whereabouts.reason": "\(rejection)"])
+        }
+        logger.info("Waypoints set.", metadata: [
+            "whereabouts.waypoints.stored": "\(applied.stored)", "whereabouts.waypoints.rejected": "\(applied.rejected.count)",
+            "whereabouts.places": "\(current.all.count)",
+        ])
+        return applied.stored
+    }
+
+    /// Applies `clearWaypoints`: removes the waypoints set by command. Returns how many.
+    @discardableResult
+    func clearWaypoints() -> Int {
+        guard var current = places else { return 0 }
+        let removed = current.clear()
+        places = current
+        logger.info("Waypoints cleared.", metadata: ["whereabouts.waypoints.removed": "\(removed)"])
+        return removed
+    }
+
+    /// The device's places (file places first), for the `waypoints` reply.
+    var allPlaces: [DevicePlace] { places?.all ?? [] }
 
     /// Reports the last accepted fix now with trigger `m` (the `reportLocation` command).
     /// Returns false when there is no fix yet.
@@ -134,6 +209,10 @@ actor Reporter {
     /// tried afresh. Only one error line is written per run of failures.
     private func commit(_ report: Report) async throws(OutboxError) {
         var message = encoder.message(for: report, mode: selector.effective, battery: battery)
+        if let inside = places?.inside, !inside.isEmpty {
+            message.inregions = inside.map(\.name)
+            message.inrids = inside.map(\.rid)
+        }
         // The promise is made on the wall clock: it is about when messages arrive, whatever the
         // fixes' own times (a replayed recording keeps its old ones).
         let due = Int(Date().timeIntervalSince1970) + heartbeat

@@ -83,7 +83,8 @@ struct OutboxDrainer: Service {
             let newestID: Int64?
             do {
                 entries = try await outbox.oldest(limit: max(settings.drainBatchSize, 8 * settings.maxInFlight))
-                newestID = try await outbox.newestID()
+                // The newest location: transitions on <base>/event share the outbox but are never retained.
+                newestID = try await outbox.newestID(topic: settings.topicBase)
             } catch {
                 logger.error("Cannot read the outbox; retrying.", metadata: ["whereabouts.error": "\(error)"])
                 try? await Task.sleep(for: remaining(until: deadline(), atMost: settings.retryDelay))
@@ -108,7 +109,7 @@ struct OutboxDrainer: Service {
             let items = entries.map { entry in
                 (entry: entry, plan: DeliveryPlan(
                     entry: entry, newestID: newest, connectedSince: since, retried: retried.contains(entry.id),
-                    retain: settings.retain))
+                    retain: settings.retain, locationTopic: settings.topicBase))
             }
             let sent = await window.send(items) {
                 if let end = deadline(), ContinuousClock.now >= end { return true }

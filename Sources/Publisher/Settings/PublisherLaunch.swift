@@ -36,6 +36,13 @@ public struct PublisherLaunch: Sendable {
     public var policies: ProfilePolicies
     /// Makes the rejection filters.
     public var makeFilter: @Sendable () -> FixFilter
+    /// The places of the `--places` file (none by default).
+    public var places: [DevicePlace] = []
+    /// The hysteresis margin and default dwell of the places (`--place-margin`, `--place-dwell`).
+    public var placeRules = DevicePlaceRules()
+    /// Where waypoints set by command and the inside state are kept; `nil` for
+    /// `<outbox>.places.json`. `whereabouts-pub` passes `places-<user>-<device>.json` beside the outbox.
+    public var placesStorePath: String? = nil
 
     /// Creates a launch description; the executable fills every field.
     public init(

@@ -69,6 +69,8 @@ public struct PublisherSettings: Sendable {
     var presenceTopic: String { topicBase + "/presence" }
     /// The card topic, `<base>/info`.
     var infoTopic: String { topicBase + "/info" }
+    /// The waypoints topic, `<base>/waypoints` (the `waypoints` command's reply).
+    var waypointsTopic: String { topicBase + "/waypoints" }
     /// The command topic, `<base>/cmd`.
     var commandTopic: String { topicBase + "/cmd" }
 

@@ -17,4 +17,8 @@ public enum Trigger: String, Sendable, Hashable, Codable, CaseIterable {
     case requested = "r"
     /// A ping.
     case ping = "p"
+    /// The device entered or left one of its places: `c`, a circular region, the letter the
+    /// OwnTracks apps send with the location that goes with a transition (Android's
+    /// `ReportType.CIRCULAR`).
+    case region = "c"
 }

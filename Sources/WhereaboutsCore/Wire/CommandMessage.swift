@@ -7,20 +7,32 @@ import Foundation
 /// - `{"_type":"cmd","action":"setConfiguration","configuration":{"monitoring":1|2}}`
 ///   (1 significant, 2 active; other configuration keys are ignored)
 /// - `{"_type":"cmd","action":"setProfile","profile":"active"|"significant"}`
+/// - `{"_type":"cmd","action":"setWaypoints","waypoints":{"_type":"waypoints","waypoints":[…]}}`
+///   (``WaypointBatch`` lists the accepted shapes), `{"_type":"cmd","action":"clearWaypoints"}` and
+///   `{"_type":"cmd","action":"waypoints"}`, as the OwnTracks apps take them
+///   (owntracks/android `CommandAction.kt`; owntracks/ios `OwnTracksAppDelegate.m`)
 public enum CommandMessage: Sendable, Hashable {
     /// Publish the current fix now, with trigger `r` (as the OwnTracks apps answer it).
     case reportLocation
     /// Switch to the given reporting profile.
     case setProfile(MonitoringMode)
+    /// Add or replace these waypoints (the device's places).
+    case setWaypoints(WaypointBatch)
+    /// Remove every waypoint set by command.
+    case clearWaypoints
+    /// Publish the device's waypoints on `<base>/waypoints`.
+    case listWaypoints
 
-    /// The largest command payload accepted, in bytes.
+    /// The largest command payload accepted, in bytes, but for `setWaypoints`.
     public static let maxPayloadSize = 4096
+    /// The largest `setWaypoints` payload accepted, in bytes (100 waypoints of about 150 bytes fit).
+    public static let maxWaypointsPayloadSize = 64 * 1024
 
     /// Parses a command payload.
     ///
     /// - Throws: ``CommandMessageError`` naming what is wrong; a rejected command changes nothing.
     public init(payload: Data) throws(CommandMessageError) {
-        guard payload.count <= Self.maxPayloadSize else { throw .tooLarge(bytes: payload.count) }
+        guard payload.count <= Self.maxWaypointsPayloadSize else { throw .tooLarge(bytes: payload.count) }
         let object: [String: Any]
         do {
             guard let parsed = try JSONSerialization.jsonObject(with: payload) as? [String: Any] else {
@@ -28,9 +40,15 @@ public enum CommandMessage: Sendable, Hashable {
             }
             object = parsed
         } catch let error as CommandMessageError {
+            if payload.count > Self.maxPayloadSize { throw .tooLarge(bytes: payload.count) }
             throw error
         } catch {
+            if payload.count > Self.maxPayloadSize { throw .tooLarge(bytes: payload.count) }
             throw .notJSON
+        }
+        // Only a waypoint list may be larger than an ordinary command.
+        if payload.count > Self.maxPayloadSize, object["action"] as? String != "setWaypoints" {
+            throw .tooLarge(bytes: payload.count)
         }
         guard object["_type"] as? String == "cmd" else { throw .notACommand }
         guard let action = object["action"] as? String else { throw .missingAction }
@@ -54,6 +72,12 @@ public enum CommandMessage: Sendable, Hashable {
             case "significant": self = .setProfile(.significant)
             default: throw .unknownProfile(name)
             }
+        case "setWaypoints":
+            self = .setWaypoints(try WaypointBatch(payload: payload))
+        case "clearWaypoints":
+            self = .clearWaypoints
+        case "waypoints":
+            self = .listWaypoints
         default:
             throw .unknownAction(action)
         }

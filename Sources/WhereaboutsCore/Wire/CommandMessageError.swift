@@ -20,6 +20,8 @@ public enum CommandMessageError: Error, Sendable, Hashable, CustomStringConverti
     case unsupportedMonitoring(Int)
     /// `setProfile` with a profile other than `active` or `significant`.
     case unknownProfile(String)
+    /// `setWaypoints` without a list of waypoints.
+    case missingWaypoints
 
     /// A sentence naming what is wrong.
     public var description: String {
@@ -29,10 +31,12 @@ public enum CommandMessageError: Error, Sendable, Hashable, CustomStringConverti
         case .notAnObject: "The command is not a JSON object."
         case .notACommand: "The command's _type is not \"cmd\"."
         case .missingAction: "The command has no string \"action\"."
-        case let .unknownAction(action): "The command action \"\(action)\" is not supported (reportLocation, setConfiguration, setProfile)."
+        case let .unknownAction(action): "The command action \"\(action)\" is not supported (reportLocation, setConfiguration, setProfile, setWaypoints, clearWaypoints, waypoints)."
         case .missingMonitoring: "setConfiguration needs an integer configuration.monitoring (1 significant, 2 active)."
         case let .unsupportedMonitoring(value): "configuration.monitoring \(value) is not supported: use 1 (significant) or 2 (active)."
         case let .unknownProfile(name): "The profile \"\(name)\" is not known: use \"active\" or \"significant\"."
+        case .missingWaypoints:
+            "setWaypoints needs \"waypoints\": {\"_type\":\"waypoints\",\"waypoints\":[…]} (or a list of waypoints)."
         }
     }
 }

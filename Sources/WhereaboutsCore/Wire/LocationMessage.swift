@@ -47,12 +47,17 @@ public struct LocationMessage: Sendable, Hashable, Codable {
     /// location or a heartbeat presence): a receiver that passes it without news knows something
     /// is wrong. Absent from publishers that promise nothing (the OwnTracks apps).
     public var due: Int?
+    /// The names of the device's places it is inside (OwnTracks `inregions`, Android's and iOS's
+    /// `MessageLocation`); absent when none.
+    public var inregions: [String]?
+    /// The region ids of those places (`inrids`, as the iOS app sends them); absent when none.
+    public var inrids: [String]?
 
     enum CodingKeys: String, CodingKey {
         case type = "_type"
         case tid, tst, lat, lon, acc, alt, vac, vel, cog, batt, bs, t, m
         case createdAt = "created_at"
-        case ve, vn, ms, due
+        case ve, vn, ms, due, inregions, inrids
     }
 
     /// Creates a message from already-rounded wire values.

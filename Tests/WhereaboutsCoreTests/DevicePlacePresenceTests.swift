@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+import WhereaboutsCore
+
+/// The device's place rules, pure logic: hysteresis at the edge, dwell before entering, state kept
+/// across a reload and a restart, and the profile each transition asks for.
+struct DevicePlacePresenceTests {
+    static let home = DevicePlace(name: "Home", lat: 52.6638, lon: -8.6267, radius: 100, profile: .significant, profileOnLeave: .active)
+    static let start = Date(timeIntervalSince1970: 1_700_000_000)
+
+    /// A fix `metres` east of Home's centre, `seconds` after the start, with accuracy `acc`.
+    static func fix(east metres: Double, at seconds: Double, acc: Double = 5) -> Fix {
+        let point = Geodesy.destination(from: home.centre, bearing: 90, distance: metres)
+        return Fix(time: start.addingTimeInterval(seconds), latitude: point.latitude, longitude: point.longitude, horizontalAccuracy: acc)
+    }
+
+    func run(_ presence: inout DevicePlacePresence, _ fixes: [Fix]) -> [DevicePlaceTransition] {
+        fixes.flatMap { presence.update(with: $0) }
+    }
+
+    @Test("Enter only after the dwell, dated at the fix that completed it")
+    func dwell() {
+        var presence = DevicePlacePresence(places: [Self.home], rules: DevicePlaceRules(margin: 25, dwell: 60))
+        let inside = stride(from: 0.0, through: 50, by: 10).map { Self.fix(east: 20, at: $0) }
+        #expect(run(&presence, inside).isEmpty)
+        #expect(presence.inside.isEmpty)
+        let transitions = presence.update(with: Self.fix(east: 20, at: 60))
+        #expect(transitions.map(\.event) == [.enter])
+        #expect(transitions.first?.fix.time == Self.start.addingTimeInterval(60))
+        #expect(presence.inside.map(\.name) == ["Home"])
+    }
+
+    @Test("Passing through faster than the dwell enters nothing")
+    func passThrough() {
+        var presence = DevicePlacePresence(places: [Self.home], rules: DevicePlaceRules(margin: 25, dwell: 60))
+        let drive = stride(from: -300.0, through: 300, by: 20).enumerated().map { Self.fix(east: $1, at: Double($0) * 2) }
+        #expect(run(&presence, drive).isEmpty)
+    }
+
+    @Test("Jitter between the radius and the leave boundary never flaps")
+    func hysteresis() {
+        var presence = DevicePlacePresence(places: [Self.home], rules: DevicePlaceRules(margin: 25, dwell: 0))
+        #expect(presence.update(with: Self.fix(east: 90, at: 0)).map(\.event) == [.enter])
+        // 100 m radius, 25 m margin, 10 m accuracy: 95 to 124 m changes nothing, 200 times.
+        let jitter = (1...200).map { Self.fix(east: $0.isMultiple(of: 2) ? 95 : 124, at: Double($0), acc: 10) }
+        #expect(run(&presence, jitter).isEmpty)
+        #expect(presence.update(with: Self.fix(east: 126, at: 201, acc: 10)).map(\.event) == [.leave])
+    }
+
+    @Test("A poor fix must be beyond radius plus its accuracy to leave")
+    func accuracyWidensTheBoundary() {
+        var presence = DevicePlacePresence(places: [Self.home], rules: DevicePlaceRules(margin: 25, dwell: 0), inside: ["home"])
+        #expect(presence.update(with: Self.fix(east: 180, at: 0, acc: 90)).isEmpty)  // 180 < 100 + 90
+        #expect(presence.update(with: Self.fix(east: 195, at: 1, acc: 90)).map(\.event) == [.leave])
+    }
+
+    @Test("Leaving during the dwell cancels the arrival; coming back starts it again")
+    func arrivalCancelled() {
+        var presence = DevicePlacePresence(places: [Self.home], rules: DevicePlaceRules(margin: 25, dwell: 30))
+        #expect(run(&presence, [Self.fix(east: 10, at: 0), Self.fix(east: 10, at: 20), Self.fix(east: 300, at: 25)]).isEmpty)
+        #expect(run(&presence, [Self.fix(east: 10, at: 40), Self.fix(east: 10, at: 65)]).isEmpty)
+        #expect(presence.update(with: Self.fix(east: 10, at: 70)).map(\.event) == [.enter])
+    }
+
+    @Test("A place's own dwell wins over the rules' default")
+    func perPlaceDwell() {
+        var quick = Self.home
+        quick.dwell = 5
+        var presence = DevicePlacePresence(places: [quick], rules: DevicePlaceRules(margin: 25, dwell: 600))
+        #expect(run(&presence, [Self.fix(east: 0, at: 0), Self.fix(east: 0, at: 5)]).map(\.event) == [.enter])
+    }
+
+    @Test("Inside state given at start (a restart) sends no second enter; a reload keeps unchanged places")
+    func restartAndReload() {
+        var presence = DevicePlacePresence(places: [Self.home], rules: DevicePlaceRules(dwell: 0), inside: ["home"])
+        #expect(presence.update(with: Self.fix(east: 0, at: 0)).isEmpty)
+        let work = DevicePlace(name: "Work", lat: 52.67, lon: -8.61, radius: 150)
+        presence.replacePlaces([Self.home, work])
+        #expect(presence.inside.map(\.name) == ["Home"])
+        var moved = Self.home
+        moved.radius = 300
+        presence.replacePlaces([moved, work])
+        #expect(presence.inside.isEmpty, "a changed place starts outside")
+    }
+
+    @Test("Leaves come before enters from the same fix")
+    func order() {
+        let next = DevicePlace(name: "Next door", lat: 52.6638, lon: -8.6240, radius: 80)
+        var presence = DevicePlacePresence(places: [next, Self.home], rules: DevicePlaceRules(margin: 10, dwell: 0), inside: ["home"])
+        let transitions = presence.update(with: Fix(time: Self.start, latitude: 52.6638, longitude: -8.6240, horizontalAccuracy: 5))
+        #expect(transitions.map { "\($0.event.rawValue) \($0.place.name)" } == ["leave Home", "enter Next door"])
+    }
+
+    @Test("Each transition asks for the place's profile: inside on enter, after leaving on leave")
+    func profiles() {
+        let fix = Self.fix(east: 0, at: 0)
+        #expect(DevicePlaceTransition(event: .enter, place: Self.home, fix: fix).requestedProfile == .significant)
+        #expect(DevicePlaceTransition(event: .leave, place: Self.home, fix: fix).requestedProfile == .active)
+        let plain = DevicePlace(name: "Shop", lat: 0, lon: 0, radius: 10)
+        #expect(DevicePlaceTransition(event: .enter, place: plain, fix: fix).requestedProfile == nil)
+    }
+
+    @Test("A region id is derived stably from name and tst when none was given")
+    func derivedRID() {
+        let a = DevicePlace(name: "Home", lat: 1, lon: 2, radius: 3, tst: 1_700_000_000)
+        let b = DevicePlace(name: "home", lat: 5, lon: 6, radius: 7, tst: 1_700_000_000)
+        #expect(a.rid == b.rid)
+        #expect(a.rid.count == 8)
+        #expect(a.rid != DevicePlace(name: "Home", lat: 1, lon: 2, radius: 3, tst: 1_700_000_001).rid)
+        #expect(DevicePlace(name: "Home", lat: 1, lon: 2, radius: 3, rid: "r1").rid == "r1")
+    }
+}
