@@ -6,7 +6,7 @@ public enum EvaluationTable {
     /// The column headings, in order.
     public static let headings = [
         "policy", "reports", "vs optimum", "reports/h", "hold max m", "hold p95 m", "predict max m", "predict p95 m",
-        "track max m", "bytes", "wake-ups", "energy J",
+        "track max m", "bytes", "heartbeats", "wake-ups", "energy J",
     ]
 
     /// The table for `evaluation`, preceded by a line with the fix and rejection counts.
@@ -33,7 +33,7 @@ public enum EvaluationTable {
         [
             e.policy, String(e.reports), ratio(e.ratioToOptimum), String(format: "%.1f", e.reportsPerHour),
             metres(e.holdError.max), metres(e.holdError.p95), metres(e.predictError.max), metres(e.predictError.p95),
-            metres(e.maxTrackError), String(e.bytes), String(e.wakeUps), String(format: "%.0f", e.energy),
+            metres(e.maxTrackError), String(e.bytes), String(e.heartbeats), String(e.wakeUps), String(format: "%.0f", e.energy),
         ]
     }
 

@@ -34,6 +34,7 @@ struct WhereaboutsEval: ParsableCommand {
     }
 
     @OptionGroup var policies: PolicyOptions
+    @OptionGroup var heartbeat: HeartbeatOptions
 
     @Option(name: .long, help: "The output format: table (aligned text) or json.")
     var format: Format = .table
@@ -102,7 +103,8 @@ struct WhereaboutsEval: ParsableCommand {
                 filter: filter,
                 policies: settings.makePolicies(kinds, epsilons: epsilons),
                 optimum: optimum,
-                listOptimum: listOptimum
+                listOptimum: listOptimum,
+                evaluator: heartbeat.evaluator()
             ) { done, total in
                 if summary {
                     progress.update(label: name, done: number, total: paths.count, unit: "tracks")

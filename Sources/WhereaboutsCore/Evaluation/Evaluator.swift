@@ -11,6 +11,9 @@ public struct Evaluator: Sendable {
     public var wire: WireCost
     /// How radio wake-ups are counted and priced.
     public var radio: RadioEnergy
+    /// The publisher's heartbeat while nothing else is sent, counted as messages and wake-ups;
+    /// `nil` (the default here) counts reports only.
+    public var heartbeat: HeartbeatModel? = nil
 
     /// Creates an evaluator; the defaults are documented on ``WireCost`` and ``RadioEnergy``.
     public init(wire: WireCost = WireCost(), radio: RadioEnergy = RadioEnergy()) {
@@ -65,13 +68,28 @@ public struct Evaluator: Sendable {
         var wakeUps = 0
         var triggers: [String: Int] = [:]
         var previousTime: Date?
-        for report in reports {
-            bytes += wire.packetSize(payloadSize: wire.payloadSize(of: report.message))
-            let time = report.report.fix.time
+        // Heartbeats go out between reports; both wake the radio the same way.
+        let beats = heartbeat.map { model in
+            model.heartbeats(from: track.first?.time ?? .distantPast, to: track.last?.time ?? .distantPast,
+                             sent: reports.map(\.report.fix.time))
+        } ?? []
+        var nextBeat = 0
+        func wake(at time: Date) {
             if radio.wakesUp(afterGap: previousTime.map { time.timeIntervalSince($0) }) { wakeUps += 1 }
             previousTime = time
+        }
+        for report in reports {
+            let time = report.report.fix.time
+            while nextBeat < beats.count, beats[nextBeat] < time {
+                wake(at: beats[nextBeat])
+                nextBeat += 1
+            }
+            bytes += wire.packetSize(payloadSize: wire.payloadSize(of: report.message))
+            wake(at: time)
             triggers[report.report.trigger.rawValue, default: 0] += 1
         }
+        for beat in beats[nextBeat...] { wake(at: beat) }
+        bytes += beats.count * (heartbeat?.packetSize ?? 0)
         let hours = track.count > 1 ? track[track.count - 1].time.timeIntervalSince(track[0].time) / 3600 : 0
         let evaluation = PolicyEvaluation(
             policy: policy,
@@ -85,7 +103,8 @@ public struct Evaluator: Sendable {
             bytes: bytes,
             wakeUps: wakeUps,
             energy: Double(wakeUps) * radio.energyPerWakeUp,
-            triggers: triggers
+            triggers: triggers,
+            heartbeats: beats.count
         )
         return PolicyRun(evaluation: evaluation, reports: reports, predictErrors: predictErrors)
     }

@@ -18,14 +18,19 @@ public struct PolicyEvaluation: Sendable, Hashable, Codable {
     public var predictError: ErrorSummary
     /// The largest distance between a fix and the straight line between the reports around it.
     public var maxTrackError: Double
-    /// Bytes on the wire: JSON payloads inside QoS 1 MQTT PUBLISH packets (see ``WireCost``).
+    /// Bytes on the wire: JSON payloads inside QoS 1 MQTT PUBLISH packets (see ``WireCost``),
+    /// heartbeats included when counted.
     public var bytes: Int
-    /// Radio wake-ups: reports more than the LTE tail after the previous one (the first counts).
+    /// Radio wake-ups: reports (and heartbeats, when counted) more than the LTE tail after the
+    /// previous message (the first counts).
     public var wakeUps: Int
     /// Estimated radio energy in joules: wake-ups times the energy of one (see ``RadioEnergy``).
     public var energy: Double
     /// How many reports carried each trigger letter.
     public var triggers: [String: Int]
+    /// Heartbeats sent while nothing else was (see ``HeartbeatModel``); their bytes are in
+    /// ``bytes`` and their wake-ups in ``wakeUps``. 0 when heartbeats are not counted.
+    public var heartbeats: Int = 0
     /// Reports divided by the offline optimum's reports at the same epsilon (``OfflineOptimum``),
     /// when the evaluation computed the optimum; `nil` otherwise or when the optimum made none.
     public var ratioToOptimum: Double?
