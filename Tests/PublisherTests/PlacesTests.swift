@@ -186,7 +186,9 @@ struct PlacesTests {
         #expect(await reporter.profile == .active)
         try await reporter.handle(Self.fix(52.6638, -8.6267, at: 30))
         #expect(await reporter.profile == .significant)
-        try await reporter.handle(Self.fix(52.6638, -8.6200, at: 90))  // ~450 m east: left
+        try await reporter.handle(Self.fix(52.6638, -8.6200, at: 90))  // ~450 m east: one fix beyond is not enough
+        #expect(await reporter.profile == .significant)
+        try await reporter.handle(Self.fix(52.6638, -8.6199, at: 91))  // the second in a row: left
         #expect(await reporter.profile == .active)
         let all = try await outbox.oldest(limit: 10)
         #expect(all.first?.topic == "owntracks/alice/phone", "the first fix is reported as usual")
@@ -208,7 +210,7 @@ struct PlacesTests {
         let atHome = try JSONDecoder().decode(LocationMessage.self, from: entries[1].payload)
         #expect(atHome.t == "c" && atHome.m == 1 && atHome.inregions == ["Home"] && atHome.inrids?.count == 1)
         let leave = try JSONSerialization.jsonObject(with: entries[2].payload) as? [String: Any] ?? [:]
-        #expect(leave["event"] as? String == "leave" && leave["tst"] as? Int == 1_700_000_090)
+        #expect(leave["event"] as? String == "leave" && leave["tst"] as? Int == 1_700_000_091)
         let away = try JSONDecoder().decode(LocationMessage.self, from: entries[3].payload)
         #expect(away.t == "c" && away.m == 2 && away.inregions == nil)
     }
@@ -253,6 +255,7 @@ struct PlacesTests {
         try await reporter.handle(Self.fix(52.6638, -8.6267, at: 0))
         try await reporter.handle(Self.fix(52.6638, -8.6267, at: 30))
         try await reporter.handle(Self.fix(52.6638, -8.6200, at: 90))
+        try await reporter.handle(Self.fix(52.6638, -8.6199, at: 91))
         #expect(await reporter.profile == .significant, "left Home asks for active, but the battery is low")
         await reporter.updateBattery(BatteryReading(level: 80, status: .charging), low: false)
         #expect(await reporter.profile == .active, "the profile last asked for (by leaving Home) returns")
