@@ -238,6 +238,7 @@ struct PlacesTests {
         let (reporter, _) = try reporter(dir: dir)
         let json = #"{"_type":"cmd","action":"setWaypoints","waypoints":{"_type":"waypoints","waypoints":[{"_type":"waypoint","desc":"Gym","lat":52.66,"lon":-8.63,"rad":60,"tst":1700000100},{"_type":"waypoint","desc":"home","lat":1,"lon":1,"rad":60}]}}"#
         guard case .setWaypoints(let batch) = try CommandMessage(payload: Data(json.utf8)) else { return }
+        #expect(batch.items.map(\.index) == [0, 1])
         #expect(await reporter.setWaypoints(batch) == 1)
         #expect(await reporter.allPlaces.map(\.name) == ["Home", "Work", "Gym"])
         let stored = WaypointStore(path: dir.path("places.json"), logger: Logger(label: "test")).load()
