@@ -97,10 +97,12 @@ struct PlacesPublisherTests {
     func commands() async throws {
         let broker = try await Broker.start()
         let dir = try TemporaryDirectory()
+        let metricsPort = try FreePort.find()
         let arguments = [
             "--source", "sim:still?lat=52.6638&lon=-8.6267&outliers=0", "--user", "Alice", "--device", "Phone", "--tid", "al",
             "--broker", "mqtt://\(broker.host):\(broker.port)", "--outbox", dir.path("outbox.sqlite"),
             "--power-supply-path", dir.path("no-sysfs"), "--place-dwell", "2", "--log-level", "debug",
+            "--metrics-port", "\(metricsPort)",
         ]
         let log = dir.url.appendingPathComponent("pub.log")
         let recorder = try await Recorder(broker: broker)
@@ -127,6 +129,10 @@ struct PlacesPublisherTests {
         #expect(Set(Self.object(enter).keys) == Self.transitionFields)
         #expect(Self.object(enter)["event"] as? String == "enter")
         #expect(Self.object(enter)["wtst"] as? Int == 1_700_000_000)
+
+        let metrics = try await scrapeMetrics(port: metricsPort)
+        #expect(metricValue("whereabouts_pub_waypoints_rejected_total", in: metrics) == 1)
+        #expect(metricValue("whereabouts_pub_transitions_total", in: metrics) == 1)
 
         try await commander.publish(to: Self.topic + "/cmd", payload: Data(#"{"_type":"cmd","action":"waypoints"}"#.utf8))
         try await recorder.waitUntil("the waypoints reply") { $0.contains { $0.topic == Self.topic + "/waypoints" } }
