@@ -277,4 +277,37 @@ struct PlacesTests {
         #expect(object["_type"] as? String == "transition" && object["event"] as? String == "enter" && object["desc"] as? String == "Home")
         #expect(object["created_at"] as? Int == 1_700_000_220)
     }
+
+    @Test("The publisher's reporter and PlaceProfilePolicy (what PlaceDayBenchmark measures) report the same fixes with the same triggers")
+    func benchmarkRuleIsThePublishers() async throws {
+        let dir = try TemporaryDirectory()
+        let (reporter, outbox) = try reporter(dir: dir)
+        var fixes: [Fix] = []
+        for t in stride(from: 0, through: 100, by: 10) { fixes.append(Self.fix(52.6638, -8.6267, at: t)) }
+        for (step, t) in stride(from: 110, through: 400, by: 10).enumerated() {
+            let east = Geodesy.destination(from: Coordinate(latitude: 52.6638, longitude: -8.6267), bearing: 90, distance: Double(step + 1) * 50)
+            fixes.append(Self.fix(east.latitude, east.longitude, at: t))
+        }
+        for (step, t) in stride(from: 410, through: 700, by: 10).enumerated() {
+            let back = Geodesy.destination(from: Coordinate(latitude: 52.6638, longitude: -8.6267), bearing: 90, distance: max(0, 1500 - Double(step + 1) * 60))
+            fixes.append(Self.fix(back.latitude, back.longitude, at: t))
+        }
+        for fix in fixes { try await reporter.handle(fix) }
+        let published = try await outbox.oldest(limit: 1000).filter { $0.topic == "owntracks/alice/phone" }.map { entry in
+            let message = try JSONDecoder().decode(LocationMessage.self, from: entry.payload)
+            return "\(message.tst) \(message.t ?? "-") m\(message.m ?? 0)"
+        }
+        var policy = PlaceProfilePolicy(
+            places: try PlacesFile.parse(Self.placesYAML), rules: DevicePlaceRules(margin: 25, dwell: 0),
+            active: { IntervalPolicy() }, significant: { SignificantPolicy() })
+        var modes: [String] = []
+        for fix in fixes {
+            if let report = policy.consider(fix) {
+                modes.append("\(Int(report.fix.time.timeIntervalSince1970)) \(report.trigger.rawValue) m\(policy.mode.rawValue)")
+            }
+        }
+        #expect(published == modes)
+        #expect(policy.transitions.map { "\($0.event.rawValue) \($0.place.name)" } == ["enter Home", "leave Home", "enter Home"])
+        #expect(published.filter { $0.contains(" c ") }.count == 3)
+    }
 }
