@@ -9,6 +9,10 @@
 // worst live error are counted by the evaluator, exactly as whereabouts-eval does.
 //
 //   swift run -c release PlaceDayBenchmark [--seed N] [--days N]
+//
+// PLACE_DAY_TRACE=1 prints every transition (time, event, place, distance from the centre, acc).
+// PlacesTests/benchmarkRuleIsThePublishers checks that PlaceProfilePolicy reports what the
+// publisher's Reporter reports.
 import Foundation
 import PositionSources
 import WhereaboutsCore
