@@ -294,6 +294,11 @@ let package = Package(
         ),
 
         .executableTarget(
+            name: "PlaceDayBenchmark",
+            dependencies: ["PositionSources", "WhereaboutsCore"],
+            path: "Benchmarks/PlaceDayBenchmark"
+        ),
+        .executableTarget(
             name: "EncryptionBenchmark",
             dependencies: ["Subscriber", "OwnTracksCrypto"],
             path: "Benchmarks/EncryptionBenchmark"

@@ -186,7 +186,9 @@ struct PlacesTests {
         #expect(await reporter.profile == .active)
         try await reporter.handle(Self.fix(52.6638, -8.6267, at: 30))
         #expect(await reporter.profile == .significant)
-        try await reporter.handle(Self.fix(52.6638, -8.6200, at: 90))  // ~450 m east: left
+        try await reporter.handle(Self.fix(52.6638, -8.6200, at: 90))  // ~450 m east: one fix beyond is not enough
+        #expect(await reporter.profile == .significant)
+        try await reporter.handle(Self.fix(52.6638, -8.6199, at: 91))  // the second in a row: left
         #expect(await reporter.profile == .active)
         let all = try await outbox.oldest(limit: 10)
         #expect(all.first?.topic == "owntracks/alice/phone", "the first fix is reported as usual")
@@ -208,7 +210,7 @@ struct PlacesTests {
         let atHome = try JSONDecoder().decode(LocationMessage.self, from: entries[1].payload)
         #expect(atHome.t == "c" && atHome.m == 1 && atHome.inregions == ["Home"] && atHome.inrids?.count == 1)
         let leave = try JSONSerialization.jsonObject(with: entries[2].payload) as? [String: Any] ?? [:]
-        #expect(leave["event"] as? String == "leave" && leave["tst"] as? Int == 1_700_000_090)
+        #expect(leave["event"] as? String == "leave" && leave["tst"] as? Int == 1_700_000_091)
         let away = try JSONDecoder().decode(LocationMessage.self, from: entries[3].payload)
         #expect(away.t == "c" && away.m == 2 && away.inregions == nil)
     }
@@ -236,6 +238,7 @@ struct PlacesTests {
         let (reporter, _) = try reporter(dir: dir)
         let json = #"{"_type":"cmd","action":"setWaypoints","waypoints":{"_type":"waypoints","waypoints":[{"_type":"waypoint","desc":"Gym","lat":52.66,"lon":-8.63,"rad":60,"tst":1700000100},{"_type":"waypoint","desc":"home","lat":1,"lon":1,"rad":60}]}}"#
         guard case .setWaypoints(let batch) = try CommandMessage(payload: Data(json.utf8)) else { return }
+        #expect(batch.items.map(\.index) == [0, 1])
         #expect(await reporter.setWaypoints(batch) == 1)
         #expect(await reporter.allPlaces.map(\.name) == ["Home", "Work", "Gym"])
         let stored = WaypointStore(path: dir.path("places.json"), logger: Logger(label: "test")).load()
@@ -253,6 +256,7 @@ struct PlacesTests {
         try await reporter.handle(Self.fix(52.6638, -8.6267, at: 0))
         try await reporter.handle(Self.fix(52.6638, -8.6267, at: 30))
         try await reporter.handle(Self.fix(52.6638, -8.6200, at: 90))
+        try await reporter.handle(Self.fix(52.6638, -8.6199, at: 91))
         #expect(await reporter.profile == .significant, "left Home asks for active, but the battery is low")
         await reporter.updateBattery(BatteryReading(level: 80, status: .charging), low: false)
         #expect(await reporter.profile == .active, "the profile last asked for (by leaving Home) returns")
@@ -272,5 +276,38 @@ struct PlacesTests {
         let object = try JSONSerialization.jsonObject(with: backlog.payload) as? [String: Any] ?? [:]
         #expect(object["_type"] as? String == "transition" && object["event"] as? String == "enter" && object["desc"] as? String == "Home")
         #expect(object["created_at"] as? Int == 1_700_000_220)
+    }
+
+    @Test("The publisher's reporter and PlaceProfilePolicy (what PlaceDayBenchmark measures) report the same fixes with the same triggers")
+    func benchmarkRuleIsThePublishers() async throws {
+        let dir = try TemporaryDirectory()
+        let (reporter, outbox) = try reporter(dir: dir)
+        var fixes: [Fix] = []
+        for t in stride(from: 0, through: 100, by: 10) { fixes.append(Self.fix(52.6638, -8.6267, at: t)) }
+        for (step, t) in stride(from: 110, through: 400, by: 10).enumerated() {
+            let east = Geodesy.destination(from: Coordinate(latitude: 52.6638, longitude: -8.6267), bearing: 90, distance: Double(step + 1) * 50)
+            fixes.append(Self.fix(east.latitude, east.longitude, at: t))
+        }
+        for (step, t) in stride(from: 410, through: 700, by: 10).enumerated() {
+            let back = Geodesy.destination(from: Coordinate(latitude: 52.6638, longitude: -8.6267), bearing: 90, distance: max(0, 1500 - Double(step + 1) * 60))
+            fixes.append(Self.fix(back.latitude, back.longitude, at: t))
+        }
+        for fix in fixes { try await reporter.handle(fix) }
+        let published = try await outbox.oldest(limit: 1000).filter { $0.topic == "owntracks/alice/phone" }.map { entry in
+            let message = try JSONDecoder().decode(LocationMessage.self, from: entry.payload)
+            return "\(message.tst) \(message.t ?? "-") m\(message.m ?? 0)"
+        }
+        var policy = PlaceProfilePolicy(
+            places: try PlacesFile.parse(Self.placesYAML), rules: DevicePlaceRules(margin: 25, dwell: 0),
+            active: { IntervalPolicy() }, significant: { SignificantPolicy() })
+        var modes: [String] = []
+        for fix in fixes {
+            if let report = policy.consider(fix) {
+                modes.append("\(Int(report.fix.time.timeIntervalSince1970)) \(report.trigger.rawValue) m\(policy.mode.rawValue)")
+            }
+        }
+        #expect(published == modes)
+        #expect(policy.transitions.map { "\($0.event.rawValue) \($0.place.name)" } == ["enter Home", "leave Home", "enter Home"])
+        #expect(published.filter { $0.contains(" c ") }.count == 3)
     }
 }

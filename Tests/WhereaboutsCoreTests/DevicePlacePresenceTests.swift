@@ -44,14 +44,29 @@ struct DevicePlacePresenceTests {
         // 100 m radius, 25 m margin, 10 m accuracy: 95 to 124 m changes nothing, 200 times.
         let jitter = (1...200).map { Self.fix(east: $0.isMultiple(of: 2) ? 95 : 124, at: Double($0), acc: 10) }
         #expect(run(&presence, jitter).isEmpty)
-        #expect(presence.update(with: Self.fix(east: 126, at: 201, acc: 10)).map(\.event) == [.leave])
+        #expect(presence.update(with: Self.fix(east: 126, at: 201, acc: 10)).isEmpty, "one fix beyond is not enough")
+        #expect(presence.update(with: Self.fix(east: 127, at: 202, acc: 10)).map(\.event) == [.leave])
+    }
+
+    @Test("A single outlier beyond the boundary does not leave; two fixes in a row do")
+    func outlier() {
+        var presence = DevicePlacePresence(places: [Self.home], rules: DevicePlaceRules(margin: 25, dwell: 0), inside: ["home"])
+        #expect(presence.update(with: Self.fix(east: 189, at: 0, acc: 18.9)).isEmpty)
+        #expect(presence.inside.map(\.name) == ["Home"])
+        #expect(presence.update(with: Self.fix(east: 10, at: 1)).isEmpty)
+        #expect(presence.update(with: Self.fix(east: 300, at: 2)).isEmpty)
+        let left = presence.update(with: Self.fix(east: 310, at: 3))
+        #expect(left.map(\.event) == [.leave])
+        #expect(left.first?.fix.time == Self.start.addingTimeInterval(3))
+        #expect(presence.inside.isEmpty)
     }
 
     @Test("A poor fix must be beyond radius plus its accuracy to leave")
     func accuracyWidensTheBoundary() {
         var presence = DevicePlacePresence(places: [Self.home], rules: DevicePlaceRules(margin: 25, dwell: 0), inside: ["home"])
         #expect(presence.update(with: Self.fix(east: 180, at: 0, acc: 90)).isEmpty)  // 180 < 100 + 90
-        #expect(presence.update(with: Self.fix(east: 195, at: 1, acc: 90)).map(\.event) == [.leave])
+        #expect(presence.update(with: Self.fix(east: 195, at: 1, acc: 90)).isEmpty)
+        #expect(presence.update(with: Self.fix(east: 196, at: 2, acc: 90)).map(\.event) == [.leave])
     }
 
     @Test("Leaving during the dwell cancels the arrival; coming back starts it again")
@@ -87,7 +102,11 @@ struct DevicePlacePresenceTests {
     func order() {
         let next = DevicePlace(name: "Next door", lat: 52.6638, lon: -8.6240, radius: 80)
         var presence = DevicePlacePresence(places: [next, Self.home], rules: DevicePlaceRules(margin: 10, dwell: 0), inside: ["home"])
-        let transitions = presence.update(with: Fix(time: Self.start, latitude: 52.6638, longitude: -8.6240, horizontalAccuracy: 5))
+        let first = presence.update(with: Fix(time: Self.start, latitude: 52.6638, longitude: -8.6240, horizontalAccuracy: 5))
+        #expect(first.map { "\($0.event.rawValue) \($0.place.name)" } == ["enter Next door"])
+        var fresh = DevicePlacePresence(places: [next, Self.home], rules: DevicePlaceRules(margin: 10, dwell: 0), inside: ["home"])
+        _ = fresh.update(with: Fix(time: Self.start, latitude: 52.6638, longitude: -8.6300, horizontalAccuracy: 5))  // west, beyond
+        let transitions = fresh.update(with: Fix(time: Self.start.addingTimeInterval(1), latitude: 52.6638, longitude: -8.6240, horizontalAccuracy: 5))
         #expect(transitions.map { "\($0.event.rawValue) \($0.place.name)" } == ["leave Home", "enter Next door"])
     }
 

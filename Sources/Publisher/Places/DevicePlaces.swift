@@ -53,11 +53,11 @@ struct DevicePlaces: Sendable {
         let fileKeys = Set(filePlaces.map(\.key))
         var stored = 0
         var places = commandPlaces
-        for (offset, item) in batch.items.enumerated() {
+        for item in batch.items {
             let place = item.place(now: now)
             guard !fileKeys.contains(place.key) else {
                 rejected.append(WaypointBatch.Rejection(
-                    index: offset, name: place.name,
+                    index: item.index, name: place.name,
                     reason: "a place of this name is defined in the --places file; change it there"))
                 continue
             }

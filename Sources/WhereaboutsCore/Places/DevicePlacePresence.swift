@@ -7,15 +7,21 @@ import Foundation
 /// | outside | arriving | a fix within the radius | none |
 /// | arriving | inside | the dwell has passed since the first fix inside, without a fix beyond the leave boundary | `enter`, with the fix that completed the dwell |
 /// | arriving | outside | a fix beyond the leave boundary | none |
-/// | inside | outside | a fix beyond the leave boundary, radius + max(the fix's accuracy, margin) | `leave`, with that fix |
+/// | inside | leaving | a fix beyond the leave boundary, radius + max(the fix's accuracy, margin) | none |
+/// | leaving | outside | the next fix beyond the leave boundary too | `leave`, with that fix |
+/// | leaving | inside | the next fix not beyond it | none |
 ///
 /// Fixes between the radius and the leave boundary change nothing, so GPS jitter at the edge
-/// never flaps. Fixes must come in time order (the publisher feeds accepted fixes only).
+/// never flaps; and one fix beyond it is not enough, so a single multipath outlier (the
+/// simulator's, 80-400 m off with a plausible accuracy, get past the rejection filters now and
+/// then) does not make a device that stands at home leave and enter again. Fixes must come in
+/// time order (the publisher feeds accepted fixes only).
 public struct DevicePlacePresence: Sendable {
     private enum State: Sendable, Hashable {
         case outside
         case arriving(since: Date)
         case inside
+        case leaving
     }
 
     /// The rules in force.
@@ -47,7 +53,7 @@ public struct DevicePlacePresence: Sendable {
 
     /// The places the device is inside now (entered and not left), in the order of ``places``.
     public var inside: [DevicePlace] {
-        places.filter { states[$0.key] == .inside }
+        places.filter { states[$0.key] == .inside || states[$0.key] == .leaving }
     }
 
     /// Feeds one fix; returns the transitions it completes, leaves before enters.
@@ -78,9 +84,13 @@ public struct DevicePlacePresence: Sendable {
                     enters.append(DevicePlaceTransition(event: .enter, place: place, fix: fix))
                 }
             case .inside:
+                if beyond { states[place.key] = .leaving }
+            case .leaving:
                 if beyond {
                     states[place.key] = .outside
                     leaves.append(DevicePlaceTransition(event: .leave, place: place, fix: fix))
+                } else {
+                    states[place.key] = .inside
                 }
             }
         }

@@ -25,9 +25,12 @@ public struct WaypointBatch: Sendable, Hashable {
         public var tst: Int?
         /// The region id, when it had one.
         public var rid: String?
+        /// Its position in the command's list, from 0.
+        public var index: Int
 
         /// Creates an item from checked values.
-        public init(name: String, lat: Double, lon: Double, radius: Double, tst: Int?, rid: String?) {
+        public init(name: String, lat: Double, lon: Double, radius: Double, tst: Int?, rid: String?, index: Int = 0) {
+            self.index = index
             self.name = name
             self.lat = lat
             self.lon = lon
@@ -87,7 +90,8 @@ public struct WaypointBatch: Sendable, Hashable {
                 continue
             }
             switch raw.validated() {
-            case .success(let item):
+            case .success(var item):
+                item.index = index
                 items.removeAll { $0.name.lowercased() == item.name.lowercased() }
                 items.append(item)
             case .failure(let problem):

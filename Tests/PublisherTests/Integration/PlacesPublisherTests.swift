@@ -84,6 +84,11 @@ struct PlacesPublisherTests {
         #expect(Self.object(order[enterIndex + 1])["t"] as? String == "c")
         let retained = try await retainedMessage(on: Self.topic, broker: broker)
         #expect(Self.object(retained)["_type"] as? String == "location")
+        // Home Assistant's OwnTracks integration handles every message, the transitions included.
+        for message in messages {
+            let verdict = HomeAssistantOwnTracks.verdict(topic: message.topic, payload: message.payload)
+            #expect(verdict.isQuiet, "\(message.topic): \(verdict)")
+        }
         await recorder.stop()
         await broker.stop()
     }
@@ -92,10 +97,12 @@ struct PlacesPublisherTests {
     func commands() async throws {
         let broker = try await Broker.start()
         let dir = try TemporaryDirectory()
+        let metricsPort = try FreePort.find()
         let arguments = [
             "--source", "sim:still?lat=52.6638&lon=-8.6267&outliers=0", "--user", "Alice", "--device", "Phone", "--tid", "al",
             "--broker", "mqtt://\(broker.host):\(broker.port)", "--outbox", dir.path("outbox.sqlite"),
             "--power-supply-path", dir.path("no-sysfs"), "--place-dwell", "2", "--log-level", "debug",
+            "--metrics-port", "\(metricsPort)",
         ]
         let log = dir.url.appendingPathComponent("pub.log")
         let recorder = try await Recorder(broker: broker)
@@ -122,6 +129,10 @@ struct PlacesPublisherTests {
         #expect(Set(Self.object(enter).keys) == Self.transitionFields)
         #expect(Self.object(enter)["event"] as? String == "enter")
         #expect(Self.object(enter)["wtst"] as? Int == 1_700_000_000)
+
+        let metrics = try await scrapeMetrics(port: metricsPort)
+        #expect(metricValue("whereabouts_pub_waypoints_rejected_total", in: metrics) == 1)
+        #expect(metricValue("whereabouts_pub_transitions_total", in: metrics) == 1)
 
         try await commander.publish(to: Self.topic + "/cmd", payload: Data(#"{"_type":"cmd","action":"waypoints"}"#.utf8))
         try await recorder.waitUntil("the waypoints reply") { $0.contains { $0.topic == Self.topic + "/waypoints" } }
@@ -182,6 +193,28 @@ struct PlacesPublisherTests {
         pub.signal(SIGTERM)
         #expect(try await pub.waitForExit(timeout: .seconds(20)) == 0)
         await commander.disconnect()
+        await recorder.stop()
+        await broker.stop()
+    }
+
+    @Test("A damaged places file in the state directory is set aside and logged; the publisher runs on")
+    func damagedStore() async throws {
+        let broker = try await Broker.start()
+        let dir = try TemporaryDirectory()
+        _ = try dir.write("{\"version\":1,\"waypoints\":[{\"name\":\"Ho", to: "places-alice-phone.json")
+        let recorder = try await Recorder(broker: broker)
+        let pub = try PublisherProcess(arguments: [
+            "--source", "sim:still?lat=52.6638&lon=-8.6267&outliers=0", "--user", "Alice", "--device", "Phone",
+            "--broker", "mqtt://\(broker.host):\(broker.port)", "--outbox", dir.path("outbox.sqlite"),
+            "--power-supply-path", dir.path("no-sysfs"),
+        ], logFile: dir.url.appendingPathComponent("pub.log"))
+        try await pub.waitForLog("The stored places file is damaged; set it aside")
+        try await recorder.waitUntil("a location") { $0.contains { $0.topic == Self.topic } }
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir.url.path)
+        #expect(names.contains { $0.hasPrefix("places-alice-phone.json.damaged-") })
+        #expect(pub.process.isRunning)
+        pub.signal(SIGTERM)
+        #expect(try await pub.waitForExit(timeout: .seconds(20)) == 0)
         await recorder.stop()
         await broker.stop()
     }

@@ -1,0 +1,53 @@
+/// The publisher's place rule as one reporting policy, for evaluations (the simulated day in
+/// `PlaceDayBenchmark`): runs the active or the significant profile's policy and switches between
+/// them as the places say, exactly as the publisher's `Reporter` does:
+///
+/// - every fix first goes through ``DevicePlacePresence``;
+/// - a fix that completes transitions switches to the profile the last of them asks for (a fresh
+///   policy, as every profile switch in the publisher) and is reported with trigger `c`;
+/// - any other fix goes to the policy in force.
+///
+/// The `transition` messages themselves are counted in ``transitions``; they go out in the same
+/// second as their `c` location, so they add bytes but no radio wake-up.
+public struct PlaceProfilePolicy: ReportingPolicy {
+    private var presence: DevicePlacePresence
+    private let makeActive: @Sendable () -> any ReportingPolicy
+    private let makeSignificant: @Sendable () -> any ReportingPolicy
+    private var policy: any ReportingPolicy
+    /// The profile in force.
+    public private(set) var mode: MonitoringMode
+    /// The transitions so far, in order.
+    public private(set) var transitions: [DevicePlaceTransition] = []
+
+    /// Starts in `initial` with fresh policies from the factories.
+    public init(
+        places: [DevicePlace], rules: DevicePlaceRules = DevicePlaceRules(), initial: MonitoringMode = .active,
+        active: @escaping @Sendable () -> any ReportingPolicy, significant: @escaping @Sendable () -> any ReportingPolicy
+    ) {
+        presence = DevicePlacePresence(places: places, rules: rules)
+        makeActive = active
+        makeSignificant = significant
+        mode = initial
+        policy = initial == .active ? active() : significant()
+    }
+
+    /// `<active policy>+places`.
+    public var name: String { "\(makeActive().name)+places" }
+
+    /// See the type's summary.
+    public mutating func consider(_ fix: Fix) -> Report? {
+        let completed = presence.update(with: fix)
+        guard !completed.isEmpty else { return policy.consider(fix) }
+        transitions += completed
+        if let wanted = completed.compactMap(\.requestedProfile).last, wanted != mode {
+            mode = wanted
+            policy = wanted == .active ? makeActive() : makeSignificant()
+        }
+        return policy.forceReport(fix, trigger: .region)
+    }
+
+    /// Forces a report from the policy in force.
+    public mutating func forceReport(_ fix: Fix, trigger: Trigger) -> Report {
+        policy.forceReport(fix, trigger: trigger)
+    }
+}
