@@ -27,6 +27,23 @@ struct ClusterEndToEndTests {
         })
     }
 
+    /// A persistent session on node `node` (failing over to the others) that collects the `tst`
+    /// of every location on `owntracks/alice/phone`.
+    static func recorder(
+        _ clientID: String, on node: Int, of cluster: NATSCluster
+    ) async throws -> (MQTTClient, LockedState<Set<Int>>, Task<Void, Never>) {
+        var configuration = cluster.clientConfiguration(clientID: clientID, node: node)
+        configuration.cleanSession = false
+        configuration.failover = (0..<3).filter { $0 != node }.map { MQTTConfiguration.Endpoint(host: "127.0.0.1", port: cluster.mqttPorts[$0]) }
+        let client = MQTTClient(configuration: configuration, logger: .test(clientID))
+        let received = LockedState<Set<Int>>([])
+        let messages = client.messages
+        let recording = Task { for await message in messages { if let tst = tst(of: message.payload) { received.withLock { _ = $0.insert(tst) } } } }
+        try await client.connect()
+        try await client.subscribe(to: "owntracks/alice/phone", qos: .atLeastOnce)
+        return (client, received, recording)
+    }
+
     static func tst(of payload: Data) -> Int? {
         (try? JSONSerialization.jsonObject(with: payload) as? [String: Any])?["tst"] as? Int
     }
@@ -39,25 +56,10 @@ struct ClusterEndToEndTests {
         let circlesPath = dir.appendingPathComponent("circles.yaml")
         try Self.circles.write(to: circlesPath, atomically: true, encoding: .utf8)
 
-        // Everything the publisher sends, seen by a persistent session that fails over too.
-        var recorderConfiguration = cluster.clientConfiguration(clientID: "recorder", node: 2)
-        recorderConfiguration.cleanSession = false
-        recorderConfiguration.failover = [0, 1].map { MQTTConfiguration.Endpoint(host: "127.0.0.1", port: cluster.mqttPorts[$0]) }
-        let recorder = MQTTClient(configuration: recorderConfiguration, logger: .test("recorder"))
-        let received = LockedState<Set<Int>>([])
-        let messages = recorder.messages
-        let recording = Task { for await message in messages { if let tst = Self.tst(of: message.payload) { received.withLock { _ = $0.insert(tst) } } } }
-        try await recorder.connect()
-        try await recorder.subscribe(to: "owntracks/alice/phone", qos: .atLeastOnce)
-        var secondConfiguration = cluster.clientConfiguration(clientID: "recorder-2", node: 0)
-        secondConfiguration.cleanSession = false
-        secondConfiguration.failover = [1, 2].map { MQTTConfiguration.Endpoint(host: "127.0.0.1", port: cluster.mqttPorts[$0]) }
-        let second = MQTTClient(configuration: secondConfiguration, logger: .test("recorder-2"))
-        let receivedSecond = LockedState<Set<Int>>([])
-        let secondMessages = second.messages
-        let secondRecording = Task { for await message in secondMessages { if let tst = Self.tst(of: message.payload) { receivedSecond.withLock { _ = $0.insert(tst) } } } }
-        try await second.connect()
-        try await second.subscribe(to: "owntracks/alice/phone", qos: .atLeastOnce)
+        // Everything the publisher sends, seen by two persistent sessions on different nodes that
+        // fail over too: a report missing at both was lost by the cluster, not by one session.
+        let (recorder, received, recording) = try await Self.recorder("recorder", on: 2, of: cluster)
+        let (second, receivedSecond, secondRecording) = try await Self.recorder("recorder-2", on: 0, of: cluster)
 
         let httpPort = try FreePort.find()
         let sub = try ChildProcess.spawn(
@@ -125,7 +127,9 @@ struct ClusterEndToEndTests {
         sub.signal(SIGTERM)
         _ = await sub.waitForExit()
         recording.cancel()
+        secondRecording.cancel()
         await recorder.disconnect()
+        await second.disconnect()
         await cluster.stop()
     }
 
