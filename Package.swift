@@ -111,7 +111,7 @@ let package = Package(
                 .embedInCode("Page/Assets/index.html"), .embedInCode("Page/Assets/dashboard.css"),
                 .embedInCode("Page/Assets/display.js"), .embedInCode("Page/Assets/map.js"),
                 .embedInCode("Page/Assets/members.js"), .embedInCode("Page/Assets/live.js"),
-                .embedInCode("Page/Assets/login.html"),
+                .embedInCode("Page/Assets/login.html"), .embedInCode("Page/Assets/history.js"),
             ]
         ),
         .target(
