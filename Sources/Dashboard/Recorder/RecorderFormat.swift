@@ -65,9 +65,9 @@ enum RecorderFormat: String, CaseIterable, Sendable {
         let fix = location.fix
         switch self {
         case .json:
-            let object = RecorderLocation.object(location, fields: fields)
-            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-            return comma + String(decoding: data, as: UTF8.self)
+            var text = comma
+            RecorderLocation.json(location, fields: fields, into: &text)
+            return text
         case .csv:
             let object = RecorderLocation.object(location, fields: nil)
             return (orderedFields ?? Self.csvColumns).map { Self.csvValue(object[$0], integer: Self.integerFields.contains($0)) }.joined(separator: ",") + "\n"
@@ -102,7 +102,8 @@ enum RecorderFormat: String, CaseIterable, Sendable {
 
     /// `text` as a JSON string literal.
     private static func jsonString(_ text: String) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])) ?? Data("[\"\"]".utf8)
-        return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
+        var out = ""
+        RecorderLocation.appendQuoted(text, to: &out)
+        return out
     }
 }
