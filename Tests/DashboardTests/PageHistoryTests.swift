@@ -90,6 +90,13 @@ struct PageHistoryTests {
                 #expect(try await page.value(String.self, "document.getElementById('history-geojson').href").contains("format=geojson"))
                 try await page.screenshot(to: PageTests.screenshotPath("history"))
 
+                // Corrections from the page: the point under the marker (the last one), confirmed.
+                _ = try await page.evaluate("(() => { window.confirm = () => true; document.getElementById('history-delete-point').click(); return true; })()")
+                try await page.waitFor("document.getElementById('history').dataset.points === '119'")
+                #expect(try await page.value(String.self, "document.getElementById('history-status').textContent").hasPrefix("Deleted 1 location."))
+                let audit = try await page.value(String.self, "fetch('api/0/audit').then((r) => r.text())")
+                #expect(audit.contains("\"actor\":\"alice\"") && audit.contains("\"from\":\(start + 119 * 30)") && audit.contains("\"removed\":1"))
+
                 // Log out: the page is gone, the cookie no longer opens it.
                 _ = try await page.evaluate("(() => { document.getElementById('logout').submit(); return true; })()")
                 try await Self.waitAcrossNavigation(page, "location.pathname === '/login' && document.readyState === 'complete'")

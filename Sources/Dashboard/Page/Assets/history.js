@@ -5,6 +5,9 @@
 //
 // The panel (#history) carries data-points (how many points are drawn) and, while a trail is
 // shown, data-tst, data-lat and data-lon of the playback marker, for tests and scripts.
+// Corrections: "Delete this point" removes the stored point at or just before the playback
+// marker, "Delete the whole range" every point shown (DELETE api/0/locations, audited by the
+// server), each after a confirmation.
 "use strict";
 (function () {
   const W = window.whereabouts;
@@ -144,6 +147,24 @@
     $("history-play").textContent = "Play";
   }
 
+  // The point at or just before the playback position.
+  function currentPoint() {
+    let i = 0;
+    while (i + 1 < points.length && points[i + 1].tst <= playTst) i += 1;
+    return points[i];
+  }
+
+  async function remove(params, what) {
+    if (!window.confirm("Delete " + what + "? This cannot be undone; the deletion is kept in the audit log.")) return;
+    const [user, device] = $("history-member").value.split("/");
+    const response = await fetch("api/0/locations?" + new URLSearchParams(Object.assign({ user: user, device: device }, params)).toString(),
+      { method: "DELETE", cache: "no-store" });
+    const body = await response.json().catch(() => null);
+    if (!response.ok) { setStatus((body && body.message) || ("The server answered " + response.status + ".")); return; }
+    await show();
+    setStatus("Deleted " + body.removed + " location" + (body.removed === 1 ? "" : "s") + ". " + $("history-status").textContent);
+  }
+
   async function init() {
     const response = await fetch("api/0/version", { cache: "no-store" });
     if (!response.ok) return; // no history on this server
@@ -157,6 +178,15 @@
     $("history-show").addEventListener("click", () => { show().catch((e) => setStatus(String(e))); });
     $("history-play").addEventListener("click", () => { if (playing) stop(); else play(); });
     $("history-position").addEventListener("input", (e) => { stop(); moveTo(Number(e.target.value)); });
+    $("history-delete-point").addEventListener("click", () => {
+      const p = currentPoint();
+      if (p) remove({ tst: String(p.tst) }, "the point of " + new Date(p.tst * 1000).toLocaleString()).catch((e) => setStatus(String(e)));
+    });
+    $("history-delete-range").addEventListener("click", () => {
+      if (points.length === 0) return;
+      remove({ from: utc($("history-from").value), to: utc($("history-to").value) }, "all " + points.length + " points shown")
+        .catch((e) => setStatus(String(e)));
+    });
     $("history-close").addEventListener("click", () => {
       stop(); clearDrawing(); points = []; panel.dataset.points = "0";
       $("history-playback").hidden = true; setStatus(""); W.setAuto(true);
