@@ -269,6 +269,11 @@ let package = Package(
             path: "Benchmarks/MQTTPublishBenchmark"
         ),
         .executableTarget(
+            name: "RecorderBenchmark",
+            dependencies: ["WhereaboutsTestSupport"],
+            path: "Benchmarks/RecorderBenchmark"
+        ),
+        .executableTarget(
             name: "SourcesBenchmark",
             dependencies: [
                 "PositionSources",
