@@ -111,7 +111,7 @@ let package = Package(
                 .embedInCode("Page/Assets/index.html"), .embedInCode("Page/Assets/dashboard.css"),
                 .embedInCode("Page/Assets/display.js"), .embedInCode("Page/Assets/map.js"),
                 .embedInCode("Page/Assets/members.js"), .embedInCode("Page/Assets/live.js"),
-                .embedInCode("Page/Assets/login.html"),
+                .embedInCode("Page/Assets/login.html"), .embedInCode("Page/Assets/history.js"),
             ]
         ),
         .target(
@@ -282,6 +282,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/MQTTPublishBenchmark"
+        ),
+        .executableTarget(
+            name: "RecorderBenchmark",
+            dependencies: ["WhereaboutsTestSupport"],
+            path: "Benchmarks/RecorderBenchmark"
         ),
         .executableTarget(
             name: "SourcesBenchmark",

@@ -60,7 +60,10 @@ enum DashboardRouter {
             return try JSONBody.response(MemberTrail(circle: id, user: user, device: device, trail: trail))
         }
         addSubscriberRoutes(to: router, source: source, login: configuration.login)  // /metrics and card faces (SubscriberRoutes.swift)
-        if let history = configuration.history { addRecorderRoutes(to: router, history: history, source: source) }  // Recorder/
+        if let history = configuration.history {  // Recorder/
+            addRecorderRoutes(to: router, history: history, source: source)
+            addCorrectionRoutes(to: router, history: history, source: source)
+        }
 
         return router
     }

@@ -65,12 +65,16 @@ enum RecorderFormat: String, CaseIterable, Sendable {
         let fix = location.fix
         switch self {
         case .json:
-            let object = RecorderLocation.object(location, fields: fields)
-            let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-            return comma + String(decoding: data, as: UTF8.self)
+            var text = comma
+            RecorderLocation.json(location, fields: fields, into: &text)
+            return text
         case .csv:
-            let object = RecorderLocation.object(location, fields: nil)
-            return (orderedFields ?? Self.csvColumns).map { Self.csvValue(object[$0], integer: Self.integerFields.contains($0)) }.joined(separator: ",") + "\n"
+            var line = ""
+            for (index, column) in (orderedFields ?? Self.csvColumns).enumerated() {
+                if index > 0 { line += "," }
+                line += Self.csvCell(column, of: location)
+            }
+            return line + "\n"
         case .geojson:
             return comma + #"{"type":"Feature","geometry":{"type":"Point","coordinates":[\#(fix.lon),\#(fix.lat)]},"#
                 + #""properties":{"name":\#(Self.jsonString(fix.tid)),"tst":\#(fix.tst),"isotst":"\#(RecorderLocation.isoTime(fix.tst))"}}"#
@@ -82,27 +86,46 @@ enum RecorderFormat: String, CaseIterable, Sendable {
         }
     }
 
-    /// The fields CSV writes as whole numbers (the Recorder's `inttypes`, and the OwnTracks
-    /// integers besides).
-    private static let integerFields: Set<String> = ["tst", "batt", "vel", "cog", "alt", "acc", "vac", "bs", "m", "created_at"]
-
-    /// A CSV cell: numbers as they are (the integer fields without a fraction), text quoted when needed.
-    private static func csvValue(_ value: Any?, integer: Bool) -> String {
-        switch value {
-        case nil: return ""
-        case let number as Int: return String(number)
-        case let number as Double where integer && number.isFinite && abs(number) < 1e15: return String(Int(number.rounded()))
-        case let number as Double: return String(number)
-        case let text as String:
-            guard text.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) else { return text }
-            return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-        case let other?: return "\(other)"
+    /// One CSV cell: the column's value for `location` (empty when it has none); numbers as
+    /// numbers (the OwnTracks integers without a fraction), text quoted when it holds a comma,
+    /// quote or line break.
+    private static func csvCell(_ column: String, of location: HistoryLocation) -> String {
+        let fix = location.fix
+        func int(_ value: Int?) -> String { value.map(String.init) ?? "" }
+        switch column {
+        case "_type": return "location"
+        case "tst": return String(fix.tst)
+        case "isotst": return RecorderLocation.isoTime(fix.tst)
+        case "disptst": return String(RecorderLocation.isoTime(fix.tst).dropLast()).replacingOccurrences(of: "T", with: " ")
+        case "lat": return "\(fix.lat)"
+        case "lon": return "\(fix.lon)"
+        case "acc": return String(fix.acc)
+        case "alt": return int(fix.alt)
+        case "vac": return int(fix.vac)
+        case "vel": return int(fix.vel)
+        case "cog": return int(fix.cog)
+        case "batt": return int(fix.batt)
+        case "bs": return int(fix.bs)
+        case "m": return int(fix.m)
+        case "created_at": return int(fix.createdAt)
+        case "tid": return quotedIfNeeded(fix.tid)
+        case "t": return quotedIfNeeded(fix.t ?? "")
+        case "username": return quotedIfNeeded(location.member.user)
+        case "device": return quotedIfNeeded(location.member.device)
+        case "topic": return quotedIfNeeded("owntracks/\(location.member.user)/\(location.member.device)")
+        default: return ""
         }
+    }
+
+    private static func quotedIfNeeded(_ text: String) -> String {
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     /// `text` as a JSON string literal.
     private static func jsonString(_ text: String) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])) ?? Data("[\"\"]".utf8)
-        return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
+        var out = ""
+        RecorderLocation.appendQuoted(text, to: &out)
+        return out
     }
 }

@@ -207,7 +207,7 @@ public final class HistoryStore: Sendable {
 
     /// Runs a write transaction on GRDB's writer queue. Not cancellable (GRDB's `async write`
     /// would be): the writer commits what is pending when its task is cancelled at shutdown.
-    private func perform<T: Sendable>(_ work: @escaping @Sendable (Database) throws -> T) async throws(HistoryError) -> T {
+    func perform<T: Sendable>(_ work: @escaping @Sendable (Database) throws -> T) async throws(HistoryError) -> T {
         do {
             let pool = pool
             return try await withCheckedThrowingContinuation { continuation in
@@ -256,6 +256,23 @@ public final class HistoryStore: Sendable {
                     received_at REAL NOT NULL,
                     PRIMARY KEY (member, tst, event, region)
                 ) WITHOUT ROWID;
+                """)
+        }
+        migrator.registerMigration("v2-audit") { db in
+            // Corrections (HistoryStore+Corrections.swift): who removed which locations, when.
+            try db.execute(sql: """
+                CREATE TABLE audit (
+                    id INTEGER PRIMARY KEY,
+                    at REAL NOT NULL,
+                    actor TEXT NOT NULL,
+                    client TEXT NOT NULL,
+                    action TEXT NOT NULL,
+                    user TEXT NOT NULL,
+                    device TEXT NOT NULL,
+                    from_tst INTEGER NOT NULL,
+                    to_tst INTEGER NOT NULL,
+                    removed INTEGER NOT NULL
+                );
                 """)
         }
         return migrator

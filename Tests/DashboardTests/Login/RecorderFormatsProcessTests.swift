@@ -148,6 +148,49 @@ struct RecorderFormatsProcessTests {
         }
     }
 
+    @Test("Corrections: one point or a range deleted by the member or an admin, audited; refused to others", .enabled(if: enabled))
+    func corrections() async throws {
+        let start = Int(Date().timeIntervalSince1970) - 7_200
+        let tsts = Array(stride(from: start, to: start + 100 * 60, by: 60))  // 100 points, a minute apart
+        try await LoginRig.with(prefill: [(MemberID(user: "alice", device: "phone"), tsts)]) { rig in
+            func count(_ user: String) async throws -> Int? {
+                let answer = try await rig.http.get("/api/0/locations?user=alice&device=phone&from=2000-01-01", user: user, password: Self.p)
+                return answer.object?["count"] as? Int
+            }
+            func delete(_ query: String, as user: String) async throws -> LoginHTTP.Answer {
+                try await rig.http.send("/api/0/locations?" + query, method: "DELETE", headers: [
+                    "Authorization: Basic \(Data("\(user):\(Self.p)".utf8).base64EncodedString())"])
+            }
+            let before = try #require(try await count("alice"))
+            #expect(before == 101)
+            // carol may not read alice's history, so she cannot delete it either: 404 as if unknown.
+            let refused = try await delete("user=alice&device=phone&tst=\(tsts[0])", as: "carol")
+            #expect(refused.status == 404 && refused.error == "device_not_found")
+            // Nothing is deleted by default: a range needs both ends.
+            let vague = try await delete("user=alice&device=phone", as: "alice")
+            #expect(vague.status == 400 && vague.error == "missing_parameter")
+            #expect(try await delete("user=alice&device=phone&tst=abc", as: "alice").error == "bad_tst")
+            // alice deletes one point of her own; bob (admin of family) a range of ten.
+            let one = try await delete("user=alice&device=phone&tst=\(tsts[5])", as: "alice")
+            #expect(one.status == 200 && one.object?["removed"] as? Int == 1 && one.object?["actor"] as? String == "alice")
+            func stamp(_ seconds: Int) -> String { String(Date(timeIntervalSince1970: Double(seconds)).formatted(.iso8601).dropLast()) }
+            let range = try await delete("user=alice&device=phone&from=\(stamp(tsts[10]))&to=\(stamp(tsts[19]))", as: "bob")
+            #expect(range.status == 200 && range.object?["removed"] as? Int == 10 && range.object?["actor"] as? String == "bob")
+            #expect(try await count("alice") == before - 11)
+            let remaining = try await rig.http.get("/api/0/locations?user=alice&device=phone&from=2000-01-01&format=csv&fields=tst", user: "alice", password: Self.p)
+            let kept = Set(remaining.body.split(separator: "\n").dropFirst().compactMap { Int($0) })
+            #expect(!kept.contains(tsts[5]) && tsts[10...19].allSatisfy { !kept.contains($0) } && kept.contains(tsts[9]) && kept.contains(tsts[20]))
+            // The audit log: newest first, without coordinates; carol sees none of it.
+            let audit = try await rig.http.get("/api/0/audit", user: "alice", password: Self.p)
+            let entries = (audit.object?["results"] as? [[String: Any]]) ?? []
+            #expect(entries.map { $0["actor"] as? String } == ["bob", "alice"])
+            #expect(entries.first?["from"] as? Int == tsts[10] && entries.first?["to"] as? Int == tsts[19] && entries.first?["client"] as? String == "127.0.0.1")
+            #expect(!audit.body.contains("\"lat\""))
+            #expect((try await rig.http.get("/api/0/audit", user: "carol", password: Self.p).object?["results"] as? [Any])?.isEmpty == true)
+            #expect(rig.logText().contains("History locations deleted."))
+        }
+    }
+
     @Test("Bad input gets a 4xx JSON error that tells nothing about members the caller cannot see", .enabled(if: enabled))
     func badInput() async throws {
         try await LoginRig.with { rig in

@@ -1,0 +1,208 @@
+// The OwnTracks Recorder API's speed against the real whereabouts-sub binary (issue 14): how many
+// points per second `GET /api/0/locations` streams out of a history of about 10 million points,
+// and how long `GET /api/0/last` takes for 10,000 devices, each side by side with the same query
+// run by the plain `sqlite3` command on the same file in the same run (the baseline). Also the
+// server's resident memory while it streams a million points (it should stay flat). Build and run
+// in release:
+//
+//   swift build -c release --product whereabouts-sub --product RecorderBenchmark
+//   .build/release/RecorderBenchmark [--binary .build/release/whereabouts-sub] [--members 10000]
+//       [--per-member 900] [--one 1000000] [--rounds 3] [--folder /tmp/whereabouts-recorder-bench]
+//
+// The history file is made once (schema by whereabouts-sub, rows by sqlite3) and kept in the
+// folder for later runs.
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import WhereaboutsTestSupport
+
+struct Options {
+    var binary = ".build/release/whereabouts-sub"
+    var members = 10_000
+    var perMember = 900
+    var one = 1_000_000
+    var rounds = 3
+    var folder = "/tmp/whereabouts-recorder-bench"
+
+    init(_ arguments: [String]) throws {
+        var rest = arguments.makeIterator()
+        while let flag = rest.next() {
+            guard let value = rest.next() else { throw BenchError("\(flag) needs a value") }
+            switch flag {
+            case "--binary": binary = value
+            case "--members": members = Int(value) ?? members
+            case "--per-member": perMember = Int(value) ?? perMember
+            case "--one": one = Int(value) ?? one
+            case "--rounds": rounds = Int(value) ?? rounds
+            case "--folder": folder = value
+            default: throw BenchError("unknown option \(flag)")
+            }
+        }
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Runs `sqlite3` with `arguments`, its output thrown away (or returned), and the seconds it took.
+func sqlite(_ arguments: [String], keepOutput: Bool = false) throws -> (seconds: Double, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = keepOutput ? pipe : FileHandle.nullDevice
+    let start = ContinuousClock.now
+    try process.run()
+    let data = keepOutput ? pipe.fileHandleForReading.readDataToEndOfFile() : Data()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { throw BenchError("sqlite3 \(arguments.dropFirst().joined(separator: " ").prefix(200)) failed") }
+    return (seconds(ContinuousClock.now - start), String(decoding: data, as: UTF8.self))
+}
+
+func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}
+
+/// GETs `path` on 127.0.0.1:`port` and reads the answer to its end without keeping it: the
+/// seconds until the last byte, the bytes, and the answer's last 200 bytes.
+func fetch(port: Int, path: String) throws -> (seconds: Double, bytes: Int, tail: String) {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw BenchError("socket failed") }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard connected == 0 else { throw BenchError("connect failed") }
+    let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n".utf8)
+    let start = ContinuousClock.now
+    guard write(fd, request, request.count) == request.count else { throw BenchError("write failed") }
+    var buffer = [UInt8](repeating: 0, count: 1 << 20)
+    var total = 0
+    var tail: [UInt8] = []
+    while true {
+        let count = read(fd, &buffer, buffer.count)
+        if count <= 0 { break }
+        total += count
+        tail = Array((tail + buffer[0..<count]).suffix(200))
+    }
+    return (seconds(ContinuousClock.now - start), total, String(decoding: tail, as: UTF8.self))
+}
+
+/// Resident memory of `pid` in bytes (VmRSS).
+func resident(_ pid: pid_t) -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+          let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+          let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+    else { return 0 }
+    return kilobytes * 1024
+}
+
+func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+
+let options = try Options(Array(CommandLine.arguments.dropFirst()))
+try FileManager.default.createDirectory(atPath: options.folder, withIntermediateDirectories: true)
+let file = (options.folder as NSString).appendingPathComponent("history.sqlite")
+let circles = (options.folder as NSString).appendingPathComponent("circles.yaml")
+try "circles:\n  - id: bench\n    members:\n      - user: u0000001\n        device: d\n".write(toFile: circles, atomically: true, encoding: .utf8)
+
+let broker = try await Broker.start()
+let port = try FreePort.find()
+let sub = try ChildProcess.spawn(options.binary, [
+    "run", "--circles", circles, "--broker", "mqtt://127.0.0.1:\(broker.port)", "--client-id", "bench-recorder",
+    "--state-file", "none", "--history", file, "--history-days", "0", "--http-port", "\(port)", "--log-level", "warning",
+], logFile: URL(fileURLWithPath: options.folder).appendingPathComponent("whereabouts-sub.log"))
+let deadline = ContinuousClock.now + .seconds(60)
+while !FreePort.isAccepting(port) {
+    guard ContinuousClock.now < deadline else { throw BenchError("whereabouts-sub did not open port \(port)") }
+    try await Task.sleep(for: .milliseconds(50))
+}
+
+let now = Int(Date().timeIntervalSince1970)
+let stored = Int(try sqlite([file, "SELECT COUNT(*) FROM location"], keepOutput: true).output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+if stored == 0 {
+    let base = now - 2_000_000
+    let fill = """
+        PRAGMA busy_timeout = 10000;
+        BEGIN;
+        WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(options.members))
+        INSERT INTO member (id, user, device) SELECT i, printf('u%07d', i), 'd' FROM n;
+        WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < \(options.one - 1))
+        INSERT INTO location (member, tst, lat, lon, acc, alt, vel, batt, tid, t, m, received_at)
+        SELECT 1, \(base) + i, 52.0 + i * 1e-6, -8.6 + i * 1e-6, 10, 50, 30, 80, 'u1', 'p', 1, \(base) + i FROM n;
+        WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < \((options.members - 1) * options.perMember - 1))
+        INSERT INTO location (member, tst, lat, lon, acc, alt, vel, batt, tid, t, m, received_at)
+        SELECT 2 + i / \(options.perMember), \(base) + (i % \(options.perMember)) * 60, 48.0 + (i % 1000) * 1e-5, 2.3, 12, 40, 0, 70, 'bx', 'u', 1, \(base) FROM n;
+        COMMIT;
+        """
+    let made = try sqlite([file, fill])
+    print(String(format: "made the history: %d points of %d devices in %.1f s", options.one + (options.members - 1) * options.perMember, options.members, made.seconds))
+}
+let total = try sqlite([file, "SELECT COUNT(*) FROM location"], keepOutput: true).output.trimmingCharacters(in: .whitespacesAndNewlines)
+let size = ((try? FileManager.default.attributesOfItem(atPath: file))?[.size] as? Int ?? 0) / 1_048_576
+print("history: \(total) points, \(size) MB, \(options.members) devices; the first holds \(options.one)")
+
+// The same range and columns for both: the first device's whole history, oldest first.
+let range = "from=2000-01-01&to=2100-01-01"
+let columns = "l.tst, l.lat, l.lon, l.acc, l.alt, l.vac, l.vel, l.cog, l.batt, l.bs, l.tid, l.t, l.m, l.created_at, m.user, m.device"
+let select = "SELECT \(columns) FROM location l JOIN member m ON m.id = l.member WHERE m.user = 'u0000001' AND m.device = 'd' AND l.tst BETWEEN 946684800 AND 4102444800 ORDER BY l.tst LIMIT \(options.one)"
+let lastSQL = """
+    SELECT \(columns) FROM member m JOIN location l ON l.member = m.id AND l.tst = (SELECT MAX(tst) FROM location WHERE member = m.id) ORDER BY m.user, m.device
+    """
+
+var rows: [(String, [Double], [Double], String)] = []
+for (format, mode) in [("json", "-json"), ("csv", "-csv")] {
+    var ours: [Double] = [], theirs: [Double] = []
+    var peak = 0
+    let before = resident(sub.pid)
+    for _ in 0..<options.rounds {
+        let sampling = Task.detached {
+            var highest = 0
+            while !Task.isCancelled {
+                highest = max(highest, resident(sub.pid))
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+            return highest
+        }
+        let answer = try fetch(port: port, path: "/api/0/locations?user=u0000001&device=d&\(range)&limit=\(options.one)&format=\(format)")
+        sampling.cancel()
+        peak = max(peak, await sampling.value)
+        if format == "json", !answer.tail.contains("\"count\":\(options.one)") { throw BenchError("the answer did not hold \(options.one) points: …\(answer.tail)") }
+        ours.append(answer.seconds)
+        theirs.append(try sqlite([mode, file, select]).seconds)
+    }
+    rows.append((format, ours, theirs, String(format: "server RSS %.0f MB before, %.0f MB at most while streaming", Double(before) / 1_048_576, Double(peak) / 1_048_576)))
+}
+var lastOurs: [Double] = [], lastTheirs: [Double] = []
+for _ in 0..<options.rounds {
+    lastOurs.append(try fetch(port: port, path: "/api/0/last").seconds)
+    lastTheirs.append(try sqlite(["-json", file, lastSQL]).seconds)
+}
+
+print("")
+print("| query | whereabouts-sub (median of \(options.rounds)) | sqlite3 CLI, same query (median) | ratio |")
+print("|---|---|---|---|")
+for (format, ours, theirs, memory) in rows {
+    let mine = Double(options.one) / median(ours), base = Double(options.one) / median(theirs)
+    print(String(format: "| /api/0/locations format=%@, %d points | %.0f points/s (%.2f s) | %.0f points/s (%.2f s, -%@) | %.2f |",
+                 format, options.one, mine, median(ours), base, median(theirs), format, mine / base))
+    print("|   \(memory) | | | |")
+}
+print(String(format: "| /api/0/last, %d devices | %.0f ms | %.0f ms | %.2f |",
+             options.members, median(lastOurs) * 1000, median(lastTheirs) * 1000, median(lastTheirs) / median(lastOurs)))
+
+await sub.stopGracefully()
+await broker.stop()
+
+extension ChildProcess {
+    func stopGracefully() async {
+        signal(SIGTERM)
+        _ = try? await withTimeout(.seconds(10), "whereabouts-sub to stop") { await self.waitForExit() }
+    }
+}

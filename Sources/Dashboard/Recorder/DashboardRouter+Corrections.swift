@@ -1,0 +1,65 @@
+import Foundation
+import Hummingbird
+import Subscriber
+
+extension DashboardRouter {
+    /// Adds corrections of the history (docs/recorder-api.md, "Corrections"):
+    /// - `DELETE /api/0/locations?user=&device=&tst=N` removes one location;
+    ///   `...&from=&to=` (both required: nothing is removed by default) a range. Allowed to whoever
+    ///   may read that history (the member themself, an admin of a circle that shows them exactly;
+    ///   anyone in the open mode); others get 404 as for an unknown device. Answers
+    ///   `{"deleted": n, ...}` and records it in the audit log.
+    /// - `GET /api/0/audit` the audit log, newest first, of the members the caller may read.
+    static func addCorrectionRoutes<Source: CircleViewSource>(to router: Router<DashboardRequestContext>, history: HistoryStore, source: Source) {
+        @Sendable func scopeOf(_ context: DashboardRequestContext) async -> RecorderScope {
+            switch context.viewer {
+            case .open: .everyone
+            case .nobody, .account: ViewerAccess.of(context.viewer, views: await source.currentViews()).history
+            }
+        }
+        router.delete("/api/0/locations") { request, context in
+            let query = RecorderQuery.parameters(of: request)
+            let user = try RecorderQuery.required(query, "user")
+            let device = try RecorderQuery.required(query, "device")
+            let range: ClosedRange<Int>
+            if let text = query["tst"] {
+                guard let tst = Int(text), tst >= 0 else {
+                    throw APIError(status: .badRequest, code: "bad_tst", message: "'tst' must be a whole number of epoch seconds; got '\(text.prefix(40))'.")
+                }
+                range = tst...tst
+            } else {
+                guard query["from"] != nil, query["to"] != nil else {
+                    throw APIError(
+                        status: .badRequest, code: "missing_parameter",
+                        message: "Say what to delete: 'tst' for one location, or both 'from' and 'to' for a range.")
+                }
+                range = try RecorderQuery.range(query, now: Date())
+            }
+            let member = MemberID(user: user, device: device)
+            guard await scopeOf(context).contains(member), try await history.devices(of: user).contains(device) else {
+                throw APIError(status: .notFound, code: "device_not_found", message: "No locations are stored for '\(user.prefix(64))/\(device.prefix(64))'.")
+            }
+            let actor = switch context.viewer {
+            case .account(let account): account.name
+            case .open, .nobody: "open"
+            }
+            let entry = try await history.deleteLocations(
+                of: member, from: range.lowerBound, to: range.upperBound, actor: actor, client: context.clientAddress,
+                at: Date().timeIntervalSince1970)
+            context.logger.notice("History locations deleted.", metadata: [
+                "whereabouts.actor": "\(actor)", "whereabouts.client": "\(context.clientAddress)", "whereabouts.member": "\(user)/\(device)",
+                "whereabouts.from": "\(range.lowerBound)", "whereabouts.to": "\(range.upperBound)", "whereabouts.removed": "\(entry.removed)",
+            ])
+            return try JSONBody.response(entry)
+        }
+        router.get("/api/0/audit") { _, context in
+            let scope = await scopeOf(context)
+            let entries = try await history.auditLog().filter { scope.contains(MemberID(user: $0.user, device: $0.device)) }
+            return try JSONBody.response(AuditBody(results: entries))
+        }
+    }
+
+    private struct AuditBody: Encodable {
+        var results: [HistoryAuditEntry]
+    }
+}
