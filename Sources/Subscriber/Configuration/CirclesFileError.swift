@@ -1,24 +1,5 @@
-/// Why a circles file could not be used. Each message names the file's key and line to fix.
-public struct CirclesFileError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The problem, as a sentence a user can act on.
-    public var message: String
-    /// The 1-based line of the offending key or value, when known.
-    public var line: Int?
-    /// The dotted path of the offending key, such as `circles[1].members[0].user`.
-    public var key: String?
+import WhereaboutsCore
 
-    /// Creates an error.
-    public init(_ message: String, key: String? = nil, line: Int? = nil) {
-        self.message = message
-        self.key = key
-        self.line = line
-    }
-
-    /// `line 12: circles[1].members[0].color: ...`.
-    public var description: String {
-        var prefix = ""
-        if let line { prefix += "line \(line): " }
-        if let key { prefix += "\(key): " }
-        return prefix + message
-    }
-}
+/// Why a circles file could not be used: a message naming the key (`circles[1].members[0].user`)
+/// and line to fix.
+public typealias CirclesFileError = YAMLFileError
