@@ -6,7 +6,7 @@ final class Ledger: Sendable {
     private struct State {
         var sentAt: [[Int: ContinuousClock.Instant]]
         var newestAcknowledged: [Int]
-        var acknowledgedTsts: [[Int]]
+        var acknowledgedTsts: [Set<Int>]
         var newestShown: [Int]
         var latencies: [Double] = []
         var sent = 0
@@ -30,10 +30,11 @@ final class Ledger: Sendable {
         }
     }
 
+    /// A report was acknowledged (once per report: a report published again counts once).
     func acknowledged(_ index: Int, tst: Int) {
         state.withLock {
+            guard $0.acknowledgedTsts[index].insert(tst).inserted else { return }
             $0.acknowledged += 1
-            $0.acknowledgedTsts[index].append(tst)
             $0.newestAcknowledged[index] = max($0.newestAcknowledged[index], tst)
         }
     }

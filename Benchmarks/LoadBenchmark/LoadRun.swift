@@ -99,18 +99,12 @@ struct LoadRun {
         // The devices: connected a few hundred at a time.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         let connectStart = ContinuousClock.now
-        var clients: [MQTTLoadClient] = []
-        clients.reserveCapacity(devices)
+        let fleetDevices = fleet.devices
+        let loadDevices = fleetDevices.indices.map { LoadDevice(index: $0, user: fleetDevices[$0].user, ports: ports, group: group, ledger: ledger) }
         for chunk in stride(from: 0, to: devices, by: 200) {
-            try await withThrowingTaskGroup(of: (Int, MQTTLoadClient).self) { tasks in
-                for index in chunk..<min(chunk + 200, devices) {
-                    let port = ports[index % ports.count]
-                    let user = fleet.devices[index].user
-                    tasks.addTask { (index, try await MQTTLoadClient.connect(host: "127.0.0.1", port: port, clientID: "load-\(user)-p", credentials: nil, group: group)) }
-                }
-                var batch: [(Int, MQTTLoadClient)] = []
-                for try await pair in tasks { batch.append(pair) }
-                clients += batch.sorted { $0.0 < $1.0 }.map(\.1)
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                for device in loadDevices[chunk..<min(chunk + 200, devices)] { tasks.addTask { try await device.start() } }
+                try await tasks.waitForAll()
             }
         }
         let connectSeconds = Double((ContinuousClock.now - connectStart).components.seconds)
@@ -122,18 +116,16 @@ struct LoadRun {
         let started = ContinuousClock.now
         let end = started + .seconds(seconds)
         var schedules: [RepeatedTask] = []
-        for (index, client) in clients.enumerated() {
-            let device = fleet.devices[index]
-            let loop = group.next()
-            let task = loop.scheduleRepeatedTask(
-                initialDelay: .milliseconds(Int64(device.offset * 1000)), delay: .milliseconds(Int64(device.interval * 1000))
+        for device in loadDevices {
+            let plan = fleetDevices[device.index]
+            let task = group.next().scheduleRepeatedTask(
+                initialDelay: .milliseconds(Int64(plan.offset * 1000)), delay: .milliseconds(Int64(plan.interval * 1000))
             ) { task in
                 guard ContinuousClock.now < end else { task.cancel(); return }
                 let tst = Int(Date().timeIntervalSince1970)
-                let payload = fleetState.withLock { $0.report(index, after: device.interval, tst: tst) }
-                let sent = ContinuousClock.now
-                ledger.sent(index, tst: tst, at: sent)
-                client.publish(topic: "owntracks/\(device.user)/p", payload: payload, retain: true) { _ in ledger.acknowledged(index, tst: tst) }
+                let payload = fleetState.withLock { $0.report(device.index, after: plan.interval, tst: tst) }
+                ledger.sent(device.index, tst: tst, at: .now)
+                device.publish(tst: tst, payload: payload)
             }
             schedules.append(task)
         }
@@ -151,7 +143,7 @@ struct LoadRun {
         let rss = subscribers.map { Self.rssMB($0.pid) }.reduce(0, +)
         let summary = ledger.summary()
 
-        for client in clients { await client.close() }
+        for device in loadDevices { await device.stop() }
         try? await group.shutdownGracefully()
         await watcher.disconnect()
         watching.cancel()

@@ -13,6 +13,8 @@ final class MQTTLoadClient: @unchecked Sendable {  // all state is touched on `c
     private let channel: Channel
     private var nextPacketID: UInt16 = 1
     private var acknowledged: [UInt16: (Int, ContinuousClock.Instant) -> Void] = [:]
+    /// Called once, on the event loop, when the connection closes.
+    var onClose: (@Sendable () -> Void)?
 
     private init(clientID: String, channel: Channel) {
         self.clientID = clientID
@@ -55,12 +57,19 @@ final class MQTTLoadClient: @unchecked Sendable {  // all state is touched on `c
         }
     }
 
+    fileprivate func didClose() {
+        let callback = onClose
+        onClose = nil
+        callback?()
+    }
+
     fileprivate func didAcknowledge(_ id: UInt16) {
         acknowledged.removeValue(forKey: id)?(Int(id), .now)
     }
 
     /// Closes the connection (without DISCONNECT: the broker's will handling is not measured).
     func close() async {
+        channel.eventLoop.execute { self.onClose = nil }
         try? await channel.close()
     }
 }
@@ -95,6 +104,7 @@ private final class MQTTLoadHandler: ChannelInboundHandler, @unchecked Sendable 
 
     func channelInactive(context: ChannelHandlerContext) {
         connack.fail(LoadError("the connection closed"))
+        client?.didClose()
     }
 }
 
