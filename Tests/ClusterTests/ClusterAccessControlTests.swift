@@ -99,6 +99,24 @@ struct ClusterAccessControlTests {
             return received.withLock { $0.contains { $0.topic == "whereabouts/circles/carpool/view" } }
         }
 
+        // The subscriber with a wrong password: each node named with the cause in the log, then
+        // one clear error and exit 1, not a crash loop.
+        let wrong = dir.appendingPathComponent("wrong-password")
+        try "not-the-password\n".write(to: wrong, atomically: true, encoding: .utf8)
+        let refusedLog = dir.appendingPathComponent("refused.log")
+        let refused = try ChildProcess.spawn(sub.path, [
+            "--circles", circlesPath.path, "--broker", cluster.brokerList(), "--broker-kind", "nats", "--state-file", "none",
+            "--username", "whereabouts-sub", "--password-file", wrong.path, "--client-id", "whereabouts-sub-wrong",
+        ], logFile: refusedLog)
+        defer { refused.signal(SIGKILL) }
+        let status = try await withTimeout(.seconds(60), "the refused subscriber to exit") { await refused.waitForExit() }
+        #expect(status != 0)
+        let refusedText = (try? String(contentsOf: refusedLog, encoding: .utf8)) ?? ""
+        for port in cluster.mqttPorts {
+            #expect(refusedText.contains("whereabouts.mqtt.host=127.0.0.1:\(port)"), "node :\(port) not named: \(refusedText.suffix(1500))")
+        }
+        #expect(refusedText.lowercased().contains("password") || refusedText.lowercased().contains("credentials"), "\(refusedText.suffix(800))")
+
         recording.cancel()
         await alice.disconnect()
         await bob.disconnect()

@@ -263,7 +263,8 @@ extension MosquittoSession {
             let refused = MQTTError.connectionRefused(
                 MosquittoCode.refusal(code, sentCredentials: configuration.credentials != nil))
             state.withLock { $0.brokerRefused(refused) }
-            logger.info("MQTT broker refused the connection", metadata: ["whereabouts.mqtt.error": "\(refused)"])
+            let host = state.withLock { $0.endpoint }.map(\.description) ?? "\(configuration.host):\(configuration.port)"
+            logger.info("MQTT broker refused the connection", metadata: ["whereabouts.mqtt.error": "\(refused)", "whereabouts.mqtt.host": "\(host)"])
             return
         }
         setLibraryLogging(false)
@@ -348,7 +349,10 @@ extension MosquittoSession {
                 break
             }
             attempt += 1
-            var metadata: Logger.Metadata = ["whereabouts.mqtt.attempt": "\(attempt)", "whereabouts.mqtt.error": "\(error)"]
+            var metadata: Logger.Metadata = [
+                "whereabouts.mqtt.attempt": "\(attempt)", "whereabouts.mqtt.error": "\(error)",
+                "whereabouts.mqtt.host": "\(MQTTConfiguration.Endpoint(host: target.host, port: target.port))",
+            ]
             if endpoints.count > 1 { metadata["whereabouts.mqtt.next_host"] = "\(endpoints[next % endpoints.count])" }
             logger.info("MQTT connection down, retrying", metadata: metadata)
             hub.setConnectionState(.reconnecting(attempt: attempt, lastError: error), from: id)
