@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Subscriber
+import WhereaboutsCore
 
 #if canImport(Glibc)
 import Glibc
@@ -114,16 +115,12 @@ struct ACLCommand: ParsableCommand {
         for pidFile in reloadPidFile { try reload(pidFile: pidFile) }
     }
 
-    /// Writes atomically (a temporary file renamed over the old one), mode 0600 when it holds passwords.
+    /// Writes atomically (``AtomicFile``), mode 0600 when it holds passwords.
     private func write(_ text: String, to path: String, secret: Bool) throws {
-        let temporary = path + ".tmp-\(getpid())"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8), attributes: [.posixPermissions: secret ? 0o600 : 0o644]) else {
-            throw ValidationError("Cannot write \(temporary); check that the folder of --output exists and is writable.")
-        }
-        guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw ValidationError("Cannot replace \(path): \(reason).")
+        do {
+            try AtomicFile.write(Data(text.utf8), to: path, mode: secret ? 0o600 : 0o644)
+        } catch {
+            throw ValidationError("Cannot write \(path): \(error.reason). Check that the folder of --output exists and is writable.")
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import WhereaboutsCore
 import Yams
 
 /// The dashboard's accounts (`--users FILE`), a YAML file:
@@ -111,16 +112,10 @@ public struct UsersFile: Sendable, Hashable {
     /// Writes ``yaml()`` to `path` atomically (a new file renamed over the old one), readable by
     /// the owner only.
     public func write(to path: String) throws(UsersFileError) {
-        let temporary = path + ".tmp-\(getpid())"
         do {
-            guard FileManager.default.createFile(
-                atPath: temporary, contents: Data(yaml().utf8), attributes: [.posixPermissions: 0o600]) else {
-                throw CocoaError(.fileWriteUnknown)
-            }
-            if rename(temporary, path) != 0 { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            try AtomicFile.write(Data(yaml().utf8), to: path, mode: 0o600)
         } catch {
-            try? FileManager.default.removeItem(atPath: temporary)
-            throw UsersFileError(path: path, "cannot be written (\(error.localizedDescription)); check the folder exists and is writable.")
+            throw UsersFileError(path: path, "cannot be written (\(error.reason)); check the folder exists and is writable.")
         }
     }
 

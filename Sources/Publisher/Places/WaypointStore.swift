@@ -57,7 +57,7 @@ struct WaypointStore: Sendable {
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         do {
             let data = try encoder.encode(contents)
-            try Self.writeAtomically(data, to: path)
+            do { try AtomicFile.write(data, to: path) } catch { throw StoreProblem(reason: error.reason) }
             return true
         } catch {
             logger.error("Could not store the places; they apply until the publisher stops.", metadata: [
@@ -78,43 +78,6 @@ struct WaypointStore: Sendable {
             logger.error("The stored places file is damaged and could not be set aside; started without command waypoints.", metadata: [
                 "whereabouts.places.file": "\(path)", "whereabouts.error": "\(error)", "whereabouts.move.error": "\(moveError)",
             ])
-        }
-    }
-
-    /// Temporary file, fsync, rename, fsync of the folder.
-    static func writeAtomically(_ data: Data, to path: String) throws(StoreProblem) {
-        let temporary = path + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw StoreProblem(reason: "cannot create \(temporary): \(String(cString: strerror(errno)))") }
-        var failure: String?
-        data.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = "cannot write \(temporary): \(String(cString: strerror(errno)))"
-                    return
-                }
-                offset += written
-            }
-        }
-        if failure == nil, fsync(fd) != 0 { failure = "cannot fsync \(temporary): \(String(cString: strerror(errno)))" }
-        close(fd)
-        if let failure {
-            unlink(temporary)
-            throw StoreProblem(reason: failure)
-        }
-        guard rename(temporary, path) == 0 else {
-            let reason = "cannot rename \(temporary) to \(path): \(String(cString: strerror(errno)))"
-            unlink(temporary)
-            throw StoreProblem(reason: reason)
-        }
-        let folder = (path as NSString).deletingLastPathComponent
-        let dir = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dir >= 0 {
-            fsync(dir)
-            close(dir)
         }
     }
 

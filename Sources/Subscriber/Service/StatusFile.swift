@@ -1,4 +1,5 @@
 import Foundation
+import WhereaboutsCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -47,36 +48,10 @@ struct StatusFile: Sendable {
         guard let data = try? encoder.encode(Contents(members: records)) else {
             throw .unwritable(path: path, reason: "could not encode the statuses")
         }
-        let temporary = path + ".tmp"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw .unwritable(path: path, reason: String(cString: strerror(errno))) }
-        var offset = 0
-        let failure: String? = data.withUnsafeBytes { bytes -> String? in
-            while offset < bytes.count {
-                let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return String(cString: strerror(errno))
-                }
-                offset += written
-            }
-            return fsync(fd) == 0 ? nil : String(cString: strerror(errno))
-        }
-        close(fd)
-        if let failure {
-            unlink(temporary)
-            throw .unwritable(path: path, reason: failure)
-        }
-        guard rename(temporary, path) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw .unwritable(path: path, reason: reason)
-        }
-        let directory = (path as NSString).deletingLastPathComponent
-        let dirFD = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dirFD >= 0 {
-            fsync(dirFD)
-            close(dirFD)
+        do {
+            try AtomicFile.write(data, to: path)
+        } catch {
+            throw .unwritable(path: path, reason: error.reason)
         }
     }
 }
