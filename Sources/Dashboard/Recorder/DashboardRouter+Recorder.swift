@@ -44,9 +44,11 @@ extension DashboardRouter {
             let query = RecorderQuery.parameters(of: request)
             let user = query["user"].flatMap { $0.isEmpty ? nil : $0 }
             let device = user == nil ? nil : query["device"].flatMap { $0.isEmpty ? nil : $0 }
-            let fields = RecorderLocation.fields(query["fields"])
-            let last = try await history.lastLocations(user: user, device: device).filter { scope.contains($0.member) }
-            return try jsonResponse(last.map { RecorderLocation.object($0, fields: fields) })
+            let fields = RecorderLocation.fieldList(query["fields"])
+            let encoder = RecorderEncoder(format: .json, fields: fields)
+            return jsonResponse(try await history.scanLastLocations(user: user, device: device) { rows throws(HistoryError) in
+                try encoder.array(&rows) { scope.contains($0.member) }
+            })
         }
         router.get("/api/0/locations") { request, context in
             let scope = await scopeOf(context)
@@ -63,10 +65,10 @@ extension DashboardRouter {
             let limit = try RecorderQuery.limit(query)
             let fields = RecorderLocation.fieldList(query["fields"])
             let member = MemberID(user: user, device: device)
-            guard scope.contains(member), try await history.devices(of: user).contains(device) else {
+            guard scope.contains(member), try await history.devices(of: user).contains(device), let key = try await history.key(of: member) else {
                 throw APIError(status: .notFound, code: "device_not_found", message: "No locations are stored for '\(user.prefix(64))/\(device.prefix(64))'.")
             }
-            return RecorderStream(history: history, member: member, range: range, limit: limit, format: format, fields: fields).response()
+            return RecorderStream(history: history, key: key, member: member, range: range, limit: limit, format: format, fields: fields).response()
         }
     }
 
@@ -80,6 +82,14 @@ extension DashboardRouter {
 
     private static func unknownUser(_ user: String) -> APIError {
         APIError(status: .notFound, code: "user_not_found", message: "No locations are stored for the user '\(user.prefix(64))'.")
+    }
+
+    /// A JSON response of `body`, JSON text already.
+    private static func jsonResponse(_ body: ByteBuffer) -> Response {
+        Response(
+            status: .ok,
+            headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            body: ResponseBody(byteBuffer: body))
     }
 
     /// A JSON response of a Foundation object (arrays and dictionaries of strings and numbers).
