@@ -76,6 +76,20 @@ struct RecorderBytes: TextOutputStream {
         bytes(UnsafeRawBufferPointer(buffer))
     }
 
+    /// The `count` bytes written from `offset` on, once more.
+    mutating func repeatWritten(from offset: Int, count length: Int) {
+        precondition(offset >= 0 && offset + length <= count, "RecorderBytes: repeating bytes not written")
+        room(length)
+        (base + count).copyMemory(from: base + offset, byteCount: length)
+        count += length
+    }
+
+    /// Replaces the byte written at `offset`.
+    mutating func replace(at offset: Int, with value: UInt8) {
+        precondition(offset >= 0 && offset < count, "RecorderBytes: replacing a byte not written")
+        base.storeBytes(of: value, toByteOffset: offset, as: UInt8.self)
+    }
+
     /// `value` in decimal.
     mutating func int(_ value: Int) {
         if value < 0 { byte(UInt8(ascii: "-")) }
@@ -105,7 +119,10 @@ struct RecorderBytes: TextOutputStream {
     /// `tst` as ISO 8601 in UTC, `2026-11-24T03:06:04Z`, or with `separator` `" "` and no `Z`
     /// the Recorder's `disptst`, `2026-11-24 03:06:04`; years outside 0…9999 as
     /// ``RecorderLocation/isoTime(_:)`` writes them.
-    mutating func time(_ tst: Int, separator: UInt8 = UInt8(ascii: "T"), zone: Bool = true) {
+    /// Returns whether the year was within 0…9999 (the bytes written are then exactly 19, or 20
+    /// with the zone).
+    @discardableResult
+    mutating func time(_ tst: Int, separator: UInt8 = UInt8(ascii: "T"), zone: Bool = true) -> Bool {
         // Days to the civil date: Howard Hinnant's `civil_from_days`
         // (https://howardhinnant.github.io/date_algorithms.html), in place of `gmtime_r`.
         let days = tst >= 0 ? tst / 86_400 : (tst - 86_399) / 86_400
@@ -122,7 +139,7 @@ struct RecorderBytes: TextOutputStream {
         guard (0...9999).contains(year) else {
             let iso = RecorderLocation.isoTime(tst)
             write(zone ? iso : String(iso.dropLast()).replacingOccurrences(of: "T", with: String(UnicodeScalar(separator))))
-            return
+            return false
         }
         room(20)
         func two(_ value: Int) {
@@ -142,6 +159,7 @@ struct RecorderBytes: TextOutputStream {
         byte(UInt8(ascii: ":"))
         two(second % 60)
         if zone { byte(UInt8(ascii: "Z")) }
+        return true
     }
 
     /// `text` (UTF-8) as a JSON string literal: quotes, backslashes and control characters

@@ -108,6 +108,11 @@ struct RecorderEncoder: Sendable {
         columns = (fields ?? RecorderFormat.csvColumns).map(Column.init)
     }
 
+    /// Whether the format puts a comma between locations (the JSON formats), one byte before
+    /// each but the first.
+    var separatesWithComma: Bool { format != .csv && format != .gpx }
+
+    @inline(__always)
     private func has(_ key: Key) -> Bool { keys & (1 << UInt32(key.rawValue)) != 0 }
 
     /// Bytes one location of `point` takes at most: the keys and numbers (a number or a time
@@ -122,7 +127,7 @@ struct RecorderEncoder: Sendable {
     /// before all but the first).
     func append<Point: RecorderPoint & ~Copyable>(_ point: borrowing Point, of member: Member, index: Int, to buffer: inout ByteBuffer) {
         RecorderBytes.append(to: &buffer, bound: bound(point, member: member)) { bytes in
-            if index > 0, format != .csv, format != .gpx { bytes.byte(UInt8(ascii: ",")) }
+            if index > 0, separatesWithComma { bytes.byte(UInt8(ascii: ",")) }
             switch format {
             case .json: json(point, of: member, to: &bytes)
             case .csv: csv(point, of: member, to: &bytes)
@@ -187,11 +192,11 @@ struct RecorderEncoder: Sendable {
 
     private func json<Point: RecorderPoint & ~Copyable>(_ point: borrowing Point, of member: Member, to bytes: inout RecorderBytes) {
         var first = true
+        // `name` is the key with its quotes and colon: one copy per key.
         func key(_ key: Key, _ name: StaticString) -> Bool {
             guard has(key) else { return false }
-            bytes.ascii(first ? "{\"" : ",\"")
+            bytes.byte(first ? UInt8(ascii: "{") : UInt8(ascii: ","))
             bytes.ascii(name)
-            bytes.ascii("\":")
             first = false
             return true
         }
@@ -201,32 +206,43 @@ struct RecorderEncoder: Sendable {
         func number(_ value: Double) {
             if value.isFinite { bytes.double(value) } else { bytes.ascii("null") }
         }
-        if key(.type, "_type") { bytes.ascii("\"location\"") }
-        if key(.acc, "acc") { bytes.int(point.int(.acc) ?? 0) }
-        int(.alt, .alt, "alt")
-        int(.batt, .batt, "batt")
-        int(.bs, .bs, "bs")
-        int(.cog, .cog, "cog")
-        int(.createdAt, .createdAt, "created_at")
-        if key(.device, "device") {
+        if key(.type, #""_type":"#) { bytes.ascii(#""location""#) }
+        if key(.acc, #""acc":"#) { bytes.int(point.int(.acc) ?? 0) }
+        int(.alt, .alt, #""alt":"#)
+        int(.batt, .batt, #""batt":"#)
+        int(.bs, .bs, #""bs":"#)
+        int(.cog, .cog, #""cog":"#)
+        int(.createdAt, .createdAt, #""created_at":"#)
+        if key(.device, #""device":"#) {
             if let texts = member.texts { bytes.bytes(texts.device) } else { point.withMember { bytes.jsonString($1) } }
         }
-        if key(.disptst, "disptst") {
+        // disptst and isotst are the same 19 bytes but for the separator: the date is worked out
+        // once and copied.
+        var displayed: Int?
+        if key(.disptst, #""disptst":"#) {
             bytes.byte(UInt8(ascii: "\""))
-            bytes.time(point.tst, separator: UInt8(ascii: " "), zone: false)
+            let start = bytes.count
+            if bytes.time(point.tst, separator: UInt8(ascii: " "), zone: false) { displayed = start }
             bytes.byte(UInt8(ascii: "\""))
         }
-        if key(.isotst, "isotst") {
+        if key(.isotst, #""isotst":"#) {
             bytes.byte(UInt8(ascii: "\""))
-            bytes.time(point.tst)
+            if let displayed {
+                let start = bytes.count
+                bytes.repeatWritten(from: displayed, count: 19)
+                bytes.replace(at: start + 10, with: UInt8(ascii: "T"))
+                bytes.byte(UInt8(ascii: "Z"))
+            } else {
+                bytes.time(point.tst)
+            }
             bytes.byte(UInt8(ascii: "\""))
         }
-        if key(.lat, "lat") { number(point.lat) }
-        if key(.lon, "lon") { number(point.lon) }
-        int(.m, .m, "m")
-        if point.hasText(.t), key(.t, "t") { point.withText(.t) { bytes.jsonString($0) } }
-        if key(.tid, "tid") { point.withText(.tid) { bytes.jsonString($0) } }
-        if key(.topic, "topic") {
+        if key(.lat, #""lat":"#) { number(point.lat) }
+        if key(.lon, #""lon":"#) { number(point.lon) }
+        int(.m, .m, #""m":"#)
+        if point.hasText(.t), key(.t, #""t":"#) { point.withText(.t) { bytes.jsonString($0) } }
+        if key(.tid, #""tid":"#) { point.withText(.tid) { bytes.jsonString($0) } }
+        if key(.topic, #""topic":"#) {
             if let texts = member.texts {
                 bytes.bytes(texts.topic)
             } else {
@@ -239,12 +255,12 @@ struct RecorderEncoder: Sendable {
                 }
             }
         }
-        if key(.tst, "tst") { bytes.int(point.tst) }
-        if key(.username, "username") {
+        if key(.tst, #""tst":"#) { bytes.int(point.tst) }
+        if key(.username, #""username":"#) {
             if let texts = member.texts { bytes.bytes(texts.user) } else { point.withMember { user, _ in bytes.jsonString(user) } }
         }
-        int(.vac, .vac, "vac")
-        int(.vel, .vel, "vel")
+        int(.vac, .vac, #""vac":"#)
+        int(.vel, .vel, #""vel":"#)
         bytes.ascii(first ? "{}" : "}")
     }
 

@@ -3,15 +3,19 @@ import Hummingbird
 import NIOCore
 import Subscriber
 
-/// One `/api/0/locations` answer, streamed: the history is read a chunk at a time, each chunk
-/// one SQLite statement stepped in one read transaction and encoded straight into a buffer
-/// (``RecorderEncoder``) until the buffer holds ``chunkBytes``; the next chunk continues after
-/// the last `tst` of the one before (keyset: `tst` is unique per member) and is read while the
-/// one before is written. Memory stays flat however long the range: two chunks, not the whole
-/// answer.
+/// One `/api/0/locations` answer, streamed in chunks of ``chunkRows`` locations. Where each
+/// chunk ends is found first by walking the index (``HistoryStore/locationBoundary(of:from:to:skipping:)``,
+/// cheap); then up to ``chunksAhead`` chunks are read and encoded side by side, each one SQLite
+/// statement stepped in one read transaction and written straight into its own buffer
+/// (``RecorderEncoder``), while the chunk before them goes out to the client in order. On two
+/// cores this keeps both busy: reading and encoding one location costs about 2 us, twenty times
+/// more than finding the boundary (BENCHMARKS.md, "Recorder API"). Memory stays flat however
+/// long the range: a few chunks, not the whole answer.
 struct RecorderStream: Sendable {
-    /// Bytes encoded per chunk before it is written out (a few thousand locations).
-    static let chunkBytes = 256 * 1024
+    /// Locations per chunk (about 500 KB of JSON).
+    static let chunkRows = 2_000
+    /// Chunks read and encoded at the same time, beyond the one being written.
+    static let chunksAhead = 2
 
     let history: HistoryStore
     let key: HistoryMemberKey
@@ -49,56 +53,54 @@ struct RecorderStream: Sendable {
         })
     }
 
-    /// One chunk: its bytes, how many locations it holds, and the `tst` of its last.
+    /// One chunk, encoded: its bytes (each location with the comma the JSON formats put
+    /// between locations) and how many locations it holds.
     private struct Chunk: Sendable {
         var buffer: ByteBuffer
         var count = 0
-        var lastTST: Int?
-        /// Whether the statement ran out (the range or the limit is exhausted).
-        var exhausted = false
     }
 
-    /// Writes the answer. While one chunk goes out to the client, the next is read and encoded
-    /// beside it (on GRDB's reader queue), so SQLite, the encoder and the socket overlap.
     private func write(to writer: inout any ResponseBodyWriter) async throws {
         try await writer.write(ByteBuffer(string: encoder.format.header(fields: fields)))
-        var chunk = try await read(from: range.lowerBound, index: 0)
-        var count = chunk.count
-        while true {
-            let next: (from: Int, index: Int)? =
-                if !chunk.exhausted, count < limit, let last = chunk.lastTST, last < range.upperBound { (last + 1, count) } else { nil }
-            guard let next else {
+        var count = 0
+        try await withThrowingTaskGroup(of: (sequence: Int, chunk: Chunk).self) { group in
+            var next: Int? = range.lowerBound  // where the next chunk to read starts
+            var planned = 0, launched = 0, written = 0
+            var ready: [Int: Chunk] = [:]
+            while true {
+                while launched - written <= Self.chunksAhead, let start = next, planned < limit {
+                    let rows = min(Self.chunkRows, limit - planned)
+                    let end = try await history.locationBoundary(of: key, from: start, to: range.upperBound, skipping: rows)
+                    let sequence = launched
+                    let last = end.map { $0 - 1 } ?? range.upperBound
+                    group.addTask { (sequence, try await read(from: start, to: last, limit: rows)) }
+                    (launched, planned, next) = (launched + 1, planned + rows, end)
+                }
+                guard written < launched else { break }
+                guard var chunk = ready.removeValue(forKey: written) else {
+                    if let done = try await group.next() { ready[done.sequence] = done.chunk }
+                    continue
+                }
+                written += 1
+                if count == 0, chunk.count > 0, encoder.separatesWithComma { chunk.buffer.moveReaderIndex(forwardBy: 1) }
+                count += chunk.count
                 if chunk.buffer.readableBytes > 0 { try await writer.write(chunk.buffer) }
-                break
             }
-            let current = chunk.buffer
-            chunk = try await withThrowingTaskGroup(of: Chunk.self) { group in
-                group.addTask { try await read(from: next.from, index: next.index) }
-                try await writer.write(current)
-                return try await group.next()!
-            }
-            count += chunk.count
         }
         try await writer.write(ByteBuffer(string: encoder.format.footer(count: count)))
         try await writer.finish(nil)
     }
 
-    /// Reads and encodes the locations from `tst` `from` on, the first being the `index`th of
-    /// the answer, until a chunk is full.
-    private func read(from: Int, index: Int) async throws(HistoryError) -> Chunk {
-        let encoder = encoder, text = text, upper = range.upperBound
-        let wanted = limit - index
-        return try await history.scanLocations(of: key, from: from, to: upper, limit: wanted) { rows throws(HistoryError) in
-            var chunk = Chunk(buffer: ByteBuffer(), exhausted: true)
-            chunk.buffer.reserveCapacity(Self.chunkBytes + 16 * 1024)
+    /// Reads and encodes the locations with `from <= tst <= to`, at most `limit`, each as if it
+    /// were not the first of the answer.
+    private func read(from: Int, to: Int, limit: Int) async throws(HistoryError) -> Chunk {
+        let encoder = encoder, text = text
+        return try await history.scanLocations(of: key, from: from, to: to, limit: limit) { rows throws(HistoryError) in
+            var chunk = Chunk(buffer: ByteBuffer())
+            chunk.buffer.reserveCapacity(limit * 300)
             while try rows.next() {
-                encoder.append(rows, of: text, index: index + chunk.count, to: &chunk.buffer)
+                encoder.append(rows, of: text, index: 1, to: &chunk.buffer)
                 chunk.count += 1
-                chunk.lastTST = rows.tst
-                if chunk.buffer.readableBytes >= Self.chunkBytes {
-                    chunk.exhausted = chunk.count == wanted
-                    return chunk
-                }
             }
             return chunk
         }
