@@ -89,6 +89,27 @@ struct HistoryLastLocationTests {
         #expect(try await store.lastLocations() == (try await Self.expectedLast(store, members: members)), "after the cap")
     }
 
+    @Test("With 2,000 members or more the last locations split at a pivot user into two halves that together are the whole, in order")
+    func halves() async throws {
+        let store = try HistoryStoreTests.open()
+        #expect(try await store.lastLocationsPivot() == nil)
+        let members = (0..<2_500).map { MemberID(user: "u\($0 % 1_200)", device: "d\($0)") }
+        _ = try await store.write(members.map { Self.row($0, Build.t0 + $0.device.count) })
+        let pivot = try #require(try await store.lastLocationsPivot())
+        let all = try await store.lastLocations()
+        func scan(_ users: HistoryUserRange) async throws -> [MemberID] {
+            try await store.scanLastLocations(users: users) { rows throws(HistoryError) in
+                var members: [MemberID] = []
+                while try rows.next() { members.append(rows.memberID) }
+                return members
+            }
+        }
+        let before = try await scan(.before(pivot)), from = try await scan(.from(pivot))
+        #expect(before + from == all.map(\.member))
+        #expect(all.count == 2_500 && abs(before.count - from.count) < 10)
+        #expect(before.allSatisfy { $0.user < pivot } && from.allSatisfy { $0.user >= pivot })
+    }
+
     @Test("A history file made before the copy existed gets it filled when opened", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/sqlite3")))
     func migratesOldFile() async throws {
         let directory = try TestPaths.makeTemporaryDirectory()

@@ -167,20 +167,18 @@ struct RecorderEncoder: Sendable {
         }
     }
 
-    /// Appends each location `rows` holds, for which `include` says yes, as a JSON array of
-    /// location objects (`/api/0/last`), and returns the buffer.
-    func array(_ rows: inout HistoryLocationRows, include: (borrowing HistoryLocationRows) -> Bool) throws(HistoryError) -> ByteBuffer {
+    /// Each location `rows` holds for which `include` says yes, as JSON objects each with the
+    /// comma that separates it from the one before (`/api/0/last` strips the first), and how many.
+    func objects(_ rows: inout HistoryLocationRows, include: (borrowing HistoryLocationRows) -> Bool) throws(HistoryError) -> (ByteBuffer, Int) {
         var buffer = ByteBuffer()
         buffer.reserveCapacity(64 * 1024)
-        buffer.writeStaticString("[")
-        var index = 0
+        var count = 0
         while try rows.next() {
             guard include(rows) else { continue }
-            append(rows, of: .ofEachPoint, index: index, to: &buffer)
-            index += 1
+            append(rows, of: .ofEachPoint, index: 1, to: &buffer)
+            count += 1
         }
-        buffer.writeStaticString("]")
-        return buffer
+        return (buffer, count)
     }
 
     /// `location` as one JSON object (a `/ws/last` message).

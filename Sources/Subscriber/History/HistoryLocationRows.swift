@@ -50,6 +50,8 @@ public struct HistoryLocationRows: ~Copyable {
     private let path: String
     /// Whether the member's user and device follow the location's columns (indexes 15, 16).
     private let withMember: Bool
+    /// The current row's user and device, read once per row (valid until the next step).
+    private var member = (user: UnsafeRawBufferPointer(start: nil, count: 0), device: UnsafeRawBufferPointer(start: nil, count: 0))
 
     init(statement: SQLiteStatement, connection: SQLiteConnection?, path: String, withMember: Bool = false) {
         self.statement = statement
@@ -63,7 +65,9 @@ public struct HistoryLocationRows: ~Copyable {
     /// - Throws: ``HistoryError/database(path:reason:)`` with SQLite's message when the step fails.
     public mutating func next() throws(HistoryError) -> Bool {
         switch sqlite3_step(statement) {
-        case SQLITE_ROW: return true
+        case SQLITE_ROW:
+            if withMember { member = (bytes(at: 15), bytes(at: 16)) }
+            return true
         case SQLITE_DONE: return false
         case let code:
             let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } ?? "SQLite error \(code)"
@@ -121,11 +125,11 @@ public struct HistoryLocationRows: ~Copyable {
     /// ``HistoryStore/scanLastLocations(user:device:_:)``, which hold several members.
     public func withMember<Result>(_ body: (_ user: UnsafeRawBufferPointer, _ device: UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         precondition(withMember, "HistoryLocationRows.withMember: these rows are of one member")
-        return try body(bytes(at: 15), bytes(at: 16))
+        return try body(member.user, member.device)
     }
 
     /// The current row's member; only in the rows of ``HistoryStore/scanLastLocations(user:device:_:)``.
-    public var member: MemberID {
+    public var memberID: MemberID {
         withMember { MemberID(user: String(decoding: $0, as: UTF8.self), device: String(decoding: $1, as: UTF8.self)) }
     }
 

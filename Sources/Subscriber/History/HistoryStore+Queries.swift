@@ -80,7 +80,7 @@ extension HistoryStore {
     public func lastLocations(user: String? = nil, device: String? = nil) async throws(HistoryError) -> [HistoryLocation] {
         try await scanLastLocations(user: user, device: device) { rows throws(HistoryError) in
             var locations: [HistoryLocation] = []
-            while try rows.next() { locations.append(rows.location(of: rows.member)) }
+            while try rows.next() { locations.append(rows.location(of: rows.memberID)) }
             return locations
         }
     }
@@ -90,16 +90,21 @@ extension HistoryStore {
     /// `user`'s members when given, only `member` when given. Read from the copy of each
     /// member's newest location that triggers keep (`last_location`, HistoryStore.swift's
     /// "v3-read-last-location"): 10,000 rows read in order, not 20,000 index searches.
+    ///
+    /// `users` limits it to the users in that range (`..<pivot`, `pivot...`), so that two
+    /// halves split at ``lastLocationsPivot()`` can be read side by side.
     public func scanLastLocations<Result: Sendable>(
-        user: String? = nil, device: String? = nil,
+        user: String? = nil, device: String? = nil, users: HistoryUserRange = .all,
         _ body: @escaping @Sendable (inout HistoryLocationRows) throws(HistoryError) -> Result
     ) async throws(HistoryError) -> Result {
         // One statement per filter: with `(?1 IS NULL OR who.user = ?1)` SQLite may plan a scan
         // instead of a search of the member's index.
-        let (filter, arguments): (String, StatementArguments) = switch (user, device) {
-        case (nil, _): ("", [])
-        case (let user?, nil): ("WHERE who.user = ?", [user])
-        case (let user?, let device?): ("WHERE who.user = ? AND who.device = ?", [user, device])
+        let (filter, arguments): (String, StatementArguments) = switch (user, device, users) {
+        case (nil, _, .all): ("", [])
+        case (nil, _, .before(let pivot)): ("WHERE who.user < ?", [pivot])
+        case (nil, _, .from(let pivot)): ("WHERE who.user >= ?", [pivot])
+        case (let user?, nil, _): ("WHERE who.user = ?", [user])
+        case (let user?, let device?, _): ("WHERE who.user = ? AND who.device = ?", [user, device])
         }
         let path = path
         return try await read { db in
@@ -113,6 +118,18 @@ extension HistoryStore {
             defer { sqlite3_reset(statement.sqliteStatement) }
             var rows = HistoryLocationRows(statement: statement.sqliteStatement, connection: db.sqliteConnection, path: path, withMember: true)
             return try body(&rows)
+        }
+    }
+
+    /// The user in the middle of the members with a last location (by user, then device): where
+    /// ``scanLastLocations(user:device:users:_:)`` can be split in two; `nil` when there are fewer
+    /// than 2,000 members (not worth splitting).
+    public func lastLocationsPivot() async throws(HistoryError) -> String? {
+        try await read { db in
+            try String.fetchOne(db, sql: """
+                SELECT who.user FROM member who CROSS JOIN last_location l ON l.member = who.id ORDER BY who.user, who.device
+                LIMIT 1 OFFSET (SELECT COUNT(*) FROM last_location) / 2
+                """).flatMap { pivot in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM last_location").flatMap { $0 >= 2_000 ? pivot : nil } }
         }
     }
 
