@@ -3,9 +3,8 @@ import Subscriber
 
 /// Writes locations in one of the Recorder's formats (``RecorderFormat``) as bytes, straight
 /// into a `ByteBuffer` (``RecorderBytes``): what `/api/0/locations`, `/api/0/last` and
-/// `/ws/last` serve. The JSON object of a location has the keys and values
-/// ``RecorderLocation/object(_:fields:)`` describes, keys sorted as `JSONSerialization`'s
-/// `.sortedKeys` writes them.
+/// `/ws/last` serve. The JSON object of a location has the keys ``RecorderLocation`` lists,
+/// sorted as `JSONSerialization`'s `.sortedKeys` writes them.
 ///
 /// Everything that depends only on the request (the format, the `fields` asked for, the text of
 /// the member's user, device and topic) is worked out once, in the initialiser; per location

@@ -53,9 +53,10 @@ struct RecorderStream: Sendable {
         })
     }
 
-    /// One chunk, encoded: its bytes (each location with the comma the JSON formats put
-    /// between locations) and how many locations it holds.
+    /// One chunk, encoded: its range, its bytes (each location with the comma the JSON formats
+    /// put between locations) and how many locations it holds.
     private struct Chunk: Sendable {
+        var from: Int, to: Int
         var buffer: ByteBuffer
         var count = 0
     }
@@ -71,33 +72,43 @@ struct RecorderStream: Sendable {
                 while launched - written <= Self.chunksAhead, let start = next, planned < limit {
                     let rows = min(Self.chunkRows, limit - planned)
                     let end = try await history.locationBoundary(of: key, from: start, to: range.upperBound, skipping: rows)
-                    let sequence = launched
+                    let sequence = launched, most = limit - planned
                     let last = end.map { $0 - 1 } ?? range.upperBound
-                    group.addTask { (sequence, try await read(from: start, to: last, limit: rows)) }
+                    // The whole of the chunk's range (locations stored meanwhile included), at
+                    // most what the answer can still take.
+                    group.addTask { (sequence, try await read(from: start, to: last, limit: most)) }
                     (launched, planned, next) = (launched + 1, planned + rows, end)
                 }
-                guard written < launched else { break }
+                guard written < launched, count < limit else { break }
                 guard var chunk = ready.removeValue(forKey: written) else {
                     if let done = try await group.next() { ready[done.sequence] = done.chunk }
                     continue
                 }
                 written += 1
+                if count + chunk.count > limit {
+                    // Locations stored in an earlier chunk's range meanwhile: this one is read
+                    // again, cut to what the limit leaves.
+                    chunk = try await read(from: chunk.from, to: chunk.to, limit: limit - count)
+                }
                 if count == 0, chunk.count > 0, encoder.separatesWithComma { chunk.buffer.moveReaderIndex(forwardBy: 1) }
                 count += chunk.count
                 if chunk.buffer.readableBytes > 0 { try await writer.write(chunk.buffer) }
             }
+            group.cancelAll()
         }
         try await writer.write(ByteBuffer(string: encoder.format.footer(count: count)))
         try await writer.finish(nil)
     }
 
     /// Reads and encodes the locations with `from <= tst <= to`, at most `limit`, each as if it
-    /// were not the first of the answer.
+    /// were not the first of the answer. The range of a chunk is closed by the next chunk's first
+    /// `tst`, so a location stored in it while the answer streams is sent once, in order, and
+    /// none stored before is left out.
     private func read(from: Int, to: Int, limit: Int) async throws(HistoryError) -> Chunk {
         let encoder = encoder, text = text
         return try await history.scanLocations(of: key, from: from, to: to, limit: limit) { rows throws(HistoryError) in
-            var chunk = Chunk(buffer: ByteBuffer())
-            chunk.buffer.reserveCapacity(limit * 300)
+            var chunk = Chunk(from: from, to: to, buffer: ByteBuffer())
+            chunk.buffer.reserveCapacity(min(limit, RecorderStream.chunkRows) * 300)
             while try rows.next() {
                 encoder.append(rows, of: text, index: 1, to: &chunk.buffer)
                 chunk.count += 1

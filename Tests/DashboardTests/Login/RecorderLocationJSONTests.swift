@@ -68,7 +68,7 @@ struct RecorderLocationJSONTests {
         for location in Self.locations where location.fix.lat.isFinite && location.fix.lat.magnitude < 1e300 {
             let text = Self.encoded(location, format: .json, fields: fields, index: 0)
             let mine = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? NSDictionary, "\(text)")
-            let reference = RecorderLocation.object(location, fields: fields.map(Set.init)) as NSDictionary
+            let reference = RecorderReference.object(location, fields: fields.map(Set.init)) as NSDictionary
             #expect(mine == reference, "\(text)")
         }
     }

@@ -8,6 +8,25 @@ import Subscriber
 
 /// The reference JSON writer of a location.
 enum RecorderReference {
+    /// The JSON object of `location`, reduced to `fields` when given.
+    static func object(_ location: HistoryLocation, fields: Set<String>?) -> [String: Any] {
+        let fix = location.fix
+        var object: [String: Any] = [
+            "_type": "location", "lat": fix.lat, "lon": fix.lon, "tst": fix.tst, "acc": fix.acc, "tid": fix.tid,
+            "topic": "owntracks/\(location.member.user)/\(location.member.device)",
+            "username": location.member.user, "device": location.member.device,
+            "isotst": RecorderLocation.isoTime(fix.tst),
+            "disptst": RecorderLocation.isoTime(fix.tst).replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: ""),
+        ]
+        let optional: [(String, Any?)] = [
+            ("alt", fix.alt), ("vac", fix.vac), ("vel", fix.vel), ("cog", fix.cog), ("batt", fix.batt), ("bs", fix.bs),
+            ("t", fix.t), ("m", fix.m), ("created_at", fix.createdAt),
+        ]
+        for case let (key, value?) in optional { object[key] = value }
+        if let fields { object = object.filter { fields.contains($0.key) } }
+        return object
+    }
+
     static func json(_ location: HistoryLocation, fields: Set<String>?, into out: inout String) {
         let fix = location.fix
         let iso = RecorderLocation.isoTime(fix.tst)
