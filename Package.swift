@@ -87,6 +87,8 @@ let package = Package(
                 // The location history (History/HistoryStore.swift).
                 "SQLiteSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The Recorder API's reads step SQLite statements directly (History/HistoryLocationRows.swift).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
 

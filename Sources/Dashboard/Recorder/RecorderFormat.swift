@@ -1,6 +1,3 @@
-import Foundation
-import Subscriber
-
 /// The output formats of `/api/0/locations` (`format=`), shaped as the OwnTracks Recorder writes
 /// them (its `storage.c`: `geo_json`, `geo_linestring`, `gpx_string`; `ocat.c`: `csv_output`):
 /// - `json`: `{"data":[…],"count":n,"status":200}` (the Recorder's keys; `data` first so that it
@@ -35,11 +32,11 @@ enum RecorderFormat: String, CaseIterable, Sendable {
         return String(safe.prefix(80)) + "." + (self == .linestring ? "geojson" : rawValue)
     }
 
-    /// What comes before the first location.
-    func header(fields: Set<String>?, orderedFields: [String]?) -> String {
+    /// What comes before the first location; `fields`: the CSV columns asked for, in order.
+    func header(fields: [String]?) -> String {
         switch self {
         case .json: #"{"data":["#
-        case .csv: (orderedFields ?? Self.csvColumns).joined(separator: ",") + "\n"
+        case .csv: (fields ?? Self.csvColumns).joined(separator: ",") + "\n"
         case .geojson: #"{"type":"FeatureCollection","features":["#
         case .linestring: #"{"type":"Feature","geometry":{"type":"LineString","coordinates":["#
         case .gpx:
@@ -57,75 +54,5 @@ enum RecorderFormat: String, CaseIterable, Sendable {
         case .linestring: "]}}"
         case .gpx: "  </trkseg>\n </trk>\n</gpx>\n"
         }
-    }
-
-    /// One location, `index` counting from 0 (JSON formats put a comma before all but the first).
-    func record(_ location: HistoryLocation, index: Int, fields: Set<String>?, orderedFields: [String]?) -> String {
-        let comma = index == 0 ? "" : ","
-        let fix = location.fix
-        switch self {
-        case .json:
-            var text = comma
-            RecorderLocation.json(location, fields: fields, into: &text)
-            return text
-        case .csv:
-            var line = ""
-            for (index, column) in (orderedFields ?? Self.csvColumns).enumerated() {
-                if index > 0 { line += "," }
-                line += Self.csvCell(column, of: location)
-            }
-            return line + "\n"
-        case .geojson:
-            return comma + #"{"type":"Feature","geometry":{"type":"Point","coordinates":[\#(fix.lon),\#(fix.lat)]},"#
-                + #""properties":{"name":\#(Self.jsonString(fix.tid)),"tst":\#(fix.tst),"isotst":"\#(RecorderLocation.isoTime(fix.tst))"}}"#
-        case .linestring:
-            return comma + "[\(fix.lon),\(fix.lat)]"
-        case .gpx:
-            let ele = fix.alt.map { "<ele>\($0)</ele>" } ?? ""
-            return "    <trkpt lat=\"\(fix.lat)\" lon=\"\(fix.lon)\">\(ele)<time>\(RecorderLocation.isoTime(fix.tst))</time></trkpt>\n"
-        }
-    }
-
-    /// One CSV cell: the column's value for `location` (empty when it has none); numbers as
-    /// numbers (the OwnTracks integers without a fraction), text quoted when it holds a comma,
-    /// quote or line break.
-    private static func csvCell(_ column: String, of location: HistoryLocation) -> String {
-        let fix = location.fix
-        func int(_ value: Int?) -> String { value.map(String.init) ?? "" }
-        switch column {
-        case "_type": return "location"
-        case "tst": return String(fix.tst)
-        case "isotst": return RecorderLocation.isoTime(fix.tst)
-        case "disptst": return String(RecorderLocation.isoTime(fix.tst).dropLast()).replacingOccurrences(of: "T", with: " ")
-        case "lat": return "\(fix.lat)"
-        case "lon": return "\(fix.lon)"
-        case "acc": return String(fix.acc)
-        case "alt": return int(fix.alt)
-        case "vac": return int(fix.vac)
-        case "vel": return int(fix.vel)
-        case "cog": return int(fix.cog)
-        case "batt": return int(fix.batt)
-        case "bs": return int(fix.bs)
-        case "m": return int(fix.m)
-        case "created_at": return int(fix.createdAt)
-        case "tid": return quotedIfNeeded(fix.tid)
-        case "t": return quotedIfNeeded(fix.t ?? "")
-        case "username": return quotedIfNeeded(location.member.user)
-        case "device": return quotedIfNeeded(location.member.device)
-        case "topic": return quotedIfNeeded("owntracks/\(location.member.user)/\(location.member.device)")
-        default: return ""
-        }
-    }
-
-    private static func quotedIfNeeded(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
-
-    /// `text` as a JSON string literal.
-    private static func jsonString(_ text: String) -> String {
-        var out = ""
-        RecorderLocation.appendQuoted(text, to: &out)
-        return out
     }
 }

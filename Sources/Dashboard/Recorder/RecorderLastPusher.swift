@@ -66,8 +66,6 @@ struct RecorderLastPusher<Source: CircleViewSource>: Sendable {
     }
 
     private func send(_ location: HistoryLocation, to outbound: WebSocketOutboundWriter) async throws {
-        let data = try JSONSerialization.data(
-            withJSONObject: RecorderLocation.object(location, fields: nil), options: [.sortedKeys, .withoutEscapingSlashes])
-        try await outbound.write(.text(String(decoding: data, as: UTF8.self)))
+        try await outbound.write(.text(String(buffer: RecorderEncoder(format: .json, fields: nil).object(location))))
     }
 }

@@ -1,36 +1,12 @@
 import Foundation
 import Subscriber
 
-/// A stored location as the OwnTracks Recorder serves it: the OwnTracks fields the device sent,
-/// plus `topic`, `username`, `device`, `isotst` (ISO 8601, UTC) and `disptst`
-/// (`YYYY-MM-DD HH:MM:SS`, UTC), which the Recorder adds (its API.md, `fields` examples) and
-/// the OwnTracks Frontend reads.
+/// A stored location as the OwnTracks Recorder serves it: the OwnTracks fields the device sent
+/// (`_type`, `lat`, `lon`, `tst`, `acc`, `tid`, and `alt`, `vac`, `vel`, `cog`, `batt`, `bs`, `t`,
+/// `m`, `created_at` when it sent them), plus `topic`, `username`, `device`, `isotst` (ISO 8601,
+/// UTC) and `disptst` (`YYYY-MM-DD HH:MM:SS`, UTC), which the Recorder adds (its API.md, `fields`
+/// examples) and the OwnTracks Frontend reads. ``RecorderEncoder`` writes it.
 enum RecorderLocation {
-    /// The JSON object of `location`, reduced to `fields` when given.
-    static func object(_ location: HistoryLocation, fields: Set<String>?) -> [String: Any] {
-        let fix = location.fix
-        var object: [String: Any] = [
-            "_type": "location", "lat": fix.lat, "lon": fix.lon, "tst": fix.tst, "acc": fix.acc, "tid": fix.tid,
-            "topic": "owntracks/\(location.member.user)/\(location.member.device)",
-            "username": location.member.user, "device": location.member.device,
-            "isotst": isoTime(fix.tst),
-            "disptst": isoTime(fix.tst).replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: ""),
-        ]
-        let optional: [(String, Any?)] = [
-            ("alt", fix.alt), ("vac", fix.vac), ("vel", fix.vel), ("cog", fix.cog), ("batt", fix.batt), ("bs", fix.bs),
-            ("t", fix.t), ("m", fix.m), ("created_at", fix.createdAt),
-        ]
-        for case let (key, value?) in optional { object[key] = value }
-        if let fields { object = object.filter { fields.contains($0.key) } }
-        return object
-    }
-
-    /// The `fields` parameter (comma-separated names) as a set; `nil` when not given (all fields).
-    static func fields(_ text: String?) -> Set<String>? {
-        guard let text, !text.isEmpty else { return nil }
-        return Set(text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
-    }
-
     /// The `fields` parameter as a list in the order given, without repeats; `nil` when not given.
     static func fieldList(_ text: String?) -> [String]? {
         guard let text, !text.isEmpty else { return nil }

@@ -1,4 +1,5 @@
 import GRDB
+import GRDBSQLite
 import WhereaboutsCore
 
 extension HistoryStore {
@@ -20,34 +21,115 @@ extension HistoryStore {
         }
     }
 
+    /// The key of `member` in the history, to read its locations with
+    /// ``scanLocations(of:from:to:limit:_:)``; `nil` when nothing of it was ever stored.
+    public func key(of member: MemberID) async throws(HistoryError) -> HistoryMemberKey? {
+        try await read { db in
+            try Int64.fetchOne(db, sql: "SELECT id FROM member WHERE user = ? AND device = ?", arguments: [member.user, member.device])
+                .map(HistoryMemberKey.init(id:))
+        }
+    }
+
+    /// Hands `body` the locations of `member` with `from <= tst <= to`, ordered by `tst`, at
+    /// most `limit`, as one SQLite statement stepped in one read transaction (a snapshot: writes
+    /// committed meanwhile are not seen). `body` steps as far as it wants and returns what it made
+    /// of the rows; a caller streaming a long range calls this once per chunk and continues after
+    /// the last `tst` it got (`tst` is unique per member).
+    public func scanLocations<Result: Sendable>(
+        of member: HistoryMemberKey, from: Int, to: Int, limit: Int,
+        _ body: @escaping @Sendable (inout HistoryLocationRows) throws(HistoryError) -> Result
+    ) async throws(HistoryError) -> Result {
+        let path = path
+        return try await read { db in
+            let statement = try db.cachedStatement(sql: """
+                SELECT \(HistoryLocationRows.columns) FROM location WHERE member = ? AND tst BETWEEN ? AND ? ORDER BY tst LIMIT ?
+                """)
+            try statement.setArguments([member.id, from, to, max(0, limit)])
+            defer { sqlite3_reset(statement.sqliteStatement) }
+            var rows = HistoryLocationRows(statement: statement.sqliteStatement, connection: db.sqliteConnection, path: path)
+            return try body(&rows)
+        }
+    }
+
+    /// The `tst` of `member`'s location that `skipping` others precede from `from` on (within
+    /// `from...to`, ordered by `tst`): where a chunk of `skipping` locations starting at `from`
+    /// ends (exclusive); `nil` when fewer are left. SQLite walks the index without decoding the
+    /// rows (about 80 ns a row, a twentieth of reading and encoding one), so a streaming reader
+    /// can split a range into chunks and read them side by side.
+    public func locationBoundary(of member: HistoryMemberKey, from: Int, to: Int, skipping: Int) async throws(HistoryError) -> Int? {
+        try await read { db in
+            try Int.fetchOne(
+                db.cachedStatement(sql: "SELECT tst FROM location WHERE member = ? AND tst BETWEEN ? AND ? ORDER BY tst LIMIT 1 OFFSET ?"),
+                arguments: [member.id, from, to, max(0, skipping)])
+        }
+    }
+
     /// The locations of `member` with `from <= tst <= to`, ordered by `tst`, at most `limit`
     /// (the oldest first); empty for an unknown member.
     public func locations(of member: MemberID, from: Int, to: Int, limit: Int) async throws(HistoryError) -> [HistoryLocation] {
-        try await read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT \(Self.locationColumns) FROM location l JOIN member m ON m.id = l.member
-                WHERE m.user = ? AND m.device = ? AND l.tst BETWEEN ? AND ? ORDER BY l.tst LIMIT ?
-                """, arguments: [member.user, member.device, from, to, max(0, limit)]).map(Self.location(from:))
+        guard let key = try await key(of: member) else { return [] }
+        return try await scanLocations(of: key, from: from, to: to, limit: limit) { rows throws(HistoryError) in
+            var locations: [HistoryLocation] = []
+            while try rows.next() { locations.append(rows.location(of: member)) }
+            return locations
         }
     }
 
     /// The newest stored location of each member (by `tst`), ordered by user and device;
     /// only `user`'s members when given, only `member` when given.
     public func lastLocations(user: String? = nil, device: String? = nil) async throws(HistoryError) -> [HistoryLocation] {
-        // One statement per filter: with `(?1 IS NULL OR m.user = ?1)` SQLite planned a scan of
-        // every location (3 s for 10,000 devices over 10 million points, BENCHMARKS.md).
-        let (filter, arguments): (String, StatementArguments) = switch (user, device) {
-        case (nil, _): ("", [])
-        case (let user?, nil): ("WHERE m.user = ?", [user])
-        case (let user?, let device?): ("WHERE m.user = ? AND m.device = ?", [user, device])
+        try await scanLastLocations(user: user, device: device) { rows throws(HistoryError) in
+            var locations: [HistoryLocation] = []
+            while try rows.next() { locations.append(rows.location(of: rows.memberID)) }
+            return locations
         }
+    }
+
+    /// Hands `body` the newest stored location of each member (by `tst`), ordered by user and
+    /// device, with the member's user and device (``HistoryLocationRows/withMember(_:)``); only
+    /// `user`'s members when given, only `member` when given. Read from the copy of each
+    /// member's newest location that triggers keep (`last_location`, HistoryStore.swift's
+    /// "v3-read-last-location"): 10,000 rows read in order, not 20,000 index searches.
+    ///
+    /// `users` limits it to the users in that range (`..<pivot`, `pivot...`), so that two
+    /// halves split at ``lastLocationsPivot()`` can be read side by side.
+    public func scanLastLocations<Result: Sendable>(
+        user: String? = nil, device: String? = nil, users: HistoryUserRange = .all,
+        _ body: @escaping @Sendable (inout HistoryLocationRows) throws(HistoryError) -> Result
+    ) async throws(HistoryError) -> Result {
+        // One statement per filter: with `(?1 IS NULL OR who.user = ?1)` SQLite may plan a scan
+        // instead of a search of the member's index.
+        let (filter, arguments): (String, StatementArguments) = switch (user, device, users) {
+        case (nil, _, .all): ("", [])
+        case (nil, _, .before(let pivot)): ("WHERE who.user < ?", [pivot])
+        case (nil, _, .from(let pivot)): ("WHERE who.user >= ?", [pivot])
+        case (let user?, nil, _): ("WHERE who.user = ?", [user])
+        case (let user?, let device?, _): ("WHERE who.user = ? AND who.device = ?", [user, device])
+        }
+        let path = path
         return try await read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT \(Self.locationColumns) FROM member m
-                JOIN location l ON l.member = m.id AND l.tst = (SELECT MAX(tst) FROM location WHERE member = m.id)
+            let statement = try db.cachedStatement(sql: """
+                SELECT \(HistoryLocationRows.columns), who.user, who.device FROM member who
+                CROSS JOIN last_location l ON l.member = who.id
                 \(filter)
-                ORDER BY m.user, m.device
-                """, arguments: arguments).map(Self.location(from:))
+                ORDER BY who.user, who.device
+                """)
+            try statement.setArguments(arguments)
+            defer { sqlite3_reset(statement.sqliteStatement) }
+            var rows = HistoryLocationRows(statement: statement.sqliteStatement, connection: db.sqliteConnection, path: path, withMember: true)
+            return try body(&rows)
+        }
+    }
+
+    /// The user in the middle of the members with a last location (by user, then device): where
+    /// ``scanLastLocations(user:device:users:_:)`` can be split in two; `nil` when there are fewer
+    /// than 2,000 members (not worth splitting).
+    public func lastLocationsPivot() async throws(HistoryError) -> String? {
+        try await read { db in
+            try String.fetchOne(db, sql: """
+                SELECT who.user FROM member who CROSS JOIN last_location l ON l.member = who.id ORDER BY who.user, who.device
+                LIMIT 1 OFFSET (SELECT COUNT(*) FROM last_location) / 2
+                """).flatMap { pivot in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM last_location").flatMap { $0 >= 2_000 ? pivot : nil } }
         }
     }
 
@@ -57,22 +139,5 @@ extension HistoryStore {
             (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM location") ?? 0,
              try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM transition") ?? 0)
         }
-    }
-
-    private static let locationColumns =
-        "m.user, m.device, l.tst, l.lat, l.lon, l.acc, l.alt, l.vac, l.vel, l.cog, l.batt, l.bs, l.tid, l.t, l.m, l.created_at, l.received_at"
-
-    private static func location(from row: Row) -> HistoryLocation {
-        var fix = LocationMessage(tid: row["tid"] ?? "", tst: row["tst"], lat: row["lat"], lon: row["lon"], acc: row["acc"] ?? 0)
-        fix.alt = row["alt"]
-        fix.vac = row["vac"]
-        fix.vel = row["vel"]
-        fix.cog = row["cog"]
-        fix.batt = row["batt"]
-        fix.bs = row["bs"]
-        fix.t = row["t"]
-        fix.m = row["m"]
-        fix.createdAt = row["created_at"]
-        return HistoryLocation(member: MemberID(user: row["user"], device: row["device"]), fix: fix, receivedAt: row["received_at"])
     }
 }

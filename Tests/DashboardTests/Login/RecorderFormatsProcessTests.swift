@@ -73,7 +73,7 @@ struct RecorderFormatsProcessTests {
             #expect(feature["type"] as? String == "Feature" && geometry["type"] as? String == "LineString")
             #expect((geometry["coordinates"] as? [[Double]])?.count == total)
 
-            for limit in [4_999, 5_000, 5_001, 10_000] {
+            for limit in [1_999, 2_000, 2_001, 4_001, 4_999, 5_000, 5_001, 10_000] {  // around chunks of 2,000 and the old pages of 5,000
                 let limited = try await rig.http.get(base + "&format=linestring&limit=\(limit)", user: "alice", password: Self.p)
                 #expect(((limited.object?["geometry"] as? [String: Any])?["coordinates"] as? [[Double]])?.count == limit, "limit \(limit)")
             }
