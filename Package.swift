@@ -84,9 +84,11 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                // The location history (History/HistoryStore.swift).
+                // The location history (History/HistoryStore.swift); GRDBSQLite for the writer's
+                // raw sqlite3_bind_* calls (History/HistoryInsert.swift).
                 "SQLiteSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
 
