@@ -148,8 +148,15 @@ enum IngestBenchmark {
         }
         await client.disconnect()
         let stats = await store.statistics()
-        guard stats.rejectedTotal == 0, stats.duplicates == 0, stats.accepted == count else {
+        // At least every message, none rejected. On a loaded machine the publisher's QoS 1
+        // retransmissions can put a few copies more into the session (each a new message to the
+        // broker); copies older than the trail are not recognised as duplicates, so `accepted`
+        // may exceed `count` by them.
+        guard stats.rejectedTotal == 0, stats.accepted >= count else {
             throw BenchError("unexpected ingest counts: \(stats)")
+        }
+        if stats.accepted + stats.duplicates > count {
+            FileHandle.standardError.write(Data("note: \(stats.accepted + stats.duplicates - count) redelivered copies in this drain: \(stats)\n".utf8))
         }
         return Double(count) / elapsed.seconds
     }

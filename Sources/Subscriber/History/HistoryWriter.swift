@@ -19,6 +19,11 @@ public struct HistoryWriter: Service {
     let logger: Logger
     /// The most rows in one transaction.
     static let batchLimit = 10_000
+    /// After committing a batch smaller than ``batchLimit``, the writer waits this long before
+    /// taking the next, so rows arriving one by one are committed together: without it each
+    /// message woke the writer and cost a transaction of its own (WAL pages written per commit).
+    /// History is at most this much later on disk; shutdown does not wait for it.
+    static let coalesce: Duration = .milliseconds(50)
 
     /// Creates the writer. `views` gives each member's circles (for per-circle retention) and the
     /// metrics registry; at most `backlogLimit` rows wait for the disk before new ones are
@@ -82,6 +87,7 @@ public struct HistoryWriter: Service {
                 }
             }
             recorder.completed()
+            if rows.count < Self.batchLimit, !recorder.isFinished { try? await Task.sleep(for: Self.coalesce) }
         }
     }
 
