@@ -47,7 +47,8 @@ struct HistoryOutliersTests {
         let store = try HistoryStoreTests.open()
         let views = try Build.store()
         let writer = HistoryWriter(store: store, views: views, logger: Build.quietLogger)
-        let ingestor = Ingestor(store: views, router: TopicRouter(), settings: ViewSettings(), history: writer.recorder)
+        let ingestor = Ingestor(
+            store: views, router: TopicRouter(), settings: ViewSettings(maxAccuracy: 5_000, maxImpliedSpeed: 350), history: writer.recorder)
         let running = Task { try await writer.run() }
         let now = Int(Date().timeIntervalSince1970)
         let topic = "owntracks/alice/phone"

@@ -112,7 +112,7 @@ extension CircleViewStore {
             break
         }
         if case .location(let location, _) = decoded.message,
-           let outlier = OutlierRules(settings: settings).violation(of: location, after: liveFix(of: route.member)) {
+           let outlier = decoder.outliers.violation(of: location, after: liveFix(of: route.member)) {
             reject(outlier, topic: message.topic)
             history?.record(.rejected(route.member, location, reason: outlier.code, receivedAt: now.timeIntervalSince1970))
             return nil
