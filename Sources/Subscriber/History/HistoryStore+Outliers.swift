@@ -74,9 +74,4 @@ extension HistoryStore {
             return HistoryRestoreResult(audit: entry, restored: restored, duplicates: moved - restored, stillInFuture: stillInFuture)
         }
     }
-
-    /// Rejected outliers stored, for tests and status.
-    func rejectedCount() async throws(HistoryError) -> Int {
-        try await read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM rejected") ?? 0 }
-    }
 }

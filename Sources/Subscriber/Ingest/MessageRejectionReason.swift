@@ -28,15 +28,6 @@ public enum MessageRejectionReason: Error, Sendable, Hashable, CustomStringConve
     /// on a sub-topic (only the base topic sets the live position), a `card` outside `<base>/info`.
     case wrongTopic(type: String, subtopic: String?)
 
-    /// Whether a location rejected for this reason is kept aside in the history and may be
-    /// restored: outliers (future time, poor accuracy, implied speed), not malformed input.
-    public var isOutlier: Bool {
-        switch self {
-        case .futureTimestamp, .poorAccuracy, .impliedSpeed: true
-        default: false
-        }
-    }
-
     /// A short stable code for counters and logs, such as `out_of_range.lat`.
     public var code: String {
         switch self {
