@@ -69,7 +69,11 @@ struct HistoryOutliersTests {
         let stats = await views.statistics()
         #expect(stats.rejected["implied_speed"] == 1 && stats.rejected["poor_accuracy"] == 1 && stats.rejected["future_timestamp"] == 1)
         #expect(stats.rejected["out_of_range.lat"] == 1)
+        // Shown nowhere: the live fix, the trail and the circle's view hold only accepted fixes.
         #expect(await views.liveFix(of: Build.alice)?.tst == now - 10)
+        #expect(await views.trail(circle: "family", user: "alice", device: "phone")?.map(\.tst) == [now - 30, now - 10])
+        let view = await views.view(id: "family")
+        #expect(view?.members.first { $0.user == "alice" }?.fix?.tst == now - 10)
     }
 
     @Test("Restore moves one point or a range into the history in tst order and audits it in the same transaction; the future stays")
