@@ -84,10 +84,11 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-                // The location history (History/HistoryStore.swift).
+                // The location history (History/HistoryStore.swift); GRDBSQLite for the writer's
+                // raw sqlite3_bind_* calls (History/HistoryInsert.swift) and the Recorder API's
+                // reads, which step SQLite statements directly (History/HistoryLocationRows.swift).
                 "SQLiteSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
-                // The Recorder API's reads step SQLite statements directly (History/HistoryLocationRows.swift).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),

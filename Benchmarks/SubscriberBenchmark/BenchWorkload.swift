@@ -19,9 +19,14 @@ struct BenchWorkload {
 
     func topic(_ member: Int) -> String { "owntracks/u\(member)/phone" }
 
+    /// Message `index`: member `index % members` on its own track, one step of 1e-4 degrees
+    /// north (11 m) per message, 1 s apart: what a device moving at 40 km/h sends (the subscriber's
+    /// implied-speed rule sees a plausible track, as from real devices).
     func payload(_ index: Int, tst: Int) -> Data {
+        let member = index % members, step = index / members
         let message = LocationMessage(
-            tid: "ph", tst: tst, lat: 52 + Double(index % 5000) * 1e-5, lon: -8.6 + Double(index % 7000) * 1e-5, acc: 5,
+            tid: "ph", tst: tst, lat: 52 + Double(member % 100) * 1e-2 + Double(step % 2000) * 1e-4,
+            lon: -8.6 + Double(member / 100) * 1e-2, acc: 5,
             alt: 12, vel: 36, cog: 90, batt: 80, t: "t", m: 2, ve: 10, vn: 0.5, ms: 60)
         return try! JSONEncoder().encode(message)
     }

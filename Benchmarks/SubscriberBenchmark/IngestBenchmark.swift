@@ -148,8 +148,15 @@ enum IngestBenchmark {
         }
         await client.disconnect()
         let stats = await store.statistics()
-        guard stats.rejectedTotal == 0, stats.duplicates == 0, stats.accepted == count else {
+        // At least every message, none rejected. On a loaded machine the publisher's QoS 1
+        // retransmissions can put a few copies more into the session (each a new message to the
+        // broker); copies older than the trail are not recognised as duplicates, so `accepted`
+        // may exceed `count` by them.
+        guard stats.rejectedTotal == 0, stats.accepted >= count else {
             throw BenchError("unexpected ingest counts: \(stats)")
+        }
+        if stats.accepted + stats.duplicates > count {
+            FileHandle.standardError.write(Data("note: \(stats.accepted + stats.duplicates - count) redelivered copies in this drain: \(stats)\n".utf8))
         }
         return Double(count) / elapsed.seconds
     }
@@ -162,6 +169,9 @@ let historyCommitted = Mutex<[Double]>([])
 /// the view interval, to see what publishing the views costs while ingesting.
 private func ingestConfiguration() -> SubscriberConfiguration {
     var configuration = SubscriberConfiguration()
+    // The recommended outlier rules (off by default), so their cost is in the measurement.
+    configuration.settings.maxAccuracy = 5_000
+    configuration.settings.maxImpliedSpeed = 350
     if let interval = ProcessInfo.processInfo.environment["INGEST_VIEW_INTERVAL"].flatMap(Double.init) {
         configuration.viewInterval = interval
     }

@@ -70,6 +70,20 @@ struct RunCommand: AsyncParsableCommand {
     var futureTolerance: Int = 300
 
     @Option(help: """
+        Reject locations claiming an accuracy (acc) worse than this many metres as outliers: kept \
+        aside in the history (restorable), never shown. 0 (the default) accepts any accuracy; \
+        5000 rejects cell-tower fixes and keeps Wi-Fi and network ones.
+        """)
+    var maxAccuracy: Int = 0
+
+    @Option(help: """
+        Reject locations that imply more than this speed (m/s) from the member's live fix as \
+        outliers: kept aside in the history (restorable), never shown. 0 (the default) switches \
+        the check off; 350 (1,260 km/h) rejects only jumps no device makes.
+        """)
+    var maxSpeed: Double = 0
+
+    @Option(help: """
         A fix whose timestamp is at most this many seconds old on arrival, and newer than the member's \
         live fix, is live news and sets the member online; older ones are backlog (trail only).
         """)
@@ -132,6 +146,8 @@ struct RunCommand: AsyncParsableCommand {
         guard trailMinutes >= 0 else { throw ValidationError("--trail-minutes must not be negative.") }
         guard maxPayload >= 256 else { throw ValidationError("--max-payload must be at least 256 bytes.") }
         guard futureTolerance >= 0 else { throw ValidationError("--future-tolerance must not be negative.") }
+        guard maxAccuracy >= 0 else { throw ValidationError("--max-accuracy must not be negative (0 accepts any accuracy).") }
+        guard maxSpeed >= 0, maxSpeed.isFinite else { throw ValidationError("--max-speed must not be negative (0 switches the check off).") }
         guard liveWindow >= 0, liveWindow.isFinite else { throw ValidationError("--live-window must not be negative.") }
         guard overdueGrace >= 0, overdueGrace <= 86_400 else { throw ValidationError("--overdue-grace must be 0 to 86400 seconds.") }
         guard goneAfterDays > 0, goneAfterDays <= 3_650 else { throw ValidationError("--gone-after-days must be above 0 and at most 3650.") }
@@ -159,7 +175,8 @@ struct RunCommand: AsyncParsableCommand {
             staleTimeout: staleTimeout, trailLength: trailLength, trailDuration: trailMinutes * 60,
             futureTolerance: futureTolerance, maxPayloadBytes: maxPayload, liveWindow: liveWindow,
             placeRules: PlaceRules(margin: placeMargin, defaultDwell: placeDwell),
-            overdueGrace: overdueGrace, goneAfter: goneAfterDays * 86_400)
+            overdueGrace: overdueGrace, goneAfter: goneAfterDays * 86_400,
+            maxAccuracy: maxAccuracy > 0 ? maxAccuracy : nil, maxImpliedSpeed: maxSpeed > 0 ? maxSpeed : nil)
         let store = CircleViewStore(circles: file, shard: shard, settings: settings, viewInterval: viewInterval, logger: logger)
         let defaultClientID = shard.count == 1 ? "whereabouts-sub" : "whereabouts-sub-\(shard.index)-of-\(shard.count)"
         let mqtt = try brokerOptions.mqttConfiguration(defaultClientID: defaultClientID)

@@ -37,6 +37,8 @@ enum SubscriberConfigKeys {
         ConfigKey("trail-minutes", .integer),
         ConfigKey("max-payload", .integer),
         ConfigKey("future-tolerance", .integer),
+        ConfigKey("max-accuracy", .integer),
+        ConfigKey("max-speed", .number),
         ConfigKey("live-window", .number),
         ConfigKey("place-margin", .number),
         ConfigKey("place-dwell", .number),

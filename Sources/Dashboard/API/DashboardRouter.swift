@@ -63,6 +63,7 @@ enum DashboardRouter {
         if let history = configuration.history {  // Recorder/
             addRecorderRoutes(to: router, history: history, source: source)
             addCorrectionRoutes(to: router, history: history, source: source)
+            addOutlierRoutes(to: router, history: history, source: source)
         }
 
         return router

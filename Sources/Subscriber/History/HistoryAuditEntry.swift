@@ -7,7 +7,8 @@ public struct HistoryAuditEntry: Sendable, Hashable, Codable {
     public var actor: String
     /// The client address the request came from.
     public var client: String
-    /// What: `delete`.
+    /// What: `delete`, or `restore` (rejected outliers moved into the history; ``removed`` counts
+    /// the points taken out of the rejected list).
     public var action: String
     /// Whose locations.
     public var user: String

@@ -13,6 +13,8 @@ import WhereaboutsCore
 /// - A batch is one transaction: after a crash or a kill -9 every committed batch is there, and
 ///   nothing of a batch that did not commit (`synchronous=NORMAL` in WAL mode: a power loss may
 ///   also lose the last batches committed before it, never corrupt the file).
+/// - Locations rejected at ingest as outliers are kept aside in their own table, under the same
+///   retention and cap, and leave it only by being restored (HistoryStore+Outliers.swift).
 /// - Rows leave only through ``removeExpired(retention:membership:now:)`` and ``enforceCap(maxBytes:)``,
 ///   both of which return what they removed so the caller logs and counts it.
 ///
@@ -73,6 +75,10 @@ public final class HistoryStore: Sendable {
     }
 
     /// Stores `rows` in one transaction and returns how many were new (duplicates are skipped).
+    /// Rejected outliers go to their own table (HistoryStore+Outliers.swift).
+    ///
+    /// Rows are bound with the raw sqlite3 API (``HistoryInsert``): binding through GRDB's
+    /// argument arrays cost several times SQLite's own insert per row (BENCHMARKS.md).
     func write(_ rows: [HistoryRow]) async throws(HistoryError) -> Int {
         guard !rows.isEmpty else { return 0 }
         let cache = memberIDs
@@ -89,27 +95,45 @@ public final class HistoryStore: Sendable {
                 ids[member] = id
                 return id
             }
-            let location = try db.cachedStatement(sql: """
+            var location = HistoryInsert(try db.cachedStatement(sql: """
                 INSERT OR IGNORE INTO location (member, tst, lat, lon, acc, alt, vac, vel, cog, batt, bs, tid, t, m, created_at, received_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """)
-            let transition = try db.cachedStatement(sql: """
-                INSERT OR IGNORE INTO transition (member, tst, event, region, received_at) VALUES (?, ?, ?, ?, ?)
-                """)
+                """), in: db)
+            var transition: HistoryInsert?
+            var rejected: HistoryInsert?
             var stored = 0
             for row in rows {
                 switch row {
                 case let .location(member, fix, receivedAt):
-                    location.setUncheckedArguments([
-                        try id(of: member), fix.tst, fix.lat, fix.lon, fix.acc, fix.alt, fix.vac, fix.vel, fix.cog,
-                        fix.batt, fix.bs, fix.tid, fix.t, fix.m, fix.createdAt, receivedAt,
-                    ])
-                    try location.execute()
+                    location.bind(try id(of: member))
+                    location.bind(fix)
+                    location.bind(receivedAt)
+                    stored += try location.step()
                 case let .transition(member, event, region, tst, receivedAt):
-                    transition.setUncheckedArguments([try id(of: member), tst, event, region ?? "", receivedAt])
-                    try transition.execute()
+                    if transition == nil {
+                        transition = HistoryInsert(try db.cachedStatement(sql: """
+                            INSERT OR IGNORE INTO transition (member, tst, event, region, received_at) VALUES (?, ?, ?, ?, ?)
+                            """), in: db)
+                    }
+                    transition!.bind(try id(of: member))
+                    transition!.bind(tst)
+                    transition!.bind(event)
+                    transition!.bind(region ?? "")
+                    transition!.bind(receivedAt)
+                    stored += try transition!.step()
+                case let .rejected(member, fix, reason, receivedAt):
+                    if rejected == nil {
+                        rejected = HistoryInsert(try db.cachedStatement(sql: """
+                            INSERT OR IGNORE INTO rejected (member, tst, lat, lon, acc, alt, vac, vel, cog, batt, bs, tid, t, m, created_at, received_at, reason)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                            """), in: db)
+                    }
+                    rejected!.bind(try id(of: member))
+                    rejected!.bind(fix)
+                    rejected!.bind(receivedAt)
+                    rejected!.bind(reason)
+                    stored += try rejected!.step()
                 }
-                stored += db.changesCount
             }
             return stored
         }
@@ -127,7 +151,7 @@ public final class HistoryStore: Sendable {
                 let days = retention.days(forCircles: membership[member] ?? [])
                 guard days > 0 else { continue }
                 let cutoff = nowSeconds - days * 86_400
-                for table in ["location", "transition"] {
+                for table in Self.dataTables {
                     try db.cachedStatement(sql: "DELETE FROM \(table) WHERE member = ? AND tst < ?")
                         .execute(arguments: [row["id"] as Int64, cutoff])
                     removed += db.changesCount
@@ -151,12 +175,16 @@ public final class HistoryStore: Sendable {
                     FROM member m
                     """)
                 guard let oldest: Int = span?["oldest"], let newest: Int = span?["newest"] else {
-                    try db.execute(sql: "DELETE FROM transition")  // no locations left: transitions go
-                    return db.changesCount
+                    // No locations left: transitions and rejected outliers go.
+                    try db.execute(sql: "DELETE FROM transition")
+                    var removed = db.changesCount
+                    try db.execute(sql: "DELETE FROM rejected")
+                    removed += db.changesCount
+                    return removed
                 }
                 let cutoff = oldest + max(60, (newest - oldest) / 20) // a twentieth of the span, at least a minute
                 var removed = 0
-                for table in ["location", "transition"] {
+                for table in Self.dataTables {
                     try db.execute(sql: "DELETE FROM \(table) WHERE member IN (SELECT id FROM member) AND tst < ?", arguments: [cutoff])
                     removed += db.changesCount
                 }
@@ -195,6 +223,9 @@ public final class HistoryStore: Sendable {
             logger.debug("History vacuum failed.", metadata: ["whereabouts.error": "\(error)"])
         }
     }
+
+    /// The tables of member data that retention and the cap trim by `tst`.
+    private static let dataTables = ["location", "transition", "rejected"]
 
     /// Runs `work` on a reader connection (beside the writer, WAL snapshot isolation).
     func read<T: Sendable>(_ work: @escaping @Sendable (Database) throws -> T) async throws(HistoryError) -> T {
@@ -317,6 +348,23 @@ public final class HistoryStore: Sendable {
                     INSERT INTO last_location (\(columns)) SELECT \(columns) FROM location WHERE member = OLD.member ORDER BY tst DESC LIMIT 1;
                     INSERT OR IGNORE INTO last_location (\(columns)) SELECT \(columns) FROM location WHERE member = NEW.member ORDER BY tst DESC LIMIT 1;
                 END;
+                """)
+        }
+        migrator.registerMigration("v3-rejected") { db in
+            // Outliers rejected at ingest (HistoryStore+Outliers.swift): the columns of
+            // `location`, plus why; never read by the location queries; restorable.
+            try db.execute(sql: """
+                CREATE TABLE rejected (
+                    member INTEGER NOT NULL REFERENCES member (id),
+                    tst INTEGER NOT NULL,
+                    lat REAL NOT NULL,
+                    lon REAL NOT NULL,
+                    acc INTEGER, alt INTEGER, vac INTEGER, vel INTEGER, cog INTEGER, batt INTEGER, bs INTEGER,
+                    tid TEXT, t TEXT, m INTEGER, created_at INTEGER,
+                    received_at REAL NOT NULL,
+                    reason TEXT NOT NULL,
+                    PRIMARY KEY (member, tst)
+                ) WITHOUT ROWID;
                 """)
         }
         return migrator

@@ -15,6 +15,8 @@ public struct MessageDecoder: Sendable {
     public var maxPayloadBytes: Int
     /// How far in the future a timestamp may lie, in seconds.
     public var futureTolerance: Int
+    /// The outlier rules ingest applies to a decoded location against the member's live fix.
+    var outliers: OutlierRules
 
     /// The earliest `tst` accepted: 2001-09-09 (epoch 1,000,000,000). Rejects `tst` 0 and
     /// milliseconds-vs-seconds mix-ups in the other direction are caught by the future check.
@@ -40,6 +42,7 @@ public struct MessageDecoder: Sendable {
     public init(settings: ViewSettings = ViewSettings()) {
         maxPayloadBytes = settings.maxPayloadBytes
         futureTolerance = settings.futureTolerance
+        outliers = OutlierRules(settings: settings)
     }
 
     /// Decodes and validates `payload` received at `now`, dropping bad informational fields.

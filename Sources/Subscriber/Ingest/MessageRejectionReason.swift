@@ -14,6 +14,11 @@ public enum MessageRejectionReason: Error, Sendable, Hashable, CustomStringConve
     case outOfRange(String)
     /// The fix's `tst` lies further in the future than the clock-skew tolerance.
     case futureTimestamp(tst: Int)
+    /// The location claims a horizontal accuracy worse than ``ViewSettings/maxAccuracy``.
+    case poorAccuracy(metres: Int, limit: Int)
+    /// Reaching the location from the member's live fix needs more than
+    /// ``ViewSettings/maxImpliedSpeed``.
+    case impliedSpeed(metresPerSecond: Double, limit: Double)
     /// The topic is not one of a tracked member's topics.
     case unknownTopic
     /// An encrypted message that does not decrypt with the member's secret (wrong secret, altered
@@ -33,6 +38,8 @@ public enum MessageRejectionReason: Error, Sendable, Hashable, CustomStringConve
         case .wrongType(let key): "wrong_type.\(key)"
         case .outOfRange(let key): "out_of_range.\(key)"
         case .futureTimestamp: "future_timestamp"
+        case .poorAccuracy: "poor_accuracy"
+        case .impliedSpeed: "implied_speed"
         case .unknownTopic: "unknown_topic"
         case .undecryptable: "undecryptable"
         case .wrongTopic(let type, _): "wrong_topic.\(type)"
@@ -49,6 +56,9 @@ public enum MessageRejectionReason: Error, Sendable, Hashable, CustomStringConve
         case .wrongType(let key): "The key `\(key)` has the wrong type."
         case .outOfRange(let key): "The value of `\(key)` is out of range."
         case .futureTimestamp(let tst): "The timestamp \(tst) lies in the future."
+        case let .poorAccuracy(metres, limit): "The claimed accuracy of \(metres) m is worse than the limit of \(limit) m."
+        case let .impliedSpeed(speed, limit):
+            "Reaching it from the live fix needs \(Int(speed.rounded())) m/s, more than the limit of \(Int(limit.rounded())) m/s."
         case .unknownTopic: "The topic belongs to no member of this subscriber's circles."
         case .undecryptable: "The encrypted message does not decrypt with the member's secret."
         case let .wrongTopic(type, subtopic):

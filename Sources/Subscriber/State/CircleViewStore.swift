@@ -115,6 +115,12 @@ public actor CircleViewStore {
         state.stats
     }
 
+    /// The live fix of `member` (its newest by `tst`), if any: what the outlier rules judge a new
+    /// fix against.
+    func liveFix(of member: MemberID) -> LocationMessage? {
+        state.members[member]?.fix
+    }
+
     /// Each tracked member's circle ids, for the history's per-circle retention.
     func historyMembership() -> [MemberID: [String]] {
         state.roster.membership

@@ -13,6 +13,16 @@ public struct ViewSettings: Sendable, Hashable {
     /// How far a fix's `tst` may lie in the future (clock skew) before it is rejected, in seconds.
     /// Default 300 s.
     public var futureTolerance: Int
+    /// The worst horizontal accuracy (`acc`, metres) a location may claim before it is rejected as
+    /// an outlier (`poor_accuracy`, kept aside in the history); `nil` (the default) accepts any.
+    /// 5,000 m is a sensible value: cell-tower fixes of a few kilometres are rejected, the apps'
+    /// Wi-Fi and network fixes (tens to hundreds of metres) pass.
+    public var maxAccuracy: Int?
+    /// The highest speed (m/s) a location may imply from the member's live fix before it is
+    /// rejected as an outlier (`implied_speed`, kept aside in the history); `nil` (the default)
+    /// switches the check off. 350 m/s (1,260 km/h), above any airliner's ground speed, is a
+    /// sensible value: only jumps no device makes are rejected.
+    public var maxImpliedSpeed: Double?
     /// The largest payload accepted, in bytes; larger ones are rejected unparsed. Default 16 KiB.
     /// Cards on `<base>/info` may be larger (``MessageDecoder/maxCardPayloadBytes``).
     public var maxPayloadBytes: Int
@@ -33,8 +43,11 @@ public struct ViewSettings: Sendable, Hashable {
     public init(
         staleTimeout: Double = 300, trailLength: Int = 20, trailDuration: Int = 600,
         futureTolerance: Int = 300, maxPayloadBytes: Int = 16 * 1024, liveWindow: Double = 60,
-        placeRules: PlaceRules = PlaceRules(), overdueGrace: Double = 120, goneAfter: Double = 30 * 86_400
+        placeRules: PlaceRules = PlaceRules(), overdueGrace: Double = 120, goneAfter: Double = 30 * 86_400,
+        maxAccuracy: Int? = nil, maxImpliedSpeed: Double? = nil
     ) {
+        self.maxAccuracy = maxAccuracy
+        self.maxImpliedSpeed = maxImpliedSpeed
         self.overdueGrace = overdueGrace
         self.goneAfter = goneAfter
         self.liveWindow = liveWindow

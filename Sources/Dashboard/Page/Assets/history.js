@@ -8,6 +8,11 @@
 // Corrections: "Delete this point" removes the stored point at or just before the playback
 // marker, "Delete the whole range" every point shown (DELETE api/0/locations, audited by the
 // server), each after a confirmation.
+// Outliers: "Show rejected points" lists (#history-rejected) and draws (hollow dashed circles,
+// class history-rejected) the member's locations the server rejected at ingest in the range
+// (GET api/0/rejected), each with its reason and a "Restore" button (POST
+// api/0/rejected/restore, audited), after a confirmation; the panel's data-rejected holds how
+// many are listed.
 "use strict";
 (function () {
   const W = window.whereabouts;
@@ -18,6 +23,13 @@
   let marker = null;
   let playing = false, playTst = 0, lastFrame = 0;
   let membersSignature = "";
+  let rejected = [];     // [{lat, lon, tst, reason, acc}] of the range, when shown
+  let rejectedLayer = null;
+  const reasons = {
+    implied_speed: "an implausible jump",
+    poor_accuracy: "poor accuracy",
+    future_timestamp: "a time in the future",
+  };
 
   // "YYYY-MM-DDTHH:MM:SS" in UTC, as the Recorder API takes it, from a datetime-local value.
   function utc(localValue) {
@@ -60,8 +72,67 @@
     return "api/0/locations?" + params.toString();
   }
 
+  // The rejected points of the chosen member and range, listed and drawn when the toggle is on.
+  async function showRejected() {
+    const list = $("history-rejected");
+    list.replaceChildren();
+    rejected = [];
+    if (rejectedLayer) { rejectedLayer.remove(); rejectedLayer = null; }
+    if (!$("history-show-rejected").checked) { delete panel.dataset.rejected; return; }
+    let url;
+    try { url = query("json").replace("api/0/locations?", "api/0/rejected?"); } catch (e) { setStatus(e.message); return; }
+    const response = await fetch(url, { cache: "no-store" });
+    const body = await response.json().catch(() => null);
+    if (!response.ok) { setStatus((body && body.message) || ("The server answered " + response.status + ".")); return; }
+    rejected = (body.data || []).filter((d) => typeof d.lat === "number" && typeof d.lon === "number");
+    panel.dataset.rejected = String(rejected.length);
+    if (rejected.length === 0) {
+      const item = document.createElement("li");
+      item.textContent = "No rejected points in this range.";
+      list.appendChild(item);
+      return;
+    }
+    for (const d of rejected) {
+      const item = document.createElement("li");
+      item.className = "history-rejected-item";
+      item.dataset.tst = String(d.tst);
+      const why = reasons[d.reason] || d.reason;
+      item.textContent = new Date(d.tst * 1000).toLocaleString() + ": rejected for " + why +
+        (d.reason === "poor_accuracy" ? " (" + d.acc + " m)" : "") + " ";
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "history-restore";
+      button.dataset.tst = String(d.tst);
+      button.textContent = "Restore";
+      button.addEventListener("click", () => { restore(d).catch((e) => setStatus(String(e))); });
+      item.appendChild(button);
+      list.appendChild(item);
+    }
+    if (!W.map) return;
+    rejectedLayer = L.layerGroup().addTo(W.map);
+    for (const d of rejected) {
+      L.circleMarker([d.lat, d.lon], { className: "history-rejected", radius: 6, weight: 2, dashArray: "3 3", color: "#c0392b", fillOpacity: 0, interactive: false })
+        .addTo(rejectedLayer);
+    }
+  }
+
+  async function restore(point) {
+    if (!window.confirm("Restore the point of " + new Date(point.tst * 1000).toLocaleString() +
+      " into the history? The restoration is kept in the audit log.")) return;
+    const [user, device] = $("history-member").value.split("/");
+    const response = await fetch("api/0/rejected/restore?" + new URLSearchParams({ user: user, device: device, tst: String(point.tst) }).toString(),
+      { method: "POST", cache: "no-store" });
+    const body = await response.json().catch(() => null);
+    if (!response.ok) { setStatus((body && body.message) || ("The server answered " + response.status + ".")); return; }
+    await show();
+    const note = body.restored === 1 ? "Restored 1 location." :
+      body.still_in_future > 0 ? "Not restored: its time still lies in the future." : "Already in the history.";
+    setStatus(note + " " + $("history-status").textContent);
+  }
+
   async function show() {
     stop();
+    await showRejected();
     let url;
     try { url = query("json"); } catch (e) { setStatus(e.message); return; }
     setStatus("Loading…");
@@ -187,7 +258,21 @@
       remove({ from: utc($("history-from").value), to: utc($("history-to").value) }, "all " + points.length + " points shown")
         .catch((e) => setStatus(String(e)));
     });
+    const outliers = document.createElement("div");
+    outliers.id = "history-outliers";
+    const toggle = document.createElement("label");
+    const checkbox = document.createElement("input");
+    checkbox.type = "checkbox";
+    checkbox.id = "history-show-rejected";
+    checkbox.style.width = "auto"; // the panel's inputs are full width; a checkbox is not
+    toggle.append(checkbox, " Show rejected points");
+    const list = document.createElement("ul");
+    list.id = "history-rejected";
+    outliers.append(toggle, list);
+    $("history-status").after(outliers);
+    checkbox.addEventListener("change", () => { showRejected().catch((e) => setStatus(String(e))); });
     $("history-close").addEventListener("click", () => {
+      checkbox.checked = false; showRejected().catch(() => {});
       stop(); clearDrawing(); points = []; panel.dataset.points = "0";
       $("history-playback").hidden = true; setStatus(""); W.setAuto(true);
     });

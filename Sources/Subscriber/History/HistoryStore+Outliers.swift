@@ -1,0 +1,77 @@
+import GRDB
+import WhereaboutsCore
+
+extension HistoryStore {
+    /// The rejected outliers of `member` with `from <= tst <= to`, ordered by `tst`, at most
+    /// `limit` (the oldest first); empty for an unknown member.
+    public func rejectedLocations(of member: MemberID, from: Int, to: Int, limit: Int) async throws(HistoryError) -> [HistoryRejectedLocation] {
+        try await read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT r.tst, r.lat, r.lon, r.acc, r.alt, r.vac, r.vel, r.cog, r.batt, r.bs, r.tid, r.t, r.m, r.created_at,
+                       r.received_at, r.reason
+                FROM rejected r JOIN member m ON m.id = r.member
+                WHERE m.user = ? AND m.device = ? AND r.tst BETWEEN ? AND ? ORDER BY r.tst LIMIT ?
+                """, arguments: [member.user, member.device, from, to, max(0, limit)]).map { row in
+                var fix = LocationMessage(tid: row["tid"] ?? "", tst: row["tst"], lat: row["lat"], lon: row["lon"], acc: row["acc"] ?? 0)
+                fix.alt = row["alt"]
+                fix.vac = row["vac"]
+                fix.vel = row["vel"]
+                fix.cog = row["cog"]
+                fix.batt = row["batt"]
+                fix.bs = row["bs"]
+                fix.t = row["t"]
+                fix.m = row["m"]
+                fix.createdAt = row["created_at"]
+                return HistoryRejectedLocation(
+                    location: HistoryLocation(member: member, fix: fix, receivedAt: row["received_at"]), reason: row["reason"])
+            }
+        }
+    }
+
+    /// Whether the history knows `member` at all (a stored location, transition or outlier).
+    public func knows(_ member: MemberID) async throws(HistoryError) -> Bool {
+        try await read { db in
+            try Int.fetchOne(db, sql: "SELECT 1 FROM member WHERE user = ? AND device = ?", arguments: [member.user, member.device]) != nil
+        }
+    }
+
+    /// Moves the rejected outliers of `member` with `from <= tst <= to` into the history, and
+    /// records it in the audit log, in one transaction: either all of it happens or none.
+    ///
+    /// Points whose `tst` lies after `notAfter` (the caller passes now plus the future tolerance)
+    /// stay rejected and are counted: restored, a far-future point would be the member's last
+    /// position ahead of every real fix. A restored point only enters the history: the live
+    /// views never move back (an older point is history only; a newer one becomes the history's
+    /// last position, as it would have become the live one had it been accepted).
+    public func restoreRejected(
+        of member: MemberID, from: Int, to: Int, notAfter: Int, actor: String, client: String, at now: Double
+    ) async throws(HistoryError) -> HistoryRestoreResult {
+        try await perform { db in
+            let id = try Int64.fetchOne(db, sql: "SELECT id FROM member WHERE user = ? AND device = ?", arguments: [member.user, member.device])
+            var (moved, restored, stillInFuture) = (0, 0, 0)
+            if let id {
+                let last = min(to, notAfter)
+                if from <= last {
+                    try db.execute(sql: """
+                        INSERT OR IGNORE INTO location (member, tst, lat, lon, acc, alt, vac, vel, cog, batt, bs, tid, t, m, created_at, received_at)
+                        SELECT member, tst, lat, lon, acc, alt, vac, vel, cog, batt, bs, tid, t, m, created_at, received_at
+                        FROM rejected WHERE member = ? AND tst BETWEEN ? AND ?
+                        """, arguments: [id, from, last])
+                    restored = db.changesCount
+                    try db.execute(sql: "DELETE FROM rejected WHERE member = ? AND tst BETWEEN ? AND ?", arguments: [id, from, last])
+                    moved = db.changesCount
+                }
+                stillInFuture = try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM rejected WHERE member = ? AND tst BETWEEN ? AND ?",
+                    arguments: [id, max(from, notAfter &+ 1), to]) ?? 0
+            }
+            let entry = HistoryAuditEntry(
+                at: now, actor: actor, client: client, action: "restore", user: member.user, device: member.device,
+                from: from, to: to, removed: moved)
+            try db.execute(
+                sql: "INSERT INTO audit (at, actor, client, action, user, device, from_tst, to_tst, removed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                arguments: [entry.at, entry.actor, entry.client, entry.action, entry.user, entry.device, entry.from, entry.to, entry.removed])
+            return HistoryRestoreResult(audit: entry, restored: restored, duplicates: moved - restored, stillInFuture: stillInFuture)
+        }
+    }
+}
