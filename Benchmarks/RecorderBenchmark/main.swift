@@ -105,6 +105,17 @@ func resident(_ pid: pid_t) -> Int {
     return kilobytes * 1024
 }
 
+/// CPU seconds `pid` has used so far, user and system (`/proc/PID/stat`): the server's cost of a
+/// request, steadier on a shared machine than the wall-clock time.
+func cpuSeconds(_ pid: pid_t) -> Double {
+    guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+          let end = text.lastIndex(of: ")") else { return 0 }
+    let fields = text[text.index(after: end)...].split(separator: " ")
+    // After the command's closing parenthesis: state is field 3, utime 14, stime 15.
+    guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+    return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+}
+
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 
 let options = try Options(Array(CommandLine.arguments.dropFirst()))
@@ -163,9 +174,9 @@ let lastSQLBefore = """
     SELECT \(columns) FROM member m JOIN location l ON l.member = m.id AND l.tst = (SELECT MAX(tst) FROM location WHERE member = m.id) ORDER BY m.user, m.device
     """
 
-var rows: [(String, [Double], [Double], String)] = []
+var rows: [(String, [Double], [Double], String, [Double])] = []
 for (format, mode) in [("json", "-json"), ("csv", "-csv")] {
-    var ours: [Double] = [], theirs: [Double] = []
+    var ours: [Double] = [], theirs: [Double] = [], cpu: [Double] = []
     var peak = 0
     let before = resident(sub.pid)
     for _ in 0..<options.rounds {
@@ -177,20 +188,25 @@ for (format, mode) in [("json", "-json"), ("csv", "-csv")] {
             }
             return highest
         }
+        let cpuBefore = cpuSeconds(sub.pid)
         let answer = try fetch(port: port, path: "/api/0/locations?user=u0000001&device=d&\(range)&limit=\(options.one)&format=\(format)")
+        cpu.append(cpuSeconds(sub.pid) - cpuBefore)
         sampling.cancel()
         peak = max(peak, await sampling.value)
         if format == "json", !answer.tail.contains("\"count\":\(options.one)") { throw BenchError("the answer did not hold \(options.one) points: …\(answer.tail)") }
         ours.append(answer.seconds)
         theirs.append(try sqlite([mode, file, select]).seconds)
     }
-    rows.append((format, ours, theirs, String(format: "server RSS %.0f MB before, %.0f MB at most while streaming", Double(before) / 1_048_576, Double(peak) / 1_048_576)))
+    rows.append((format, ours, theirs, String(format: "server RSS %.0f MB before, %.0f MB at most while streaming", Double(before) / 1_048_576, Double(peak) / 1_048_576), cpu))
 }
 var lastOurs: [Double] = [], lastTheirs: [Double] = [], lastTheirsBefore: [Double] = []
 let lastBefore = resident(sub.pid)
 var lastPeak = 0
+var lastCPU: [Double] = []
 for _ in 0..<options.rounds {
+    let cpuBefore = cpuSeconds(sub.pid)
     let answer = try fetch(port: port, path: "/api/0/last")
+    lastCPU.append(cpuSeconds(sub.pid) - cpuBefore)
     guard answer.tail.hasSuffix("}]") else { throw BenchError("/api/0/last did not answer an array: …\(answer.tail)") }
     lastPeak = max(lastPeak, resident(sub.pid))
     lastOurs.append(answer.seconds)
@@ -201,17 +217,17 @@ for _ in 0..<options.rounds {
 print("")
 print("| query | whereabouts-sub (median of \(options.rounds)) | sqlite3 CLI, same query (median) | ratio |")
 print("|---|---|---|---|")
-for (format, ours, theirs, memory) in rows {
+for (format, ours, theirs, memory, cpu) in rows {
     let mine = Double(options.one) / median(ours), base = Double(options.one) / median(theirs)
     print(String(format: "| /api/0/locations format=%@, %d points | %.0f points/s (%.2f s) | %.0f points/s (%.2f s, -%@) | %.2f |",
                  format, options.one, mine, median(ours), base, median(theirs), format, mine / base))
-    print("|   \(memory) | | | |")
+    print(String(format: "|   %@; server CPU %.2f us per point (median) | | | |", memory, median(cpu) / Double(options.one) * 1e6))
 }
 print(String(format: "| /api/0/last, %d devices | %.1f ms (fastest %.1f, slowest %.1f) | %.0f ms | %.2f |",
              options.members, median(lastOurs) * 1000, lastOurs.min()! * 1000, lastOurs.max()! * 1000, median(lastTheirs) * 1000,
              median(lastTheirs) / median(lastOurs)))
-print(String(format: "|   the query before the last_location copy: sqlite3 %.0f ms; server RSS %.0f MB before, %.0f MB after | | | |",
-             median(lastTheirsBefore) * 1000, Double(lastBefore) / 1_048_576, Double(lastPeak) / 1_048_576))
+print(String(format: "|   the query before the last_location copy: sqlite3 %.0f ms; server RSS %.0f MB before, %.0f MB after; server CPU %.1f ms (median) | | | |",
+             median(lastTheirsBefore) * 1000, Double(lastBefore) / 1_048_576, Double(lastPeak) / 1_048_576, median(lastCPU) * 1000))
 
 await sub.stopGracefully()
 await broker.stop()

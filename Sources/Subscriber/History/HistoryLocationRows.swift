@@ -50,6 +50,9 @@ public struct HistoryLocationRows: ~Copyable {
     private let path: String
     /// Whether the member's user and device follow the location's columns (indexes 15, 16).
     private let withMember: Bool
+    /// The current row's `tid` and `t` (`nil`: `NULL`), read once per row (valid until the next
+    /// step): the encoder asks for each more than once.
+    private var texts = (tid: UnsafeRawBufferPointer(start: nil, count: 0), t: UnsafeRawBufferPointer?.none)
     /// The current row's user and device, read once per row (valid until the next step).
     private var member = (user: UnsafeRawBufferPointer(start: nil, count: 0), device: UnsafeRawBufferPointer(start: nil, count: 0))
 
@@ -66,7 +69,11 @@ public struct HistoryLocationRows: ~Copyable {
     public mutating func next() throws(HistoryError) -> Bool {
         switch sqlite3_step(statement) {
         case SQLITE_ROW:
-            if withMember { member = (bytes(at: 15), bytes(at: 16)) }
+            texts = (bytes(at: TextColumn.tid.rawValue) ?? UnsafeRawBufferPointer(start: nil, count: 0), bytes(at: TextColumn.t.rawValue))
+            if withMember {
+                let none = UnsafeRawBufferPointer(start: nil, count: 0)
+                member = (bytes(at: 15) ?? none, bytes(at: 16) ?? none)
+            }
             return true
         case SQLITE_DONE: return false
         case let code:
@@ -93,14 +100,13 @@ public struct HistoryLocationRows: ~Copyable {
 
     /// Whether `column` holds text in the current row (`false` when it is `NULL`).
     public func hasText(_ column: TextColumn) -> Bool {
-        sqlite3_column_type(statement, column.rawValue) != SQLITE_NULL
+        column == .tid ? true : texts.t != nil
     }
 
     /// Calls `body` with the UTF-8 bytes of `column` in the current row (empty when `NULL`); the
     /// bytes are valid only inside `body`.
     public func withText<Result>(_ column: TextColumn, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
-        guard let text = sqlite3_column_text(statement, column.rawValue) else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
-        return try body(UnsafeRawBufferPointer(start: text, count: Int(sqlite3_column_bytes(statement, column.rawValue))))
+        try body(column == .tid ? texts.tid : texts.t ?? UnsafeRawBufferPointer(start: nil, count: 0))
     }
 
     /// The current row as a ``HistoryLocation`` of `member`.
@@ -133,8 +139,9 @@ public struct HistoryLocationRows: ~Copyable {
         withMember { MemberID(user: String(decoding: $0, as: UTF8.self), device: String(decoding: $1, as: UTF8.self)) }
     }
 
-    private func bytes(at index: Int32) -> UnsafeRawBufferPointer {
-        guard let text = sqlite3_column_text(statement, index) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+    /// The UTF-8 of the text at `index` in the current row; `nil` when it is `NULL`.
+    private func bytes(at index: Int32) -> UnsafeRawBufferPointer? {
+        guard let text = sqlite3_column_text(statement, index) else { return nil }
         return UnsafeRawBufferPointer(start: text, count: Int(sqlite3_column_bytes(statement, index)))
     }
 }
