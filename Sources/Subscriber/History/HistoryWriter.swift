@@ -70,9 +70,10 @@ public struct HistoryWriter: Service {
             var attempt = 0
             while true {
                 do {
-                    let stored = try await store.write(rows)
-                    views.metrics.history("stored", count: stored)
-                    views.metrics.history("duplicate", count: rows.count - stored)
+                    let counts = try await store.writeCounting(rows)
+                    views.metrics.history("stored", count: counts.stored)
+                    views.metrics.history("kept_aside", count: counts.keptAside)
+                    views.metrics.history("duplicate", count: rows.count - counts.stored - counts.keptAside)
                     if failing { logger.notice("History is written again.", metadata: ["whereabouts.history.path": "\(store.path)"]) }
                     failing = false
                     break
