@@ -49,8 +49,9 @@ struct PageOutliersTests {
                 try await page.waitFor("document.getElementById('history').dataset.rejected === '2'")
                 #expect(try await page.value(Int.self, "document.querySelectorAll('#map path.history-rejected').length") == 2)
                 #expect(try await page.value(Int.self, "document.querySelectorAll('#map path.history-trail').length") == 1)
-                let items = try await page.value([String].self, "[...document.querySelectorAll('#history-rejected li')].map((li) => li.textContent)")
+                let items = try await page.value([String].self, "[...document.querySelectorAll('#history-rejected li.history-rejected-item')].map((li) => li.textContent)")
                 #expect(items.count == 2 && items[0].contains("implausible jump") && items[1].contains("poor accuracy (9000 m)"), "\(items)")
+                #expect(try await page.value(String.self, "document.getElementById('history-restore-all').textContent") == "Restore all 2")
 
                 // Restore the jump (confirmed): the trail gains it, the list loses it, the audit log has it.
                 _ = try await page.evaluate("(() => { window.confirm = () => true; document.querySelector('.history-restore[data-tst=\"\(start + 150)\"]').click(); return true; })()")
@@ -64,9 +65,49 @@ struct PageOutliersTests {
                 // A refusal (cancelled confirmation) changes nothing.
                 _ = try await page.evaluate("(() => { window.confirm = () => false; document.querySelector('.history-restore').click(); return true; })()")
                 #expect(try await page.value(String.self, "document.getElementById('history').dataset.rejected") == "1")
+                #expect(try await page.value(Int.self, "document.querySelectorAll('#history-restore-all').length") == 0, "one point: no 'all'")
             }
         }
         #expect(try await history.locations(of: member, from: 0, to: .max, limit: 100).map(\.fix.tst).contains(start + 150))
         #expect(try await history.rejectedLocations(of: member, from: 0, to: .max, limit: 100).map(\.location.fix.tst) == [start + 330])
+    }
+
+    @Test("Restore all: every rejected point of the range in one audited request")
+    func restoreAll() async throws {
+        let directory = try TestPaths.makeTemporaryDirectory()
+        let logger = Logger(label: "PageOutliersTests")
+        let history = try HistoryStore(path: directory.appendingPathComponent("history.sqlite").path, logger: logger)
+        let start = Int(Date().timeIntervalSince1970) - 3_600
+        let member = Fixtures.alice.id
+        var rows = (0..<5).map { i in
+            HistoryRow.location(member, LocationMessage(tid: "al", tst: start + i * 60, lat: 52.66 + Double(i) * 0.001, lon: -8.62, acc: 8),
+                                receivedAt: Double(start + i * 60))
+        }
+        for (i, reason) in ["implied_speed", "poor_accuracy", "implied_speed"].enumerated() {
+            rows.append(.rejected(member, LocationMessage(tid: "al", tst: start + 30 + i * 60, lat: 53.35, lon: -6.26, acc: 8),
+                                  reason: reason, receivedAt: Double(start + 31 + i * 60)))
+        }
+        _ = try await history.write(rows)
+        var configuration = DashboardConfiguration(port: 0)
+        configuration.history = history
+        let app = DashboardApplication.make(source: await Fixtures.store(), configuration: configuration, logger: logger)
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            try await HeadlessChromium.withPage { page in
+                try await page.navigate(to: "http://127.0.0.1:\(port)/", until: "document.body.dataset.connection === 'open'")
+                try await page.waitFor("!document.getElementById('history').hidden && [...document.getElementById('history-member').options].some((o) => o.value === 'alice/phone')")
+                _ = try await page.evaluate("""
+                    (() => { document.getElementById('history-member').value = 'alice/phone';
+                      const c = document.getElementById('history-show-rejected'); c.checked = true;
+                      document.getElementById('history-show').click(); return true; })()
+                    """)
+                try await page.waitFor("document.getElementById('history').dataset.points === '5' && document.getElementById('history').dataset.rejected === '3'")
+                _ = try await page.evaluate("(() => { window.confirm = () => true; document.getElementById('history-restore-all').click(); return true; })()")
+                try await page.waitFor("document.getElementById('history').dataset.points === '8' && document.getElementById('history').dataset.rejected === '0'")
+                #expect(try await page.value(String.self, "document.getElementById('history-status').textContent").hasPrefix("Restored 3 locations."))
+            }
+        }
+        #expect(try await history.rejectedLocations(of: member, from: 0, to: .max, limit: 100).isEmpty)
+        #expect(try await history.auditLog().map { "\($0.action) \($0.actor) \($0.removed)" } == ["restore open 3"])
     }
 }

@@ -74,6 +74,10 @@ struct HistoryOutliersTests {
         #expect(await views.trail(circle: "family", user: "alice", device: "phone")?.map(\.tst) == [now - 30, now - 10])
         let view = await views.view(id: "family")
         #expect(view?.members.first { $0.user == "alice" }?.fix?.tst == now - 10)
+        let metrics = String(decoding: await views.renderMetrics(), as: UTF8.self)
+        #expect(metrics.contains(#"whereabouts_sub_history_rows_total{outcome="kept_aside"} 3"#), "\(metrics)")
+        #expect(metrics.contains(#"whereabouts_sub_history_rows_total{outcome="stored"} 2"#))
+        #expect(metrics.contains(#"whereabouts_sub_ingest_total{outcome="rejected",reason="implied_speed"} 1"#))
     }
 
     @Test("Restore moves one point or a range into the history in tst order and audits it in the same transaction; the future stays")

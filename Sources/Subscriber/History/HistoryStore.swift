@@ -80,7 +80,14 @@ public final class HistoryStore: Sendable {
     /// Rows are bound with the raw sqlite3 API (``HistoryInsert``): binding through GRDB's
     /// argument arrays cost several times SQLite's own insert per row (BENCHMARKS.md).
     func write(_ rows: [HistoryRow]) async throws(HistoryError) -> Int {
-        guard !rows.isEmpty else { return 0 }
+        let counts = try await writeCounting(rows)
+        return counts.stored + counts.keptAside
+    }
+
+    /// ``write(_:)``, returning the new locations and transitions and the new outliers kept
+    /// aside separately (for the writer's counters).
+    func writeCounting(_ rows: [HistoryRow]) async throws(HistoryError) -> (stored: Int, keptAside: Int) {
+        guard !rows.isEmpty else { return (0, 0) }
         let cache = memberIDs
         return try await perform { db in
             var ids = cache.withLock { $0 }
@@ -102,6 +109,7 @@ public final class HistoryStore: Sendable {
             var transition: HistoryInsert?
             var rejected: HistoryInsert?
             var stored = 0
+            var keptAside = 0
             for row in rows {
                 switch row {
                 case let .location(member, fix, receivedAt):
@@ -132,10 +140,10 @@ public final class HistoryStore: Sendable {
                     rejected!.bind(fix)
                     rejected!.bind(receivedAt)
                     rejected!.bind(reason)
-                    stored += try rejected!.step()
+                    keptAside += try rejected!.step()
                 }
             }
-            return stored
+            return (stored, keptAside)
         }
     }
 

@@ -24,9 +24,9 @@ public struct HistoryWriter: Service {
     /// member, so nearly every row of a batch lands on a B-tree page of its own, and each commit
     /// writes every page it touched into the WAL: the fewer commits, the fewer page writes per
     /// row. Measured (SubscriberBenchmark ingest, 1,000 members, BENCHMARKS.md): the history's
-    /// CPU per message was 13-17 us before (no wait, GRDB binding), 8.4 us with 50 ms, 7.3 us
-    /// with 250 ms, 4.8 us with 500 ms (loaded machine, noisy). 250 ms bounds what a kill -9 can
-    /// lose that was not yet committed; shutdown does not wait for it.
+    /// CPU per message was 13-17 us before (no wait, GRDB binding), 8.4 us with 50 ms, 7.3, 12.7
+    /// and 7.7 us in three runs with 250 ms, 4.8 us in one with 500 ms (loaded machine, noisy).
+    /// 250 ms bounds what a kill -9 can lose that was not yet committed; shutdown does not wait.
     static let coalesce: Duration = .milliseconds(250)
 
     /// Creates the writer. `views` gives each member's circles (for per-circle retention) and the
@@ -70,9 +70,10 @@ public struct HistoryWriter: Service {
             var attempt = 0
             while true {
                 do {
-                    let stored = try await store.write(rows)
-                    views.metrics.history("stored", count: stored)
-                    views.metrics.history("duplicate", count: rows.count - stored)
+                    let counts = try await store.writeCounting(rows)
+                    views.metrics.history("stored", count: counts.stored)
+                    views.metrics.history("kept_aside", count: counts.keptAside)
+                    views.metrics.history("duplicate", count: rows.count - counts.stored - counts.keptAside)
                     if failing { logger.notice("History is written again.", metadata: ["whereabouts.history.path": "\(store.path)"]) }
                     failing = false
                     break

@@ -108,6 +108,16 @@
       item.appendChild(button);
       list.appendChild(item);
     }
+    if (rejected.length > 1) {
+      const item = document.createElement("li");
+      const all = document.createElement("button");
+      all.type = "button";
+      all.id = "history-restore-all";
+      all.textContent = "Restore all " + rejected.length;
+      all.addEventListener("click", () => { restoreAll().catch((e) => setStatus(String(e))); });
+      item.appendChild(all);
+      list.appendChild(item);
+    }
     if (!W.map) return;
     rejectedLayer = L.layerGroup().addTo(W.map);
     for (const d of rejected) {
@@ -119,14 +129,25 @@
   async function restore(point) {
     if (!window.confirm("Restore the point of " + new Date(point.tst * 1000).toLocaleString() +
       " into the history? The restoration is kept in the audit log.")) return;
+    await postRestore({ tst: String(point.tst) });
+  }
+
+  // Every rejected point of the chosen range (one audited request, POST with from and to).
+  async function restoreAll() {
+    if (!window.confirm("Restore all " + rejected.length + " rejected points of this range into the history? " +
+      "The restoration is kept in the audit log.")) return;
+    await postRestore({ from: utc($("history-from").value), to: utc($("history-to").value) });
+  }
+
+  async function postRestore(params) {
     const [user, device] = $("history-member").value.split("/");
-    const response = await fetch("api/0/rejected/restore?" + new URLSearchParams({ user: user, device: device, tst: String(point.tst) }).toString(),
+    const response = await fetch("api/0/rejected/restore?" + new URLSearchParams(Object.assign({ user: user, device: device }, params)).toString(),
       { method: "POST", cache: "no-store" });
     const body = await response.json().catch(() => null);
     if (!response.ok) { setStatus((body && body.message) || ("The server answered " + response.status + ".")); return; }
     await show();
-    const note = body.restored === 1 ? "Restored 1 location." :
-      body.still_in_future > 0 ? "Not restored: its time still lies in the future." : "Already in the history.";
+    const note = (body.restored === 1 ? "Restored 1 location." : "Restored " + body.restored + " locations.") +
+      (body.still_in_future > 0 ? " " + body.still_in_future + " not restored: their time still lies in the future." : "");
     setStatus(note + " " + $("history-status").textContent);
   }
 
