@@ -36,8 +36,12 @@ extension DashboardRouter {
             let range = try RecorderQuery.range(query, now: Date())
             let limit = try RecorderQuery.limit(query)
             let rejected = try await history.rejectedLocations(of: member, from: range.lowerBound, to: range.upperBound, limit: limit)
-            let data: [[String: Any]] = rejected.map { item in
-                var object = RecorderLocation.object(item.location, fields: nil)
+            // The location's object as /api/0/locations writes it, plus the two fields only
+            // rejected points have; the lists are short, so reading the bytes back costs nothing.
+            let encoder = RecorderEncoder(format: .json, fields: nil)
+            let data: [[String: Any]] = try rejected.map { item in
+                let bytes = encoder.object(item.location)
+                var object = try JSONSerialization.jsonObject(with: Data(bytes.readableBytesView)) as? [String: Any] ?? [:]
                 object["reason"] = item.reason
                 object["received_at"] = item.location.receivedAt
                 return object
