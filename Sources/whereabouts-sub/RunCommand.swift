@@ -71,17 +71,17 @@ struct RunCommand: AsyncParsableCommand {
 
     @Option(help: """
         Reject locations claiming an accuracy (acc) worse than this many metres as outliers: kept \
-        aside in the history (restorable), never shown. 0 (the default) accepts any accuracy; \
-        5000 rejects cell-tower fixes and keeps Wi-Fi and network ones.
+        aside in the history (restorable), never shown. The default, 5000, rejects cell-tower \
+        fixes and keeps Wi-Fi and network ones; 0 accepts any accuracy.
         """)
-    var maxAccuracy: Int = 0
+    var maxAccuracy: Int = 5000
 
     @Option(help: """
         Reject locations that imply more than this speed (m/s) from the member's live fix as \
-        outliers: kept aside in the history (restorable), never shown. 0 (the default) switches \
-        the check off; 350 (1,260 km/h) rejects only jumps no device makes.
+        outliers: kept aside in the history (restorable), never shown. The default, 350 \
+        (1,260 km/h), rejects only jumps no device makes; 0 switches the check off.
         """)
-    var maxSpeed: Double = 0
+    var maxSpeed: Double = 350
 
     @Option(help: """
         A fix whose timestamp is at most this many seconds old on arrival, and newer than the member's \

@@ -48,8 +48,10 @@ struct PlacesProcessTests {
         let far = Geodesy.destination(from: Self.home, bearing: 90, distance: 2_000)
         let edgeBand = Geodesy.destination(from: Self.home, bearing: 90, distance: 115)
         let inside = Geodesy.destination(from: Self.home, bearing: 90, distance: 90)
+        // Leaving 300 m in a second stays below the subscriber's default --max-speed (350 m/s).
+        let away = Geodesy.destination(from: Self.home, bearing: 90, distance: 300)
 
-        try await publisher.publish(to: topic, payload: Self.location(far, tst: base), qos: .atLeastOnce, retain: true)
+        try await publisher.publish(to: topic, payload: Self.location(far, tst: base - 20), qos: .atLeastOnce, retain: true)
         try await publisher.publish(to: topic, payload: Self.location(inside, tst: base + 1), qos: .atLeastOnce, retain: true)
         // Nothing more is sent: the dwell time passes in silence and the subscriber's clock completes the arrival.
         let arrived = try await probe.wait("the arrival") { $0.events.first { $0.event == .arrived } }
@@ -60,7 +62,7 @@ struct PlacesProcessTests {
         for (offset, position) in [edgeBand, inside, edgeBand, inside, edgeBand].enumerated() {
             try await publisher.publish(to: topic, payload: Self.location(position, tst: base + 2 + offset), qos: .atLeastOnce, retain: true)
         }
-        try await publisher.publish(to: topic, payload: Self.location(far, tst: base + 7), qos: .atLeastOnce, retain: true)
+        try await publisher.publish(to: topic, payload: Self.location(away, tst: base + 7), qos: .atLeastOnce, retain: true)
         _ = try await probe.wait("the departure") { $0.events.first { $0.event == .departed } }
         // The app itself reports entering its region "home" (Android's transition, on <base>/event).
         let transition = #"{"_type":"transition","acc":13.0,"desc":"home","event":"enter","lat":52.6638,"lon":-8.6267,"t":"c","tid":"al","tst":\#(base + 8),"wtst":\#(base - 86_400)}"#
