@@ -367,6 +367,7 @@ let package = Package(
         .testTarget(
             name: "WhereaboutsMQTTTests",
             dependencies: [
+                "WhereaboutsCore",
                 "WhereaboutsMQTT",
                 "WhereaboutsTestSupport",
                 "mqtt-test-client",

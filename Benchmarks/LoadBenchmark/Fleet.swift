@@ -1,4 +1,5 @@
 import Foundation
+import WhereaboutsCore
 
 /// The simulated devices: who they are, how they move, which circles they form.
 ///
@@ -26,7 +27,7 @@ struct Fleet {
     private(set) var circles: [[Int]] = []
 
     init(count: Int, seed: UInt64 = 42) {
-        var random = SplitMix(seed: seed)
+        var random = SplitMix64(seed: seed)
         for index in 0..<count {
             let roll = random.unit()
             let mode: Mode = roll < 0.6 ? .still : roll < 0.85 ? .walking : .driving
@@ -72,18 +73,4 @@ struct Fleet {
         }
         return lines.joined(separator: "\n") + "\n"
     }
-}
-
-/// A small seeded generator (SplitMix64), so a fleet is the same in every run.
-struct SplitMix: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }

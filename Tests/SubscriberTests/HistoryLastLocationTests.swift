@@ -69,7 +69,7 @@ struct HistoryLastLocationTests {
     func randomised() async throws {
         let store = try HistoryStoreTests.open()
         let members = (0..<12).map { MemberID(user: "u\($0 % 5)", device: "d\($0)") }
-        var generator = SeededGenerator(seed: 14)
+        var generator = SplitMix64(seed: 14)
         let t0 = Build.t0
         for round in 0..<30 {
             let rows = (0..<200).map { _ in
@@ -133,20 +133,5 @@ struct HistoryLastLocationTests {
         #expect(try await reopened.lastLocations().map { "\($0.member)@\($0.fix.tst)" } == ["alice/phone@\(t0 + 48)", "bob/phone@\(t0 + 49)"])
         _ = try await reopened.write([Self.row(Build.alice, t0 + 100)])
         #expect(try await reopened.lastLocations(user: "alice").map(\.fix.tst) == [t0 + 100])
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so a failing round can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

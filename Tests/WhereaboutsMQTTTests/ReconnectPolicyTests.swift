@@ -1,23 +1,12 @@
 import Testing
+import WhereaboutsCore
 import WhereaboutsMQTT
-
-/// A deterministic generator for jitter tests (SplitMix64).
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 struct ReconnectPolicyTests {
     @Test("Backoff doubles from the initial delay and stops at the cap")
     func exponentialAndCapped() {
         let policy = MQTTReconnectPolicy(initialDelay: .milliseconds(100), maximumDelay: .seconds(1), multiplier: 2, jitter: 0)
-        var generator = SeededGenerator(state: 1)
+        var generator = SplitMix64(seed: 1)
         let delays = (1...8).map { policy.delay(forAttempt: $0, using: &generator) }
         #expect(delays == [.milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .seconds(1), .seconds(1), .seconds(1), .seconds(1)])
     }
@@ -25,7 +14,7 @@ struct ReconnectPolicyTests {
     @Test("Jitter takes at most its fraction off, and varies")
     func jitter() {
         let policy = MQTTReconnectPolicy(initialDelay: .seconds(1), maximumDelay: .seconds(1), jitter: 0.25)
-        var generator = SeededGenerator(state: 42)
+        var generator = SplitMix64(seed: 42)
         let delays = (1...200).map { _ in policy.delay(forAttempt: 3, using: &generator) }
         #expect(delays.allSatisfy { $0 >= .milliseconds(750) && $0 <= .seconds(1) })
         #expect(Set(delays).count > 100)

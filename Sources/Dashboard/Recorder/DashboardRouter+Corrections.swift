@@ -21,20 +21,7 @@ extension DashboardRouter {
             let query = RecorderQuery.parameters(of: request)
             let user = try RecorderQuery.required(query, "user")
             let device = try RecorderQuery.required(query, "device")
-            let range: ClosedRange<Int>
-            if let text = query["tst"] {
-                guard let tst = Int(text), tst >= 0 else {
-                    throw APIError(status: .badRequest, code: "bad_tst", message: "'tst' must be a whole number of epoch seconds; got '\(text.prefix(40))'.")
-                }
-                range = tst...tst
-            } else {
-                guard query["from"] != nil, query["to"] != nil else {
-                    throw APIError(
-                        status: .badRequest, code: "missing_parameter",
-                        message: "Say what to delete: 'tst' for one location, or both 'from' and 'to' for a range.")
-                }
-                range = try RecorderQuery.range(query, now: Date())
-            }
+            let range = try RecorderQuery.targets(query, now: Date(), action: "delete")
             let member = MemberID(user: user, device: device)
             guard await scopeOf(context).contains(member), try await history.devices(of: user).contains(device) else {
                 throw APIError(status: .notFound, code: "device_not_found", message: "No locations are stored for '\(user.prefix(64))/\(device.prefix(64))'.")

@@ -51,20 +51,7 @@ extension DashboardRouter {
         router.post("/api/0/rejected/restore") { request, context in
             let query = RecorderQuery.parameters(of: request)
             let member = try await member(of: request, context)
-            let range: ClosedRange<Int>
-            if let text = query["tst"] {
-                guard let tst = Int(text), tst >= 0 else {
-                    throw APIError(status: .badRequest, code: "bad_tst", message: "'tst' must be a whole number of epoch seconds; got '\(text.prefix(40))'.")
-                }
-                range = tst...tst
-            } else {
-                guard query["from"] != nil, query["to"] != nil else {
-                    throw APIError(
-                        status: .badRequest, code: "missing_parameter",
-                        message: "Say what to restore: 'tst' for one location, or both 'from' and 'to' for a range.")
-                }
-                range = try RecorderQuery.range(query, now: Date())
-            }
+            let range = try RecorderQuery.targets(query, now: Date(), action: "restore")
             let actor = switch context.viewer {
             case .account(let account): account.name
             case .open, .nobody: "open"

@@ -41,6 +41,23 @@ enum RecorderQuery {
         return from...to
     }
 
+    /// The locations a correction or a restore acts on: `tst` for one, or both `from` and `to`
+    /// for a range; `action` ("delete", "restore") words the error when neither is given.
+    static func targets(_ parameters: Parameters, now: Date, action: String) throws -> ClosedRange<Int> {
+        if let text = parameters["tst"] {
+            guard let tst = Int(text), tst >= 0 else {
+                throw APIError(status: .badRequest, code: "bad_tst", message: "'tst' must be a whole number of epoch seconds; got '\(text.prefix(40))'.")
+            }
+            return tst...tst
+        }
+        guard parameters["from"] != nil, parameters["to"] != nil else {
+            throw APIError(
+                status: .badRequest, code: "missing_parameter",
+                message: "Say what to \(action): 'tst' for one location, or both 'from' and 'to' for a range.")
+        }
+        return try range(parameters, now: now)
+    }
+
     /// The `limit` of a request: 1…``maxLimit``, default ``maxLimit``.
     static func limit(_ parameters: Parameters) throws -> Int {
         guard let text = parameters["limit"] else { return maxLimit }

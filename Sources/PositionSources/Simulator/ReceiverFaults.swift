@@ -1,4 +1,5 @@
 import Foundation
+import WhereaboutsCore
 
 /// The `spikes` scenario's receiver faults, drawn from the simulator's seeded generator:
 /// kilometre-long spikes and tunnels that end in a true jump.

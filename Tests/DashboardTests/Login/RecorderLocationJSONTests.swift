@@ -33,7 +33,7 @@ struct RecorderLocationJSONTests {
     /// Locations with random values: coordinates as devices send them (up to 15 decimals) and
     /// any bit pattern, times from 1900 to 2300, texts from a hostile alphabet.
     static func randomLocations(count: Int, seed: UInt64) -> [HistoryLocation] {
-        var generator = SplitMix(seed: seed)
+        var generator = SplitMix64(seed: seed)
         let alphabet: [Character] = ["a", "Z", "0", ",", "\"", "\\", "\n", "\r", "\t", "\u{1}", "\u{7f}", "é", "😀", " ", "/", "\u{2028}"]
         func text() -> String { String((0..<Int.random(in: 0...6, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }) }
         func coordinate() -> Double {
@@ -98,20 +98,5 @@ struct RecorderLocationJSONTests {
     @Test("isotst is ISO 8601 in UTC, as Foundation writes it", arguments: [0, 1, 951_782_400, 1_763_000_000, 4_102_444_799])
     func isoTime(tst: Int) {
         #expect(RecorderLocation.isoTime(tst) == Date(timeIntervalSince1970: Double(tst)).formatted(.iso8601))
-    }
-}
-
-/// SplitMix64: a small deterministic generator, so a failure can be replayed.
-private struct SplitMix: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// A small, fast, seedable pseudo-random generator (Steele, Lea and Flood's SplitMix64): the same
 /// seed gives the same numbers on every platform and Swift version, which Swift's default generator
-/// does not promise.
+/// does not promise. The simulator, the tests and the benchmarks draw from it.
 public struct SplitMix64: RandomNumberGenerator, Sendable, Hashable {
     private var state: UInt64
 
@@ -26,7 +26,7 @@ public struct SplitMix64: RandomNumberGenerator, Sendable, Hashable {
     }
 
     /// A uniform number in `range`.
-    mutating func uniform(_ range: ClosedRange<Double>) -> Double {
+    public mutating func uniform(_ range: ClosedRange<Double>) -> Double {
         range.lowerBound + (range.upperBound - range.lowerBound) * unit()
     }
 
@@ -38,7 +38,7 @@ public struct SplitMix64: RandomNumberGenerator, Sendable, Hashable {
     }
 
     /// `true` with probability `probability`.
-    mutating func chance(_ probability: Double) -> Bool {
+    public mutating func chance(_ probability: Double) -> Bool {
         unit() < probability
     }
 }
