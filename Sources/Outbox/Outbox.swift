@@ -362,7 +362,7 @@ public final class Outbox: Sendable {
             let depth = try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM report") ?? 0 }
             return (queue, depth)
         } catch {
-            throw Self.translate(error, path: path)
+            throw OutboxError.translate(error, path: path)
         }
     }
 
@@ -411,7 +411,7 @@ public final class Outbox: Sendable {
             if let depth = try? await queue.read({ db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM report") ?? 0 }) {
                 cache.withLock { $0 = depth }
             }
-            throw Self.translate(error, path: path)
+            throw OutboxError.translate(error, path: path)
         }
     }
 
@@ -465,14 +465,6 @@ public final class Outbox: Sendable {
             createdAt: Date(timeIntervalSince1970: row["created_at"]))
     }
 
-    private static func translate(_ error: any Error, path: String) -> OutboxError {
-        if let error = error as? OutboxError { return error }
-        switch SQLiteFailure(error) {
-        case .notADatabase(let reason): return .notADatabase(path: path, reason: reason)
-        case .storageFull: return .storageFull(path: path)
-        case .other(let reason): return .database(path: path, reason: reason)
-        }
-    }
 }
 
 extension Outbox {

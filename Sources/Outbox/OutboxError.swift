@@ -1,3 +1,5 @@
+import SQLiteSupport
+
 /// Why the outbox could not be opened or used.
 public enum OutboxError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file exists but is not an SQLite database, or is damaged.
@@ -42,3 +44,6 @@ public enum OutboxError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 }
+
+/// Failures of the SQLite file sort into this type's cases (``SQLiteFileError/translate(_:path:)``).
+extension OutboxError: SQLiteFileError {}

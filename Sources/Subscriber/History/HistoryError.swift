@@ -1,3 +1,5 @@
+import SQLiteSupport
+
 /// Why the location history could not be opened or written.
 public enum HistoryError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file exists but is not an SQLite database, or is damaged.
@@ -31,3 +33,6 @@ public enum HistoryError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 }
+
+/// Failures of the SQLite file sort into this type's cases (``SQLiteFileError/translate(_:path:)``).
+extension HistoryError: SQLiteFileError {}

@@ -17,9 +17,7 @@ extension HistoryStore {
             let entry = HistoryAuditEntry(
                 at: now, actor: actor, client: client, action: "delete", user: member.user, device: member.device,
                 from: from, to: to, removed: removed)
-            try db.execute(
-                sql: "INSERT INTO audit (at, actor, client, action, user, device, from_tst, to_tst, removed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                arguments: [entry.at, entry.actor, entry.client, entry.action, entry.user, entry.device, entry.from, entry.to, entry.removed])
+            try Self.record(entry, in: db)
             return entry
         }
     }
@@ -35,5 +33,13 @@ extension HistoryStore {
                     device: row["device"], from: row["from_tst"], to: row["to_tst"], removed: row["removed"])
             }
         }
+    }
+
+    /// Writes `entry` to the `audit` table, inside the caller's transaction: a change and its
+    /// audit entry are committed together or not at all (deletes and restores).
+    static func record(_ entry: HistoryAuditEntry, in db: Database) throws {
+        try db.execute(
+            sql: "INSERT INTO audit (at, actor, client, action, user, device, from_tst, to_tst, removed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            arguments: [entry.at, entry.actor, entry.client, entry.action, entry.user, entry.device, entry.from, entry.to, entry.removed])
     }
 }

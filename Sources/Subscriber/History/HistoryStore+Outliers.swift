@@ -68,9 +68,7 @@ extension HistoryStore {
             let entry = HistoryAuditEntry(
                 at: now, actor: actor, client: client, action: "restore", user: member.user, device: member.device,
                 from: from, to: to, removed: moved)
-            try db.execute(
-                sql: "INSERT INTO audit (at, actor, client, action, user, device, from_tst, to_tst, removed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                arguments: [entry.at, entry.actor, entry.client, entry.action, entry.user, entry.device, entry.from, entry.to, entry.removed])
+            try Self.record(entry, in: db)
             return HistoryRestoreResult(audit: entry, restored: restored, duplicates: moved - restored, stillInFuture: stillInFuture)
         }
     }

@@ -69,7 +69,7 @@ public final class HistoryStore: Sendable {
             try pool.write { db in try Self.checkOwnership(db, path: path) }
             try Self.migrator.migrate(pool)
         } catch {
-            throw Self.translate(error, path: path)
+            throw HistoryError.translate(error, path: path)
         }
         logger.info("History opened.", metadata: ["whereabouts.history.path": "\(path)"])
     }
@@ -240,7 +240,7 @@ public final class HistoryStore: Sendable {
         do {
             return try await pool.read(work)
         } catch {
-            throw Self.translate(error, path: path)
+            throw HistoryError.translate(error, path: path)
         }
     }
 
@@ -254,7 +254,7 @@ public final class HistoryStore: Sendable {
             }
         } catch {
             memberIDs.withLock { $0 = [:] }  // a rolled back transaction may have taken new member ids with it
-            throw Self.translate(error, path: path)
+            throw HistoryError.translate(error, path: path)
         }
     }
 
@@ -378,14 +378,6 @@ public final class HistoryStore: Sendable {
         return migrator
     }
 
-    private static func translate(_ error: any Error, path: String) -> HistoryError {
-        if let error = error as? HistoryError { return error }
-        switch SQLiteFailure(error) {
-        case .notADatabase(let reason): return .notADatabase(path: path, reason: reason)
-        case .storageFull: return .storageFull(path: path)
-        case .other(let reason): return .database(path: path, reason: reason)
-        }
-    }
 }
 
 extension HistoryStore {
