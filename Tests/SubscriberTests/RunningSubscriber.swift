@@ -35,7 +35,8 @@ final class RunningSubscriber: Sendable {
             logger: logger, onSubscribed: { subscribed.yield() })
         try await client.connect()
         let task = Task { try await service.run() }
-        try await withTimeout(.seconds(10), "the subscriptions") {
+        // 30 s, as `waitUntil`'s default: on two cores busy with the whole suite this has taken more than 10.
+        try await withTimeout(.seconds(30), "the subscriptions") {
             for await _ in subscribedStream { return }
         }
         return RunningSubscriber(store: store, client: client, task: task)

@@ -27,8 +27,13 @@ public func withTimeout<T: Sendable>(
 
 /// Polls `condition` every `interval` until it holds, throwing `TimeoutError` after `timeout`.
 /// For conditions that have no event to await (a file appearing, a port opening).
+///
+/// The default bound is 30 s: the whole suite runs on two cores, and a process or broker started
+/// while a hundred suites and headless Chromiums start beside it has taken more than 10 s to
+/// get going (fresh-clone CI, "waiting for the subscriptions"); a condition that holds returns at
+/// once, so only a failure waits that long.
 public func waitUntil(
-    _ what: String, timeout: Duration = .seconds(10), interval: Duration = .milliseconds(20),
+    _ what: String, timeout: Duration = .seconds(30), interval: Duration = .milliseconds(20),
     _ condition: @escaping @Sendable () async throws -> Bool
 ) async throws {
     let deadline = ContinuousClock.now + timeout

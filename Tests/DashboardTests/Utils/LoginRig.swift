@@ -90,7 +90,7 @@ struct LoginRig {
             "--state-file", "none", "--history", directory.appendingPathComponent("history.sqlite").path,
             "--http-port", "\(port)", "--users", users.path, "--view-interval", "0.05",
         ] + extraArguments, logFile: log)
-        try await waitUntil("the subscriptions", timeout: .seconds(30)) {
+        try await waitUntil("the subscriptions") {
             let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
             return text.contains("Subscribed to the circles' members.") && text.contains("Dashboard listening")
         }
