@@ -62,6 +62,26 @@ struct BoundedPolicyTests {
         #expect(reports.count <= 4)
     }
 
+    @Test("A moving report is sent a tenth of epsilon behind the fix along its velocity; a held one from the fix", arguments: [25.0, 50, 100])
+    func movingReportLagsBehind(epsilon: Double) throws {
+        var policy = BoundedPolicy(parameters: .init(epsilon: epsilon))
+        let track = SyntheticTracks.straight(count: 60, speed: 8)
+        let reports = Evaluator.reports(of: &policy, on: track)
+        let moving = try #require(reports.first { $0.report.velocity != nil })
+        let fix = track[moving.index]
+        let sent = LocalProjection(origin: Coordinate(latitude: fix.latitude, longitude: fix.longitude))
+            .project(Coordinate(latitude: moving.report.fix.latitude, longitude: moving.report.fix.longitude))
+        // Eastward at 8 m/s: behind means west, by 0.1 epsilon (the wire keeps 6 decimals, ~0.1 m).
+        #expect(abs(sent.east + BoundedPolicy.lag * epsilon) < 0.2, "east offset \(sent.east)")
+        #expect(abs(sent.north) < 0.2)
+        let first = try #require(reports.first)
+        #expect(first.report.velocity == nil)
+        #expect(first.report.fix.latitude == track[first.index].latitude && first.report.fix.longitude == track[first.index].longitude)
+        // The display still holds every fix, the reported one included.
+        let evaluation = Evaluator().evaluate(BoundedPolicy(parameters: .init(epsilon: epsilon)), on: track).evaluation
+        #expect(evaluation.predictError.max <= epsilon)
+    }
+
     @Test("Plain dead reckoning keeps the bound too, with more reports than bounded on a stop-and-go track")
     func deadReckoning() {
         let (bounded, plain) = Self.compare(on: SyntheticTracks.scenario("drive", seed: 3))

@@ -24,6 +24,9 @@ import Foundation
 /// that long and then hold it where the device is expected to stop (docs/policies.md, "Turning
 /// and braking"); such a display stops moving before `maxSilence` and needs no `T` report.
 ///
+/// A moving report other than a chord is sent from ``lag`` times `epsilon` behind the fix along its
+/// velocity, which leaves more room for the device to slow down than to speed up.
+///
 /// Trigger letters: `f` first, `t` prediction missed, `T` maxSilence, `k` moving to stationary,
 /// `v` stationary to moving.
 public struct BoundedPolicy: ErrorBoundedPolicy {
@@ -95,6 +98,15 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
     /// How close (as a fraction of `epsilon`) the display must stay to the predicted braking path
     /// when the braking horizon is chosen: 0.5.
     public static let brakingTolerance = 0.5
+
+    /// How far behind the fix a moving report is sent from, along its velocity, as a fraction of
+    /// `epsilon`: 0.1. A report goes out when the display misses, mostly while the motion changes,
+    /// and what follows is more often slower progress along the line (braking, a bend, a winding
+    /// path) than faster: a display that starts a little behind has `(1 + lag) epsilon` of room
+    /// for the device to fall behind it, `(1 - lag) epsilon` to pull ahead. Chosen on half A of
+    /// the corpus (0.05 to 0.3 measured; a position ahead of the fix sends more), and half B and
+    /// the noisy copies agree (BENCHMARKS.md).
+    public static let lag = 0.1
 
     /// How many recent fixes the policy remembers for its velocity fit.
     public static let historyCapacity = 256
@@ -170,7 +182,21 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
                 )
             }
         }
-        return guardian.report(fix, trigger: trigger, velocity: velocity, horizon: horizon)
+        let behind = velocity.flatMap { lagging(fix, velocity: $0) }
+        return guardian.report(fix, trigger: trigger, velocity: velocity, horizon: horizon, position: behind)
+    }
+
+    /// The position a moving report is sent from: ``lag`` times `epsilon` behind the fix along
+    /// `velocity` (the guard sends from the fix itself when that would miss it).
+    private func lagging(_ fix: Fix, velocity: Velocity) -> Coordinate? {
+        let speed = velocity.speed
+        guard speed > 0, speed.isFinite else { return nil }
+        let back = Self.lag * parameters.epsilon / speed
+        let origin = Coordinate(
+            latitude: LocationMessage.roundCoordinate(fix.latitude),
+            longitude: LocationMessage.roundCoordinate(fix.longitude)
+        )
+        return LocalProjection(origin: origin).unproject(east: -velocity.east * back, north: -velocity.north * back)
     }
 
     /// While the device turns steadily, the chord of the arc ahead (``TurnChord``): the position to
