@@ -326,6 +326,7 @@ let package = Package(
                 "WhereaboutsMQTT",
                 "WhereaboutsTestSupport",
                 "PositionSources",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]

@@ -59,14 +59,7 @@ public final class Outbox: Sendable {
         self.path = path
         self.maxEntries = maxEntries
         self.logger = logger
-        let folder = (path as NSString).deletingLastPathComponent
-        if !folder.isEmpty {
-            do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            } catch {
-                throw .cannotCreateDirectory(path: folder, reason: error.localizedDescription)
-            }
-        }
+        try SQLiteFile.createFolder(holding: path, failure: OutboxError.self)
         reservePath = path + "-reserve"
         // SQLite opens an emptied file or a damaged or deleted log silently, as an empty or
         // shorter outbox: look first, and say what may be lost.
@@ -417,16 +410,8 @@ public final class Outbox: Sendable {
 
     /// Refuses a file of another program or of a newer version; stamps a new, empty file.
     private static func checkOwnership(_ db: Database, path: String) throws {
-        let applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+        guard try SQLiteFile.claim(db, applicationID: Self.applicationID, path: path, failure: OutboxError.self) else { return }
         let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
-        let tableCount = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master") ?? 0
-        if applicationID != Self.applicationID {
-            guard applicationID == 0, tableCount == 0 else {
-                throw OutboxError.foreignDatabase(path: path, applicationID: applicationID)
-            }
-            try db.execute(sql: "PRAGMA application_id = \(Self.applicationID)")
-            return
-        }
         guard version <= Self.schemaVersion else {
             throw OutboxError.newerSchema(path: path, version: version)
         }

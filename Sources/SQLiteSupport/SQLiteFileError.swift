@@ -7,6 +7,10 @@ public protocol SQLiteFileError: Error {
     static func storageFull(path: String) -> Self
     /// Any other failure, with SQLite's message.
     static func database(path: String, reason: String) -> Self
+    /// The folder for the file could not be created.
+    static func cannotCreateDirectory(path: String, reason: String) -> Self
+    /// The file is an SQLite database of another program (its `PRAGMA application_id`).
+    static func foreignDatabase(path: String, applicationID: Int32) -> Self
 }
 
 extension SQLiteFileError {

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Logging
 import Testing
 import WhereaboutsCore
@@ -152,6 +153,41 @@ struct HistoryStoreTests {
         } throws: { error in
             guard let error = error as? HistoryError, case .notADatabase = error else { return false }
             return error.description.contains(path) && error.description.contains("--history")
+        }
+    }
+
+    @Test("Another program's SQLite file is refused and left as it was; a new, empty file is claimed")
+    func foreignDatabase() throws {
+        let directory = try TestPaths.makeTemporaryDirectory()
+        let path = directory.appendingPathComponent("notes.sqlite").path
+        // Another program's database: a table of its own, no application id.
+        try DatabaseQueue(path: path).write { db in try db.execute(sql: "CREATE TABLE notes (x); INSERT INTO notes VALUES (1)") }
+        #expect(throws: HistoryError.foreignDatabase(path: path, applicationID: 0)) {
+            _ = try HistoryStore(path: path, logger: Build.quietLogger)
+        }
+        let untouched = try DatabaseQueue(path: path).read { db in
+            (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master"), try Int32.fetchOne(db, sql: "PRAGMA application_id"))
+        }
+        #expect(untouched.0 == 1 && untouched.1 == 0)
+        // An empty file (as `touch` leaves it) is new: stamped with the history's id and used.
+        let empty = directory.appendingPathComponent("empty.sqlite").path
+        #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
+        _ = try HistoryStore(path: empty, logger: Build.quietLogger)
+        let stamped = try DatabaseQueue(path: empty).read { db in try Int32.fetchOne(db, sql: "PRAGMA application_id") }
+        #expect(stamped == HistoryStore.applicationID)
+    }
+
+    @Test("A folder that cannot be created is named in the error")
+    func folderCannotBeCreated() throws {
+        let directory = try TestPaths.makeTemporaryDirectory()
+        let file = directory.appendingPathComponent("a-file")
+        try Data("x".utf8).write(to: file)
+        let path = file.appendingPathComponent("sub/history.sqlite").path
+        #expect {
+            _ = try HistoryStore(path: path, logger: Build.quietLogger)
+        } throws: { error in
+            guard let error = error as? HistoryError, case .cannotCreateDirectory(let folder, _) = error else { return false }
+            return folder == file.appendingPathComponent("sub").path && error.description.contains("Cannot create the history folder")
         }
     }
 }

@@ -40,14 +40,7 @@ public final class HistoryStore: Sendable {
     public init(path: String, logger: Logger) throws(HistoryError) {
         self.path = path
         self.logger = logger
-        let folder = (path as NSString).deletingLastPathComponent
-        if !folder.isEmpty {
-            do {
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            } catch {
-                throw .cannotCreateDirectory(path: folder, reason: error.localizedDescription)
-            }
-        }
+        try SQLiteFile.createFolder(holding: path, failure: HistoryError.self)
         var configuration = Configuration()
         configuration.label = "whereabouts.history"
         // Another process may hold the file briefly (a second reader opening it, `sqlite3`):
@@ -66,7 +59,9 @@ public final class HistoryStore: Sendable {
         do {
             // A DatabasePool opens the file in WAL mode.
             pool = try DatabasePool(path: path, configuration: configuration)
-            try pool.write { db in try Self.checkOwnership(db, path: path) }
+            _ = try pool.write { db in
+                try SQLiteFile.claim(db, applicationID: Self.applicationID, path: path, failure: HistoryError.self)
+            }
             try Self.migrator.migrate(pool)
         } catch {
             throw HistoryError.translate(error, path: path)
@@ -256,17 +251,6 @@ public final class HistoryStore: Sendable {
             memberIDs.withLock { $0 = [:] }  // a rolled back transaction may have taken new member ids with it
             throw HistoryError.translate(error, path: path)
         }
-    }
-
-    /// Refuses a file of another program; stamps a new, empty file.
-    private static func checkOwnership(_ db: Database, path: String) throws {
-        let applicationID = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
-        let tableCount = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master") ?? 0
-        guard applicationID != Self.applicationID else { return }
-        guard applicationID == 0, tableCount == 0 else {
-            throw HistoryError.foreignDatabase(path: path, applicationID: applicationID)
-        }
-        try db.execute(sql: "PRAGMA application_id = \(Self.applicationID)")
     }
 
     /// The schema. `location` and `transition` are keyed by (member, tst), without row ids: a

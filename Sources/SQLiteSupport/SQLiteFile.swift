@@ -1,0 +1,40 @@
+import Foundation
+import GRDB
+
+/// What the project's stores kept in one SQLite file (the publisher's outbox, the subscriber's
+/// history) do alike before they use the file: create its folder, and make sure the file is
+/// theirs.
+public enum SQLiteFile {
+    /// Creates the folder that holds the file at `path`, with its parents, when it is missing.
+    ///
+    /// - Throws: `failure`'s `cannotCreateDirectory`, naming the folder and the reason.
+    public static func createFolder<Failure: SQLiteFileError>(holding path: String, failure _: Failure.Type) throws(Failure) {
+        let folder = (path as NSString).deletingLastPathComponent
+        guard !folder.isEmpty else { return }
+        do {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        } catch {
+            throw .cannotCreateDirectory(path: folder, reason: error.localizedDescription)
+        }
+    }
+
+    /// Claims the open database for the program whose `PRAGMA application_id` is `applicationID`:
+    /// a new, empty file is stamped with it; a file with tables or another application id
+    /// belongs to another program and is refused.
+    ///
+    /// - Returns: `true` when the file already was the program's own (its schema may then be
+    ///   checked), `false` when it was new and has just been stamped.
+    /// - Throws: `failure`'s `foreignDatabase` for a file of another program; SQLite's errors.
+    public static func claim<Failure: SQLiteFileError>(
+        _ db: Database, applicationID: Int32, path: String, failure _: Failure.Type
+    ) throws -> Bool {
+        let found = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+        guard found != applicationID else { return true }
+        let tableCount = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master") ?? 0
+        guard found == 0, tableCount == 0 else {
+            throw Failure.foreignDatabase(path: path, applicationID: found)
+        }
+        try db.execute(sql: "PRAGMA application_id = \(applicationID)")
+        return false
+    }
+}
