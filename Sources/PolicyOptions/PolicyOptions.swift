@@ -36,7 +36,7 @@ public struct PolicyOptions: ParsableArguments, Sendable {
 
     /// The value of `--fit-tolerance` (its help text says what it does).
     @Option(name: .long, help: ArgumentHelp(
-        "How far a past fix may stray from a candidate velocity's line, as a fraction of epsilon, for bounded's velocity fit.",
+        "No longer used: bounded's velocity fit that read it was replaced (docs/policies.md). Still accepted and checked, so older command lines and configuration files keep working.",
         valueName: "fraction"))
     public var fitTolerance: Double = BoundedPolicy.Parameters().fitTolerance
 

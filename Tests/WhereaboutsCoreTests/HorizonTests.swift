@@ -7,10 +7,10 @@ import Testing
 /// needs (`PredictionGuard`).
 struct HorizonTests {
     /// Points of the exact motion `p(τ) = u τ + a τ² / 2`, one a second for the last `seconds`.
-    static func points(u: Velocity, a: Velocity, seconds: Int) -> [VelocityFit.Point] {
+    static func points(u: Velocity, a: Velocity, seconds: Int) -> [SentFrame.Point] {
         (0...seconds).map { age in
             let tau = -Double(age)
-            return VelocityFit.Point(tau: tau, east: u.east * tau + a.east * tau * tau / 2, north: u.north * tau + a.north * tau * tau / 2)
+            return SentFrame.Point(tau: tau, east: u.east * tau + a.east * tau * tau / 2, north: u.north * tau + a.north * tau * tau / 2)
         }
     }
 

@@ -25,10 +25,10 @@ struct TurnChordTests {
         return fixes
     }
 
-    static func points(_ fixes: [Fix]) -> [VelocityFit.Point] {
+    static func points(_ fixes: [Fix]) -> [SentFrame.Point] {
         var history = FixHistory(capacity: BoundedPolicy.historyCapacity)
         for fix in fixes { history.append(fix) }
-        return VelocityFit.recentPoints(history: history, fix: fixes[fixes.count - 1])
+        return SentFrame.recentPoints(history: history, fix: fixes[fixes.count - 1])
     }
 
     @Test("While circling, the chord's position is a quarter of epsilon off the fix and its speed below the flight speed")

@@ -6,8 +6,8 @@ import Testing
 struct VelocityExpertsTests {
     /// Two fixes one second apart, 10 m east of each other, in the sent frame (newest first).
     static let points = [
-        VelocityFit.Point(tau: 0, east: 0, north: 0),
-        VelocityFit.Point(tau: -1, east: -10, north: 0),
+        SentFrame.Point(tau: 0, east: 0, north: 0),
+        SentFrame.Point(tau: -1, east: -10, north: 0),
     ]
 
     static let experts = VelocityExperts(epsilon: 50, maxSilence: 120, maxSpeed: 100, stationarySpeed: 0.2)

@@ -75,10 +75,6 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
         }
     }
 
-    /// The looser band (as a fraction of `epsilon`) that ``VelocityFit/choose(points:tolerance:looseTolerance:stationarySpeed:measured:)``
-    /// uses to break ties: 0.5. The policy itself no longer uses that choice (issue 12).
-    public static let looseFitTolerance = 0.5
-
     /// How far (as a fraction of `epsilon`) the quadratic fit of the recent fixes may miss one of
     /// them and still be trusted by the turn and braking rules: 0.2.
     public static let kinematicTolerance = 0.2
@@ -155,9 +151,9 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
     }
 
     private mutating func report(_ fix: Fix, trigger: Trigger) -> Report {
-        var points = VelocityFit.recentPoints(history: history, fix: fix, within: Kinematics.reach)
+        var points = SentFrame.recentPoints(history: history, fix: fix, within: Kinematics.reach)
         if points.count < TurnChord.modelTurns + 2 {
-            points = VelocityFit.recentPoints(history: history, fix: fix, within: Self.lookBack)
+            points = SentFrame.recentPoints(history: history, fix: fix, within: Self.lookBack)
         }
         if let chord = turnChord(fix, points: points) {
             return guardian.report(fix, trigger: trigger, velocity: chord.velocity, position: chord.position)
@@ -169,7 +165,7 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
            motion.residual <= Self.kinematicTolerance * parameters.epsilon, motion.speed >= 0.2 {
             // Turning: the longer fits lag behind the heading; the last two fixes do not.
             if measured == nil, motion.speed >= Self.turnSpeed, abs(motion.turnRate) >= Self.turnRate,
-               let freshest = VelocityFit.lastTwo(points: points), freshest.speed >= parameters.stationarySpeed {
+               let freshest = SentFrame.lastTwo(points: points), freshest.speed >= parameters.stationarySpeed {
                 velocity = freshest
             }
             // Braking: move on for as long as the display follows the way to the stop, then hold.
@@ -202,7 +198,7 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
     /// While the device turns steadily, the chord of the arc ahead (``TurnChord``): the position to
     /// send, off the fix by at most a quarter of `epsilon`, and the chord's velocity; `nil` when
     /// it does not turn steadily or the line would miss the fix itself.
-    private func turnChord(_ fix: Fix, points: [VelocityFit.Point]) -> (position: Coordinate, velocity: Velocity)? {
+    private func turnChord(_ fix: Fix, points: [SentFrame.Point]) -> (position: Coordinate, velocity: Velocity)? {
         guard let newest = points.first, let chord = TurnChord.line(points: points, epsilon: parameters.epsilon) else { return nil }
         // The points are in the frame of the sent (rounded) fix with times from the wire `tst`:
         // the line passes `newest + offset` at the fix's own time, so it starts `tau` earlier.

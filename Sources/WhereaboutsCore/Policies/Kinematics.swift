@@ -35,9 +35,9 @@ struct Kinematics: Sendable, Equatable {
         return (velocity.east * acceleration.north - velocity.north * acceleration.east) / s2 * 180 / .pi
     }
 
-    /// Fits the quadratic to `points` (newest first, as ``VelocityFit/recentPoints(history:origin:tst:)``
+    /// Fits the quadratic to `points` (newest first, as ``SentFrame/recentPoints(history:origin:tst:)``
     /// gives them), or `nil` with fewer than three usable fixes.
-    static func fit(points: [VelocityFit.Point]) -> Kinematics? {
+    static func fit(points: [SentFrame.Point]) -> Kinematics? {
         var count = 0
         var s11 = 0.0, s12 = 0.0, s22 = 0.0
         var b1e = 0.0, b2e = 0.0, b1n = 0.0, b2n = 0.0

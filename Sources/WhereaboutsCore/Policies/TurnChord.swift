@@ -38,9 +38,9 @@ enum TurnChord {
     /// or `nil` when the recent points do not turn steadily.
     ///
     /// - Parameters:
-    ///   - points: The recent fixes newest first (``VelocityFit/recentPoints(history:fix:within:)``).
+    ///   - points: The recent fixes newest first (``SentFrame/recentPoints(history:fix:within:)``).
     ///   - epsilon: The bound in metres.
-    static func line(points: [VelocityFit.Point], epsilon: Double) -> (east: Double, north: Double, velocity: Velocity)? {
+    static func line(points: [SentFrame.Point], epsilon: Double) -> (east: Double, north: Double, velocity: Velocity)? {
         // Newest first: segment s runs from points[s + 1] to points[s]; rate r is the turn from
         // segment r + 1 to segment r, per second between their midpoints. The newest
         // ``modelTurns`` rates are checked first (most reports are not made while circling).
@@ -83,7 +83,7 @@ enum TurnChord {
 
     /// The direction (radians, counter-clockwise from east) of segment `s`, or `nil` when its
     /// ends are less than 10 cm or no time apart.
-    private static func heading(_ s: Int, _ points: [VelocityFit.Point]) -> Double? {
+    private static func heading(_ s: Int, _ points: [SentFrame.Point]) -> Double? {
         let dx = points[s].east - points[s + 1].east
         let dy = points[s].north - points[s + 1].north
         guard dx * dx + dy * dy > 0.01, points[s].tau > points[s + 1].tau else { return nil }
@@ -91,7 +91,7 @@ enum TurnChord {
     }
 
     /// Turn rate `r` (radians per second): from segment `r + 1` to segment `r`.
-    private static func rate(_ r: Int, _ points: [VelocityFit.Point]) -> Double? {
+    private static func rate(_ r: Int, _ points: [SentFrame.Point]) -> Double? {
         guard let newer = heading(r, points), let older = heading(r + 1, points) else { return nil }
         var turn = newer - older
         if turn > .pi { turn -= 2 * .pi } else if turn < -.pi { turn += 2 * .pi }
@@ -99,7 +99,7 @@ enum TurnChord {
     }
 
     /// How many segments reach back ``persistence`` seconds (at least ``modelTurns`` + 1).
-    private static func persistenceSegments(_ points: [VelocityFit.Point]) -> Int {
+    private static func persistenceSegments(_ points: [SentFrame.Point]) -> Int {
         var oldest = 0
         while oldest + 1 < points.count, points[oldest + 1].tau >= points[0].tau - persistence - 1e-9 { oldest += 1 }
         return max(oldest + 1, modelTurns + 1)

@@ -48,7 +48,7 @@ struct VelocityExperts: Sendable {
 
     private var shadows: [Shadow]
     /// The recent fixes in the frame of the fix being considered (reused from fix to fix).
-    private var points: [VelocityFit.Point] = []
+    private var points: [SentFrame.Point] = []
     /// The reports each estimator's shadow has sent so far (the first report not counted).
     private(set) var costs: [Int]
     private let stationarySpeed: Double
@@ -105,17 +105,17 @@ struct VelocityExperts: Sendable {
     }
 
     /// Fills ``points`` with the remembered fixes of the last `seconds` (and the newest two in any
-    /// case, when no older than ``VelocityFit/windows``' longest), newest first, in `frame`: what
-    /// ``VelocityFit/recentPoints(history:fix:within:)`` gives, without allocating per fix.
+    /// case, when no older than ``SentFrame/reach``), newest first, in `frame`: what
+    /// ``SentFrame/recentPoints(history:fix:within:)`` gives, without allocating per fix.
     private mutating func project(_ history: FixHistory, into frame: Frame, within seconds: Double) {
         points.removeAll(keepingCapacity: true)
         for age in 0..<history.count {
             let entry = history[age]
             let tau = entry.time - frame.tst
-            if tau < -seconds, age >= 2 || tau < -VelocityFit.windows[VelocityFit.windows.count - 1] { break }
+            if tau < -seconds, age >= 2 || tau < -SentFrame.reach { break }
             var dλ = entry.longitude - frame.longitude
             if dλ > 180 { dλ -= 360 } else if dλ < -180 { dλ += 360 }
-            points.append(VelocityFit.Point(
+            points.append(SentFrame.Point(
                 tau: tau, east: dλ * frame.metresPerDegreeLongitude,
                 north: (entry.latitude - frame.latitude) * Shadow.metresPerDegreeLatitude
             ))
@@ -195,8 +195,8 @@ struct VelocityExperts: Sendable {
     /// The last two fixes' velocity, or, when the receiver measured `speed` (Doppler, steadier
     /// than a difference of two noisy positions), that speed along the last two fixes' heading.
     /// A measured speed of zero gives zero: the receiver says it stands still.
-    static func lastTwo(points: [VelocityFit.Point], speed: Double?) -> Velocity? {
-        guard let heading = VelocityFit.lastTwo(points: points) else { return nil }
+    static func lastTwo(points: [SentFrame.Point], speed: Double?) -> Velocity? {
+        guard let heading = SentFrame.lastTwo(points: points) else { return nil }
         guard let speed, speed.isFinite, speed >= 0 else { return heading }
         let length = heading.speed
         guard length > 0 else { return heading }
@@ -205,11 +205,11 @@ struct VelocityExperts: Sendable {
 
     /// The velocity `estimator` gives for `points` (newest first, in the sent frame), or `nil`
     /// (hold) when it is slower than `stationarySpeed`.
-    func velocity(_ estimator: Estimator, points: [VelocityFit.Point], fix: Fix) -> Velocity? {
+    func velocity(_ estimator: Estimator, points: [SentFrame.Point], fix: Fix) -> Velocity? {
         let estimate: Velocity?
         switch estimator {
         case .lastTwo:
-            estimate = VelocityFit.lastTwo(points: points)
+            estimate = SentFrame.lastTwo(points: points)
         case .measured:
             // Below walking pace a receiver's speed is its noise: a parked receiver keeps
             // measuring a few decimetres per second (and a frozen course).
@@ -225,7 +225,7 @@ struct VelocityExperts: Sendable {
                 sumTN += point.tau * point.north
                 sumTT += point.tau * point.tau
             }
-            estimate = sumTT > 0 ? Velocity(east: sumTE / sumTT, north: sumTN / sumTT) : VelocityFit.lastTwo(points: points)
+            estimate = sumTT > 0 ? Velocity(east: sumTE / sumTT, north: sumTN / sumTT) : SentFrame.lastTwo(points: points)
         }
         return estimate.flatMap { $0.speed >= stationarySpeed ? $0 : nil }
     }
