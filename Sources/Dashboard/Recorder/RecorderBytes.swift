@@ -173,12 +173,7 @@ struct RecorderBytes: TextOutputStream {
 
     /// ``jsonString(_:)`` without the quotes around.
     mutating func jsonStringContent(_ text: UnsafeRawBufferPointer) {
-        var plain = true
-        for byte in text where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte >= 0x80 {
-            plain = false
-            break
-        }
-        if plain {
+        if Self.isPlain(text, besides: UInt8(ascii: "\\")) {
             bytes(text)
         } else {
             var repaired = String(decoding: text, as: UTF8.self)
@@ -207,16 +202,19 @@ struct RecorderBytes: TextOutputStream {
     /// `text` (UTF-8) as a CSV cell: as it is, or quoted (RFC 4180) when it holds a comma, a
     /// quote or a line break. At most `6 × text.count + 2` bytes.
     mutating func csvCell(_ text: UnsafeRawBufferPointer) {
-        var plain = true
-        for byte in text where byte < 0x20 || byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\"") || byte >= 0x80 {
-            plain = false
-            break
-        }
-        if plain {
+        if Self.isPlain(text, besides: UInt8(ascii: ",")) {
             bytes(text)
         } else {
             write(RecorderBytes.csvQuoted(String(decoding: text, as: UTF8.self)))
         }
+    }
+
+    /// Whether `text` is printable ASCII without a double quote and without `special` (a JSON
+    /// string's backslash, a CSV cell's comma): such text is copied as it is, anything else takes
+    /// the slower path that escapes or quotes it.
+    @inline(__always)
+    private static func isPlain(_ text: UnsafeRawBufferPointer, besides special: UInt8) -> Bool {
+        !text.contains { $0 < 0x20 || $0 >= 0x80 || $0 == UInt8(ascii: "\"") || $0 == special }
     }
 
     /// `text` as a CSV cell: quoted (RFC 4180) when it holds a comma, a quote or a line break.

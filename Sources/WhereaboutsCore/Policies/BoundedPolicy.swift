@@ -188,10 +188,7 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
         let speed = velocity.speed
         guard speed > 0, speed.isFinite else { return nil }
         let back = Self.lag * parameters.epsilon / speed
-        let origin = Coordinate(
-            latitude: LocationMessage.roundCoordinate(fix.latitude),
-            longitude: LocationMessage.roundCoordinate(fix.longitude)
-        )
+        let origin = SentFrame.origin(of: fix)
         return LocalProjection(origin: origin).unproject(east: -velocity.east * back, north: -velocity.north * back)
     }
 
@@ -203,10 +200,7 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
         // The points are in the frame of the sent (rounded) fix with times from the wire `tst`:
         // the line passes `newest + offset` at the fix's own time, so it starts `tau` earlier.
         let velocity = chord.velocity
-        let origin = Coordinate(
-            latitude: LocationMessage.roundCoordinate(fix.latitude),
-            longitude: LocationMessage.roundCoordinate(fix.longitude)
-        )
+        let origin = SentFrame.origin(of: fix)
         let position = LocalProjection(origin: origin).unproject(
             east: newest.east + chord.east - velocity.east * newest.tau,
             north: newest.north + chord.north - velocity.north * newest.tau

@@ -37,11 +37,12 @@ enum SentFrame {
     /// of `fix` as a report would send it: coordinates rounded to the wire's 6 decimals, times
     /// relative to the wire `tst`.
     static func recentPoints(history: FixHistory, fix: Fix, within seconds: Double = reach) -> [Point] {
-        let origin = Coordinate(
-            latitude: LocationMessage.roundCoordinate(fix.latitude),
-            longitude: LocationMessage.roundCoordinate(fix.longitude)
-        )
-        return recentPoints(history: history, origin: origin, tst: fix.time.timeIntervalSince1970.rounded(.down), within: seconds)
+        recentPoints(history: history, origin: origin(of: fix), tst: fix.time.timeIntervalSince1970.rounded(.down), within: seconds)
+    }
+
+    /// The frame's origin for a report of `fix`: its position rounded as the wire rounds it.
+    static func origin(of fix: Fix) -> Coordinate {
+        Coordinate(latitude: LocationMessage.roundCoordinate(fix.latitude), longitude: LocationMessage.roundCoordinate(fix.longitude))
     }
 
     /// The velocity between the two newest points, when they are apart in time.
