@@ -11,19 +11,13 @@ extension DashboardRouter {
     ///   `{"deleted": n, ...}` and records it in the audit log.
     /// - `GET /api/0/audit` the audit log, newest first, of the members the caller may read.
     static func addCorrectionRoutes<Source: CircleViewSource>(to router: Router<DashboardRequestContext>, history: HistoryStore, source: Source) {
-        @Sendable func scopeOf(_ context: DashboardRequestContext) async -> RecorderScope {
-            switch context.viewer {
-            case .open: .everyone
-            case .nobody, .account: ViewerAccess.of(context.viewer, views: await source.currentViews()).history
-            }
-        }
         router.delete("/api/0/locations") { request, context in
             let query = RecorderQuery.parameters(of: request)
             let user = try RecorderQuery.required(query, "user")
             let device = try RecorderQuery.required(query, "device")
             let range = try RecorderQuery.targets(query, now: Date(), action: "delete")
             let member = MemberID(user: user, device: device)
-            guard await scopeOf(context).contains(member), try await history.devices(of: user).contains(device) else {
+            guard await RecorderScope.of(context.viewer, in: source).contains(member), try await history.devices(of: user).contains(device) else {
                 throw APIError(status: .notFound, code: "device_not_found", message: "No locations are stored for '\(user.prefix(64))/\(device.prefix(64))'.")
             }
             let actor = switch context.viewer {
@@ -40,7 +34,7 @@ extension DashboardRouter {
             return try JSONBody.response(entry)
         }
         router.get("/api/0/audit") { _, context in
-            let scope = await scopeOf(context)
+            let scope = await RecorderScope.of(context.viewer, in: source)
             let entries = try await history.auditLog().filter { scope.contains(MemberID(user: $0.user, device: $0.device)) }
             return try JSONBody.response(AuditBody(results: entries))
         }

@@ -18,17 +18,11 @@ extension DashboardRouter {
     /// Each request sees the history its viewer may read (``ViewerAccess/history``); members
     /// outside it answer exactly like unknown ones (404).
     static func addRecorderRoutes<Source: CircleViewSource>(to router: Router<DashboardRequestContext>, history: HistoryStore, source: Source) {
-        @Sendable func scopeOf(_ context: DashboardRequestContext) async -> RecorderScope {
-            switch context.viewer {
-            case .open: .everyone
-            case .nobody, .account: ViewerAccess.of(context.viewer, views: await source.currentViews()).history
-            }
-        }
         router.get("/api/0/version") { _, _ in
             try jsonResponse(["version": recorderAPIVersion])
         }
         router.get("/api/0/list") { request, context in
-            let scope = await scopeOf(context)
+            let scope = await RecorderScope.of(context.viewer, in: source)
             let query = RecorderQuery.parameters(of: request)
             guard let user = query["user"], !user.isEmpty else {
                 let users = try await history.users()
@@ -40,7 +34,7 @@ extension DashboardRouter {
             return try jsonResponse(["results": devices])
         }
         router.get("/api/0/last") { request, context in
-            let scope = await scopeOf(context)
+            let scope = await RecorderScope.of(context.viewer, in: source)
             let query = RecorderQuery.parameters(of: request)
             let user = query["user"].flatMap { $0.isEmpty ? nil : $0 }
             let device = user == nil ? nil : query["device"].flatMap { $0.isEmpty ? nil : $0 }
@@ -48,7 +42,7 @@ extension DashboardRouter {
             return jsonResponse(try await lastArray(history: history, user: user, device: device, fields: fields, scope: scope))
         }
         router.get("/api/0/locations") { request, context in
-            let scope = await scopeOf(context)
+            let scope = await RecorderScope.of(context.viewer, in: source)
             let query = RecorderQuery.parameters(of: request)
             let formatName = query["format"] ?? "json"
             guard let format = RecorderFormat(rawValue: formatName) else {
