@@ -36,9 +36,17 @@ public struct PolicyOptions: ParsableArguments, Sendable {
 
     /// The value of `--fit-tolerance` (its help text says what it does).
     @Option(name: .long, help: ArgumentHelp(
-        "No longer used: bounded's velocity fit that read it was replaced (docs/policies.md). Still accepted and checked, so older command lines and configuration files keep working.",
+        "No longer used: bounded's velocity fit that read it was replaced (docs/policies.md). Still accepted and checked, so older command lines and configuration files keep working; whereabouts-pub warns when it is given.",
         valueName: "fraction"))
-    public var fitTolerance: Double = BoundedPolicy.Parameters().fitTolerance
+    public var fitTolerance: Double?
+
+    /// Warnings about flags given that have no effect, for the command to log when it starts
+    /// (empty when there are none).
+    public var ineffectiveFlagWarnings: [String] {
+        fitTolerance == nil ? [] : [
+            "--fit-tolerance (fit-tolerance in a config file) has no effect: bounded no longer uses it (docs/policies.md); remove it."
+        ]
+    }
 
     /// The value of `--min-speed` (its help text says what it does).
     @Option(name: .long, help: ArgumentHelp("The seed policy's minSpeed in m/s: slower than this, it reports by distance.", valueName: "m/s"))
@@ -134,7 +142,8 @@ public struct PolicyOptions: ParsableArguments, Sendable {
             significant: .init(significantDistance: significantDistance, significantInterval: significantInterval),
             deadReckoning: .init(epsilon: epsilon, maxSilence: maxSilence, maxSpeed: cap),
             bounded: .init(
-                epsilon: epsilon, maxSilence: maxSilence, stationarySpeed: stationarySpeed, fitTolerance: fitTolerance,
+                epsilon: epsilon, maxSilence: maxSilence, stationarySpeed: stationarySpeed,
+                fitTolerance: fitTolerance ?? BoundedPolicy.Parameters().fitTolerance,
                 maxSpeed: cap
             )
         )

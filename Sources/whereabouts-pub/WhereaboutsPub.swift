@@ -40,6 +40,7 @@ struct WhereaboutsPub: AsyncParsableCommand {
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         var logger = Logger(label: "whereabouts-pub")
         logger.logLevel = launch.logLevel
+        for warning in policy.ineffectiveFlagWarnings { logger.warning("\(warning)") }
         if let key = launch.settings.encryptionKey {
             logger.info("Encrypting every payload but the wills (OwnTracks secretbox).")
             if key.isTruncated {

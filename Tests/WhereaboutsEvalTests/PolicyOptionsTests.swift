@@ -36,4 +36,14 @@ struct PolicyOptionsTests {
         #expect(throws: (any Error).self) { try PolicyOptions.parse(["--epsilon", "25,50"]).makeSinglePolicy() }
         #expect(throws: (any Error).self) { try PolicyOptions.parse(["--min-speed", "-1"]).validate() }
     }
+
+    @Test("--fit-tolerance is still accepted and checked, and warned about as having no effect")
+    func fitToleranceWarned() throws {
+        #expect(try PolicyOptions.parse([]).ineffectiveFlagWarnings.isEmpty)
+        let given = try PolicyOptions.parse(["--fit-tolerance", "0.3"])
+        #expect(try given.settings().bounded.fitTolerance == 0.3)
+        #expect(given.ineffectiveFlagWarnings.count == 1)
+        #expect(given.ineffectiveFlagWarnings.first?.contains("--fit-tolerance") == true)
+        #expect(throws: (any Error).self) { try PolicyOptions.parse(["--fit-tolerance", "-1"]).validate() }
+    }
 }
