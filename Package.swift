@@ -229,7 +229,7 @@ let package = Package(
         // MARK: Benchmarks (programs; build with -c release).
         .executableTarget(
             name: "PolicyBenchmark",
-            dependencies: ["WhereaboutsCore"],
+            dependencies: ["WhereaboutsCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Benchmarks/PolicyBenchmark"
         ),
         .executableTarget(
