@@ -308,7 +308,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "EncryptionBenchmark",
-            dependencies: ["Subscriber", "OwnTracksCrypto"],
+            dependencies: [
+                "Subscriber", "OwnTracksCrypto",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Benchmarks/EncryptionBenchmark"
         ),
 
