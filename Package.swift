@@ -303,7 +303,10 @@ let package = Package(
 
         .executableTarget(
             name: "PlaceDayBenchmark",
-            dependencies: ["PositionSources", "WhereaboutsCore"],
+            dependencies: [
+                "PositionSources", "WhereaboutsCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Benchmarks/PlaceDayBenchmark"
         ),
         .executableTarget(
