@@ -288,7 +288,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "RecorderBenchmark",
-            dependencies: ["WhereaboutsTestSupport"],
+            dependencies: [
+                "WhereaboutsTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Benchmarks/RecorderBenchmark"
         ),
         .executableTarget(
