@@ -262,6 +262,7 @@ let package = Package(
             dependencies: [
                 "WhereaboutsMQTT",
                 "WhereaboutsTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
             ],
