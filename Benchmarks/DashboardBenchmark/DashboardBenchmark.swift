@@ -64,6 +64,7 @@ struct DashboardBenchmark: AsyncParsableCommand {
 
     @OptionGroup var options: Options
 
+    @MainActor
     func run() async throws {
         try await measure(options)
     }

@@ -52,6 +52,7 @@ struct LoadBenchmark: AsyncParsableCommand {
         guard seconds > 0, seconds.isFinite else { throw ValidationError("--seconds must be a positive number of seconds.") }
     }
 
+    @MainActor
     func run() async throws {
         let sizes = devices.values, brokers = brokers.values
         guard let binary = Self.sibling("whereabouts-sub") ?? TestPaths.builtExecutable(named: "whereabouts-sub")?.path else {

@@ -144,6 +144,7 @@ struct RecorderBenchmark: AsyncParsableCommand {
 
     @OptionGroup var options: Options
 
+    @MainActor
     func run() async throws {
         let options = self.options
         try FileManager.default.createDirectory(atPath: options.folder, withIntermediateDirectories: true)
