@@ -302,6 +302,7 @@ let package = Package(
             dependencies: [
                 "PositionSources",
                 "WhereaboutsCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/SourcesBenchmark"
