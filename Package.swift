@@ -239,6 +239,7 @@ let package = Package(
                 "WhereaboutsCore",
                 "WhereaboutsMQTT",
                 "WhereaboutsTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/SubscriberBenchmark"
@@ -250,6 +251,7 @@ let package = Package(
                 "WhereaboutsCore",
                 "WhereaboutsMQTT",
                 "WhereaboutsTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -262,6 +264,7 @@ let package = Package(
             dependencies: [
                 "WhereaboutsMQTT",
                 "WhereaboutsTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -288,7 +291,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "RecorderBenchmark",
-            dependencies: ["WhereaboutsTestSupport"],
+            dependencies: [
+                "WhereaboutsTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Benchmarks/RecorderBenchmark"
         ),
         .executableTarget(
@@ -296,6 +302,7 @@ let package = Package(
             dependencies: [
                 "PositionSources",
                 "WhereaboutsCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Benchmarks/SourcesBenchmark"
@@ -303,12 +310,18 @@ let package = Package(
 
         .executableTarget(
             name: "PlaceDayBenchmark",
-            dependencies: ["PositionSources", "WhereaboutsCore"],
+            dependencies: [
+                "PositionSources", "WhereaboutsCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Benchmarks/PlaceDayBenchmark"
         ),
         .executableTarget(
             name: "EncryptionBenchmark",
-            dependencies: ["Subscriber", "OwnTracksCrypto"],
+            dependencies: [
+                "Subscriber", "OwnTracksCrypto",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Benchmarks/EncryptionBenchmark"
         ),
 
@@ -445,6 +458,7 @@ let package = Package(
             name: "PublisherBenchmark",
             dependencies: [
                 "Outbox", "Publisher", "WhereaboutsCore", "CMosquittoBaseline", "WhereaboutsTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import WhereaboutsTestSupport
 
@@ -17,27 +18,46 @@ import Glibc
 /// per message and resident memory (both instances), broker CPU (all nodes) in % of one core.
 /// `--kill-node` adds a NATS run at the largest size with node 1 killed (SIGKILL) half-way.
 @main
-struct LoadBenchmark {
-    static func main() async {
-        var sizes = [1000]
-        var seconds = 60.0
-        var brokers: [LoadRun.BrokerChoice] = [.mosquitto, .nats]
-        var killNode = false
-        var arguments = CommandLine.arguments.dropFirst()
-        while let argument = arguments.popFirst() {
-            switch argument {
-            case "--devices": sizes = (arguments.popFirst() ?? "").split(separator: ",").compactMap { Int($0) }
-            case "--seconds": seconds = Double(arguments.popFirst() ?? "") ?? seconds
-            case "--brokers": brokers = (arguments.popFirst() ?? "").split(separator: ",").compactMap { LoadRun.BrokerChoice(rawValue: String($0)) }
-            case "--kill-node": killNode = true
-            default:
-                FileHandle.standardError.write(Data("usage: LoadBenchmark [--devices N,N] [--seconds S] [--brokers mosquitto,nats] [--kill-node]\n".utf8))
-                exit(2)
-            }
-        }
+struct LoadBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "LoadBenchmark",
+        abstract: "Measures N simulated MQTT devices against mosquitto and a three-node NATS cluster, through two sharded whereabouts-sub.",
+        discussion: """
+            For each broker and each number of devices, starts the broker(s) and two \
+            whereabouts-sub --shard i/2 (the release build next to this program, else the one \
+            the tests find), connects every device with its own MQTT connection and client id, \
+            and has each report for --seconds. Prints one table row per run: reports, \
+            acknowledged, lost (acknowledged but never shown), publish-to-view latency p50/p99 \
+            in ms, subscriber CPU per message in microseconds, both subscribers' resident memory \
+            in MB and broker CPU in % of one core. mosquitto and NATS, run side by side at the \
+            same size, are each other's baseline. Raises the open-file limit to its maximum. \
+            Build both in release first: \
+            swift build -c release --product whereabouts-sub --product LoadBenchmark
+            """)
+
+    @Option(help: "The numbers of devices, comma-separated; one run per broker for each.")
+    var devices = CommaSeparated<Int>([1000])
+
+    @Option(help: "Seconds each run's devices keep reporting (fractions allowed).")
+    var seconds = 60.0
+
+    @Option(help: "The brokers to run against, comma-separated: mosquitto, nats or both.")
+    var brokers = CommaSeparated<LoadRun.BrokerChoice>([.mosquitto, .nats])
+
+    @Flag(help: "Also run NATS at the largest number of devices with node 1 killed (SIGKILL) half-way.")
+    var killNode = false
+
+    func validate() throws {
+        guard devices.values.allSatisfy({ $0 >= 1 }) else { throw ValidationError("--devices must each be at least 1.") }
+        guard seconds > 0, seconds.isFinite else { throw ValidationError("--seconds must be a positive number of seconds.") }
+    }
+
+    @MainActor
+    func run() async throws {
+        let sizes = devices.values, brokers = brokers.values
         guard let binary = Self.sibling("whereabouts-sub") ?? TestPaths.builtExecutable(named: "whereabouts-sub")?.path else {
             FileHandle.standardError.write(Data("LoadBenchmark: build whereabouts-sub first (swift build -c release --product whereabouts-sub)\n".utf8))
-            exit(1)
+            throw ExitCode.failure
         }
         // 10,000 connections need as many descriptors here, in mosquitto and in each NATS node.
         var limit = rlimit()
@@ -52,16 +72,16 @@ struct LoadBenchmark {
         if killNode, let largest = sizes.max(), brokers.contains(.nats) {
             runs.append(LoadRun(broker: .nats, devices: largest, seconds: seconds, killNode: true, subscriberBinary: binary))
         }
-        say("| run | reports | acknowledged | timed | lost | latency p50 / p99 ms | subscriber µs CPU / message | subscribers' RSS MB | broker CPU % of a core | connect s |")
-        say("|---|---|---|---|---|---|---|---|---|---|")
+        Self.say("| run | reports | acknowledged | timed | lost | latency p50 / p99 ms | subscriber µs CPU / message | subscribers' RSS MB | broker CPU % of a core | connect s |")
+        Self.say("|---|---|---|---|---|---|---|---|---|---|")
         for run in runs {
             do {
                 let r = try await run.run()
-                say(String(format: "| %@ | %d | %d | %d | %d | %.0f / %.0f | %.0f | %.1f | %.0f | %.0f |",
+                Self.say(String(format: "| %@ | %d | %d | %d | %d | %.0f / %.0f | %.0f | %.1f | %.0f | %.0f |",
                              r.label, r.reports, r.acknowledged, r.shown, r.lost, r.p50, r.p99,
                              r.subscriberCPUMicrosPerMessage, r.subscriberRSSMB, r.brokerCPUPercent, r.connectSeconds))
             } catch {
-                say("| \(run.broker.rawValue) \(run.devices) | failed: \(error) |")
+                Self.say("| \(run.broker.rawValue) \(run.devices) | failed: \(error) |")
             }
         }
     }

@@ -1,22 +1,129 @@
+import ArgumentParser
 import Foundation
 import Logging
 
-/// `swift run -c release SubscriberBenchmark [messages] [members]`: the subscriber's measured
-/// goals (BENCHMARKS.md, `## Subscriber`), each against a baseline measured in the same run.
+/// `swift run -c release SubscriberBenchmark [ingest|delay|memory] [messages] [members]`: the
+/// subscriber's measured goals (BENCHMARKS.md, `## Subscriber`), each against a baseline measured
+/// in the same run.
 @main
-struct SubscriberBenchmark {
-    static func main() async throws {
+struct SubscriberBenchmark: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "SubscriberBenchmark",
+        abstract: "Measures the subscriber's goals (BENCHMARKS.md, Subscriber), each against a baseline measured in the same run.",
+        discussion: """
+            Without a part name, runs all three parts: ingest, delay and memory (with the \
+            in-process pipeline), against one mosquitto it starts on a free loopback port. \
+            The positional arguments are the same for every part: [messages] [members], e.g. \
+            'SubscriberBenchmark 100000 100000' or 'SubscriberBenchmark ingest 50000'. \
+            INGEST_ROUNDS=N in the environment sets the ingest part's rounds (default 3). \
+            See 'SubscriberBenchmark help <part>' for what each part measures.
+            """,
+        subcommands: [All.self, Ingest.self, Delay.self, Memory.self],
+        defaultSubcommand: All.self)
+
+    /// The positional arguments every part takes, in the order they always had.
+    struct Sizes: ParsableArguments {
+        @Argument(help: "The messages of each ingest round (ingest part only).")
+        var messages = 100_000
+
+        @Argument(help: "The members in the store of the memory part, in circles of 10 (memory part only).")
+        var members = 100_000
+
+        func validate() throws {
+            guard messages >= 1 else { throw ValidationError("The number of messages must be at least 1.") }
+            guard members >= 10 else { throw ValidationError("The number of members must be at least 10 (circles of 10).") }
+            if let rounds = ProcessInfo.processInfo.environment["INGEST_ROUNDS"], (Int(rounds) ?? 0) < 1 {
+                throw ValidationError("INGEST_ROUNDS must be a whole number of at least 1, not '\(rounds)'.")
+            }
+        }
+    }
+
+    /// One part of the measurement; nil runs them all.
+    enum Part: String { case ingest, delay, memory }
+
+    /// A subcommand: the part it runs, and the sizes.
+    protocol PartCommand: AsyncParsableCommand {
+        var part: Part? { get }
+        var sizes: Sizes { get }
+    }
+
+    /// Parses the arguments, then runs the chosen part in this main function's own synchronous
+    /// start, as the program did before it used ArgumentParser (whose `main()` awaits before it
+    /// runs a command). The mosquitto the parts share is started there, on the main thread, and
+    /// Foundation's `Process.waitUntilExit` stops it later only when it was started there: started
+    /// from a task after an await (on a pool thread), the final stop was seen to spin forever.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            guard let chosen = command as? any PartCommand else {
+                try command.run()
+                return
+            }
+            try await measure(chosen.part, chosen.sizes)
+        } catch {
+            exit(withError: error)
+        }
+    }
+
+    struct All: PartCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Runs all three parts: ingest, delay and memory.")
+        @OptionGroup var sizes: Sizes
+        var part: Part? { nil }
+    }
+
+    struct Ingest: PartCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Ingest rate of whereabouts-sub against mosquitto_sub.",
+            discussion: """
+                In each of INGEST_ROUNDS rounds (default 3), [messages] messages from 1,000 \
+                members are queued by the broker for offline persistent sessions, then drained \
+                in turn by mosquitto_sub -c (the baseline), by the WhereaboutsMQTT client alone, \
+                by the subscriber, and by the subscriber with --history (a fresh SQLite file). \
+                Prints messages per second (best round, every round), the ratios to the \
+                baseline and CPU microseconds per message of each and of the broker.
+                """)
+        @OptionGroup var sizes: Sizes
+        var part: Part? { .ingest }
+    }
+
+    struct Delay: PartCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delay from a publish to the updated retained view against mosquitto_sub.",
+            discussion: """
+                500 publishes, rotating over members of different circles; prints p50 and p99 \
+                in milliseconds of the delay to the subscriber's updated retained view and, as \
+                the baseline, to mosquitto_sub printing the raw message, and the p99 ratio. \
+                The positional arguments are accepted and unused.
+                """)
+        @OptionGroup var sizes: Sizes
+        var part: Part? { .delay }
+    }
+
+    struct Memory: PartCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Memory per tracked member, and the in-process ingest pipeline's rate.",
+            discussion: """
+                The in-process pipeline (route, parse, validate, apply; 200,000 messages, 1,000 \
+                members) in messages per second, best of 3; then the resident bytes per member \
+                of a store with [members] members with full trails, against the 2,048-byte \
+                target and the size of one wire message.
+                """)
+        @OptionGroup var sizes: Sizes
+        var part: Part? { .memory }
+    }
+
+    /// Runs `only` (all parts when nil) and prints the results.
+    @MainActor
+    static func measure(_ only: Part?, _ sizes: Sizes) async throws {
         let logger = Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() })
-        var arguments = Array(CommandLine.arguments.dropFirst())
-        let only = arguments.first.flatMap { Int($0) == nil ? $0 : nil }  // ingest, delay or memory
-        if only != nil { arguments.removeFirst() }
-        let messages = arguments.first.flatMap(Int.init) ?? 100_000
-        let memoryMembers = arguments.dropFirst().first.flatMap(Int.init) ?? 100_000
+        let messages = sizes.messages
+        let memoryMembers = sizes.members
         let workload = BenchWorkload(members: 1000)
 
         let broker = try BenchBroker()
         defer { broker.stop() }
-        if only == nil || only == "ingest" {
+        if only == nil || only == .ingest {
         let rounds = ProcessInfo.processInfo.environment["INGEST_ROUNDS"].flatMap(Int.init) ?? 3
         let ingest = try await IngestBenchmark.run(broker: broker, workload: workload, count: messages, rounds: rounds, logger: logger)
         let best = (baseline: ingest.baselineRates.max() ?? .nan, client: ingest.clientRates.max() ?? .nan, subscriber: ingest.subscriberRates.max() ?? .nan)
@@ -46,14 +153,14 @@ struct SubscriberBenchmark {
         }
 
         }
-        if only == nil || only == "delay" {
+        if only == nil || only == .delay {
         let delay = try await DelayBenchmark.run(broker: broker, workload: workload, samples: 500, logger: logger)
         print(String(format: "delay: %d publishes: mosquitto_sub p50 %.2f ms p99 %.2f ms; retained view p50 %.2f ms p99 %.2f ms; p99 ratio %.2f",
                      delay.samples, delay.baselineP50, delay.baselineP99, delay.subscriberP50, delay.subscriberP99,
                      delay.subscriberP99 / delay.baselineP99))
 
         }
-        if only == nil || only == "memory" {
+        if only == nil || only == .memory {
         var pipeline: [Double] = []
         for _ in 0..<3 { pipeline.append(await PipelineBenchmark.run(messages: 200_000, members: 1000, logger: logger)) }
         print(String(format: "pipeline without MQTT (route, parse, validate, apply), best of 3: %.0f msg/s (%@)",

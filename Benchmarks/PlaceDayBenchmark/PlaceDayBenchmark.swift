@@ -13,25 +13,46 @@
 // PLACE_DAY_TRACE=1 prints every transition (time, event, place, distance from the centre, acc).
 // PlacesTests/benchmarkRuleIsThePublishers checks that PlaceProfilePolicy reports what the
 // publisher's Reporter reports.
+import ArgumentParser
 import Foundation
 import PositionSources
 import WhereaboutsCore
 
-let (seed, days): (UInt64, Int) = {
+@main
+struct PlaceDayBenchmark: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "PlaceDayBenchmark",
+        abstract: "Measures what the publisher's place rule saves on a simulated working day.",
+        discussion: """
+            A simulated day (home until 08:00, a 25-minute drive to work, work until 17:00, the \
+            drive back, home until midnight, one fix a second). Each active policy (bounded, \
+            interval, seed) runs every day twice in the same run: alone (the baseline) and with \
+            the place rule (Home 100 m and Work 150 m, significant inside, active after leaving). \
+            Prints reports, transitions, heartbeats, radio wake-ups, bytes, energy, radio-on \
+            hours and the worst live error, and the ratios of reports and wake-ups to the \
+            policy alone; once with heartbeats after every 900 s of silence, once without. \
+            PLACE_DAY_TRACE=1 also prints every place transition.
+            """)
+
+    @Option(help: "The simulator's seed for the first day; day n (from 0) uses seed + 101 n.")
     var seed: UInt64 = 1
+
+    @Option(help: "The number of simulated days, one after another, summed in the tables.")
     var days = 1
-    var arguments = CommandLine.arguments.dropFirst().makeIterator()
-    while let argument = arguments.next() {
-        switch argument {
-        case "--seed": seed = arguments.next().flatMap(UInt64.init) ?? seed
-        case "--days": days = arguments.next().flatMap(Int.init) ?? days
-        default:
-            FileHandle.standardError.write(Data("usage: PlaceDayBenchmark [--seed N] [--days N]\n".utf8))
-            exit(2)
-        }
+
+    func validate() throws {
+        guard days > 0 else { throw ValidationError("--days must be at least 1.") }
     }
-    return (seed, days)
-}()
+
+    func run() {
+        let sample = SimulatedDay(options: SimulatedDayOptions(seed: seed))
+        print("Simulated day (seed \(seed), \(days) day(s)): \(sample.fixes.count) fixes a day; work is \(Int(Geodesy.distance(sample.home, sample.work))) m from home")
+        print("\nWith heartbeats every 900 s of silence (as whereabouts-pub sends them):")
+        print(table(evaluate(heartbeat: HeartbeatModel.defaultInterval, seed: seed, days: days)))
+        print("\nReports only (no heartbeats counted):")
+        print(table(evaluate(heartbeat: nil, seed: seed, days: days)))
+    }
+}
 
 struct Row {
     var policy: String
@@ -141,10 +162,3 @@ func table(_ rows: [Row]) -> String {
         }.joined(separator: "  ")
     }.joined(separator: "\n")
 }
-
-let sample = SimulatedDay(options: SimulatedDayOptions(seed: seed))
-print("Simulated day (seed \(seed), \(days) day(s)): \(sample.fixes.count) fixes a day; work is \(Int(Geodesy.distance(sample.home, sample.work))) m from home")
-print("\nWith heartbeats every 900 s of silence (as whereabouts-pub sends them):")
-print(table(evaluate(heartbeat: HeartbeatModel.defaultInterval, seed: seed, days: days)))
-print("\nReports only (no heartbeats counted):")
-print(table(evaluate(heartbeat: nil, seed: seed, days: days)))
