@@ -91,6 +91,8 @@ struct ClusterEndToEndTests {
         let sent = committed()
         #expect(sent.count >= 100, "\(sent.count) reports")
         let newest = try #require(sent.max())
+        // 30 s: three times the shipped ack_wait, after which NATS sends again a message that was
+        // on its way to a recorder when the recorder's node died (docs/cluster.md).
         do {
             try await waitUntil("every committed report at the recorder", timeout: .seconds(30)) { received.withLock { sent.isSubset(of: $0) } }
         } catch {
@@ -199,6 +201,8 @@ struct ClusterEndToEndTests {
         try await waitUntil("alice offline after the end", timeout: .seconds(30), interval: .milliseconds(100)) { await memberStatus() == "offline" }
         let sent = committed()
         let newest = try #require(sent.max())
+        // 30 s: three times the shipped ack_wait, after which NATS sends again a message that was
+        // on its way to a recorder when the recorder's node died (docs/cluster.md).
         do {
             try await waitUntil("every committed report at the recorder", timeout: .seconds(30)) { received.withLock { sent.isSubset(of: $0) } }
         } catch {
