@@ -419,7 +419,11 @@ let package = Package(
         // The shipped NATS JetStream cluster (broker/nats) against what Whereabouts relies on.
         .testTarget(
             name: "ClusterTests",
-            dependencies: ["WhereaboutsCore", "WhereaboutsMQTT", "WhereaboutsTestSupport", "whereabouts-pub", "whereabouts-sub"]
+            dependencies: [
+                "WhereaboutsCore", "WhereaboutsMQTT", "WhereaboutsTestSupport", "whereabouts-pub", "whereabouts-sub",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "PublisherTests",

@@ -1,4 +1,6 @@
 import Foundation
+import InMemoryLogging
+import Logging
 import Testing
 import WhereaboutsCore
 import WhereaboutsMQTT
@@ -31,17 +33,28 @@ struct ClusterEndToEndTests {
     /// of every location on `owntracks/alice/phone`.
     static func recorder(
         _ clientID: String, on node: Int, of cluster: NATSCluster
-    ) async throws -> (MQTTClient, LockedState<Set<Int>>, Task<Void, Never>) {
+    ) async throws -> (MQTTClient, LockedState<Set<Int>>, Task<Void, Never>, InMemoryLogHandler) {
         var configuration = cluster.clientConfiguration(clientID: clientID, node: node)
         configuration.cleanSession = false
         configuration.failover = (0..<3).filter { $0 != node }.map { MQTTConfiguration.Endpoint(host: "127.0.0.1", port: cluster.mqttPorts[$0]) }
-        let client = MQTTClient(configuration: configuration, logger: .test(clientID))
+        let (logger, log) = Logger.capturing(label: clientID, level: .info)
+        let client = MQTTClient(configuration: configuration, logger: logger)
         let received = LockedState<Set<Int>>([])
         let messages = client.messages
         let recording = Task { for await message in messages { if let tst = tst(of: message.payload) { received.withLock { _ = $0.insert(tst) } } } }
         try await client.connect()
         try await client.subscribe(to: "owntracks/alice/phone", qos: .atLeastOnce)
-        return (client, received, recording)
+        return (client, received, recording, log)
+    }
+
+    /// The connection events `log` holds (lost, retrying, connected with or without the session),
+    /// one line each, for a failure message.
+    static func connectionEvents(_ log: InMemoryLogHandler) -> String {
+        log.entries.map { entry in
+            let metadata = entry.metadata.filter { $0.key.hasPrefix("whereabouts.mqtt.") && $0.key != "whereabouts.mqtt.client_id" }
+                .map { "\($0.key.dropFirst(16))=\($0.value)" }.sorted().joined(separator: " ")
+            return "\(entry.message) \(metadata)"
+        }.joined(separator: "\n")
     }
 
     static func tst(of payload: Data) -> Int? {
@@ -58,8 +71,8 @@ struct ClusterEndToEndTests {
 
         // Everything the publisher sends, seen by two persistent sessions on different nodes that
         // fail over too: a report missing at both was lost by the cluster, not by one session.
-        let (recorder, received, recording) = try await Self.recorder("recorder", on: 2, of: cluster)
-        let (second, receivedSecond, secondRecording) = try await Self.recorder("recorder-2", on: 0, of: cluster)
+        let (recorder, received, recording, recorderLog) = try await Self.recorder("recorder", on: 2, of: cluster)
+        let (second, receivedSecond, secondRecording, secondLog) = try await Self.recorder("recorder-2", on: 0, of: cluster)
 
         let httpPort = try FreePort.find()
         let sub = try ChildProcess.spawn(
@@ -99,7 +112,7 @@ struct ClusterEndToEndTests {
             let missing = sent.subtracting(received.withLock { $0 }).sorted()
             let log = (try? String(contentsOf: pubLog, encoding: .utf8)) ?? ""
             let missingSecond = sent.subtracting(receivedSecond.withLock { $0 }).sorted()
-            Issue.record("\(missing.count) of \(sent.count) missing: \(missing.prefix(20)), at the second recorder \(missingSecond.prefix(20)); publisher log tail: \(log.split(separator: "\n").filter { !$0.contains("debug") }.suffix(15).joined(separator: "\n"))")
+            Issue.record("\(missing.count) of \(sent.count) missing: \(missing.prefix(20)), at the second recorder \(missingSecond.prefix(20)); publisher log tail: \(log.split(separator: "\n").filter { !$0.contains("debug") }.suffix(15).joined(separator: "\n"))\nrecorder: \(Self.connectionEvents(recorderLog))\nsecond recorder: \(Self.connectionEvents(secondLog))")
             throw error
         }
 
