@@ -57,7 +57,7 @@ struct LoadRun {
                 .write(to: configuration, atomically: true, encoding: .utf8)
             let process = try ChildProcess.spawn("/usr/sbin/mosquitto", ["-c", configuration.path], logFile: dir.appendingPathComponent("mosquitto.log"))
             mosquitto = process
-            try await waitUntil("mosquitto to listen", timeout: .seconds(10)) { Self.portOpen(port) }
+            try await waitUntil("mosquitto to listen", timeout: .seconds(10)) { LoopbackSocket.isOpen(port: port) }
             ports = [port]
             brokerPIDs = { [process.pid] }
         case .nats:
@@ -164,18 +164,6 @@ struct LoadRun {
             subscriberRSSMB: rss,
             brokerCPUPercent: Double(brokerAfter - brokerBefore) / ticks / runSeconds * 100,
             connectSeconds: connectSeconds)
-    }
-
-    static func portOpen(_ port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
     }
 
     /// User plus system CPU time of `pid` in clock ticks (`/proc/<pid>/stat` fields 14 and 15).

@@ -77,17 +77,8 @@ func seconds(_ duration: Duration) -> Double {
 /// GETs `path` on 127.0.0.1:`port` and reads the answer to its end without keeping it: the
 /// seconds until the last byte, the bytes, and the answer's last 200 bytes.
 func fetch(port: Int, path: String) throws -> (seconds: Double, bytes: Int, tail: String) {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw BenchError("socket failed") }
+    guard let fd = try? LoopbackSocket.connect(port: port) else { throw BenchError("connect to port \(port) failed") }
     defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = in_port_t(UInt16(port).bigEndian)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-    }
-    guard connected == 0 else { throw BenchError("connect failed") }
     let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n".utf8)
     let start = ContinuousClock.now
     guard write(fd, request, request.count) == request.count else { throw BenchError("write failed") }

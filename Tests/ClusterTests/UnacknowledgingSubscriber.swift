@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import WhereaboutsTestSupport
 
 /// A hand-written MQTT 3.1.1 subscriber over a plain TCP socket that acknowledges a QoS 1 message
 /// only when told to: what a subscriber looks like to the broker when its node dies between a
@@ -29,17 +30,7 @@ struct UnacknowledgingSubscriber: Sendable {
     /// Connects to 127.0.0.1:`port` as `clientID` with clean session off and returns the
     /// subscriber and the CONNACK's session-present flag.
     static func connect(port: Int, clientID: String) throws -> (UnacknowledgingSubscriber, sessionPresent: Bool) {
-        let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw ProtocolError(description: "no socket") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            close(fd)
+        guard let fd = try? LoopbackSocket.connect(port: port) else {
             throw ProtocolError(description: "connection to port \(port) refused")
         }
         let subscriber = UnacknowledgingSubscriber(socket: fd)
