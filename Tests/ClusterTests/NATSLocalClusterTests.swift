@@ -88,7 +88,20 @@ struct NATSLocalClusterTests {
         try #require(kill(try cluster.pid(ofNode: 2), SIGKILL) == 0)
         let killed = ContinuousClock.now
         held.abandon()
-        let (resumed, present) = try await UnacknowledgingSubscriber.run { try UnacknowledgingSubscriber.connect(port: cluster.mqttPorts[0], clientID: "held") }
+        // While the session's stream elects a new leader, NATS may close a CONNECT before its
+        // CONNACK; like any client, this one tries again (every 0.5 s, for at most 15 s).
+        let (resumed, present) = try await UnacknowledgingSubscriber.run {
+            var attempts = 0
+            while true {
+                do {
+                    return try UnacknowledgingSubscriber.connect(port: cluster.mqttPorts[0], clientID: "held")
+                } catch {
+                    attempts += 1
+                    if attempts >= 30 { throw error }
+                    Thread.sleep(forTimeInterval: 0.5)
+                }
+            }
+        }
         #expect(present, "the session survived its node")
         // NATS 2.9 sends it again when the consumer's ack_wait has passed (30 s by default), not on
         // the resume: the bound below fails with the default and holds with the shipped 10 s.

@@ -34,6 +34,8 @@ struct UnacknowledgingSubscriber: Sendable {
             throw ProtocolError(description: "connection to port \(port) refused")
         }
         let subscriber = UnacknowledgingSubscriber(socket: fd)
+        var accepted = false
+        defer { if !accepted { subscriber.abandon() } }
         // CONNECT: protocol name, level 4 (3.1.1), flags 0 (clean session off), keepalive 60 s.
         let body = string("MQTT") + [4, 0x00, 0, 60] + string(clientID)
         try subscriber.send(0x10, body)
@@ -41,6 +43,7 @@ struct UnacknowledgingSubscriber: Sendable {
             throw ProtocolError(description: "no CONNACK")
         }
         guard connack.body[1] == 0 else { throw ProtocolError(description: "CONNACK refused: \(connack.body[1])") }
+        accepted = true
         return (subscriber, connack.body[0] & 1 == 1)
     }
 
