@@ -164,7 +164,9 @@ struct PageBehaviourTests {
     func reconnects() async throws {
         let store = await Fixtures.store()
         let logger = ServiceTests.logger(.warning)
-        try await ServiceTests.withService(store) { port, group in
+        // 150 s in all: Chromium's start and the first page, then up to 60 s for the reconnection
+        // (a fresh-clone CI run at load 14 hit the old 60 s bound of the whole run).
+        try await ServiceTests.withService(store, timeout: .seconds(150)) { port, group in
             try await HeadlessChromium.withPage { page in
                 try await page.navigate(to: "http://127.0.0.1:\(port)/#family")
                 try await page.waitFor(PageTests.markerAt("alice", lat: Fixtures.aliceStart.lat, lon: Fixtures.aliceStart.lon))

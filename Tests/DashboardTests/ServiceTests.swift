@@ -14,6 +14,7 @@ struct ServiceTests {
     static func withService(
         _ store: CircleViewStore,
         port: Int = 0,
+        timeout: Duration = .seconds(60),
         _ body: @escaping @Sendable (Int, ServiceGroup) async throws -> Void
     ) async throws {
         let logger = Self.logger(.warning)
@@ -23,8 +24,9 @@ struct ServiceTests {
             onListening: { portSink.yield($0) }
         )
         let group = ServiceGroup(services: [service], logger: logger)
-        // The whole run is bounded: listening, the body, and the group's shutdown.
-        try await withTimeout(.seconds(60), "the dashboard service run") {
+        // The whole run is bounded: listening, the body, and the group's shutdown. A body with
+        // waits of its own passes a `timeout` longer than their sum.
+        try await withTimeout(timeout, "the dashboard service run") {
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
                 var iterator = ports.makeAsyncIterator()
