@@ -30,6 +30,9 @@ final class GpsFake {
         try process.run()
     }
 
+    /// Whether gpsfake is still running (it exits when its gpsd does not start in time).
+    var isRunning: Bool { process.isRunning }
+
     /// Stops gpsfake and its gpsd. gpsfake leaves its gpsd running when it is signalled, and that
     /// gpsd ignores SIGTERM, so the gpsd started for this gpsfake (found by its control socket
     /// `/tmp/gpsfake-<pid>.sock` in /proc) is killed by process id.
