@@ -58,9 +58,10 @@ struct GpsdTests {
     }
 
     /// Plays `log` through gpsfake on `port` until `condition` holds for the collected fixes (at
-    /// most 60 s), then stops gpsfake and its gpsd. gpsfake gives up and exits when its gpsd is slow
-    /// to answer, as on a loaded machine (a fresh-clone CI run got no fix in 60 s at load average
-    /// 9), so one that has exited is started again, as a service manager would, within the 60 s.
+    /// most 60 s), then stops gpsfake and its gpsd. gpsfake exits when its gpsd dies or stops
+    /// answering (gpsd 3.22's gps/fake.py: "daemon died", "daemon output stopped"). One fresh-clone
+    /// CI run at load average 9 got no fix in 60 s; we did not confirm that this was the cause, but
+    /// a gpsfake that has exited is started again, as a service manager would, within the 60 s.
     func play(_ log: String, port: Int, into collector: FixCollector, until condition: @escaping @Sendable ([Fix]) -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(60)
         var fake = try GpsFake(log: Fixtures.url(log), port: port)
