@@ -253,7 +253,7 @@ struct ClusterEndToEndTests {
         #expect(unrecorded.count * 20 <= sent.count, "more than 5 % missing at the persistent session: \(diagnosis(unrecorded))")
         // NATS 2.9.10 lets a persistent session miss a QoS 1 message now and then even with no
         // node failing, while a plain subscriber and other sessions get it (docs/cluster.md, "What
-        // NATS cannot do"; mosquitto_sub's sessions miss them too): a known issue, not a failure,
+        // NATS cannot do"; a mosquitto_sub session missed them too): a known issue, not a failure,
         // while the checks above hold.
         withKnownIssue("NATS 2.9: a persistent session can miss QoS 1 messages", isIntermittent: true) {
             #expect(everyReportRecorded && unrecorded.isEmpty, "at the persistent session: \(diagnosis(unrecorded))")
