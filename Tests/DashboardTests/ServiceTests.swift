@@ -15,23 +15,30 @@ struct ServiceTests {
         _ store: CircleViewStore,
         port: Int = 0,
         timeout: Duration = .seconds(60),
+        logger: Logger = Self.logger(.warning),
         _ body: @escaping @Sendable (Int, ServiceGroup) async throws -> Void
     ) async throws {
-        let logger = Self.logger(.warning)
         let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
         let service = DashboardService(
             source: store, configuration: .init(host: "127.0.0.1", port: port), logger: logger,
             onListening: { portSink.yield($0) }
         )
         let group = ServiceGroup(services: [service], logger: logger)
+        let (stopped, stoppedSink) = AsyncStream.makeStream(of: Never.self)
         // The whole run is bounded: listening, the body, and the group's shutdown. A body with
         // waits of its own passes a `timeout` longer than their sum.
         try await withTimeout(timeout, "the dashboard service run") {
             try await withThrowingTaskGroup(of: Void.self) { tasks in
-                tasks.addTask { try await group.run() }
+                tasks.addTask {
+                    defer { stoppedSink.finish() }
+                    try await group.run()
+                }
                 var iterator = ports.makeAsyncIterator()
                 guard let bound = await iterator.next() else { return }
                 try await body(bound, group)
+                // The body shut the group down; a service that does not stop then fails on its own
+                // (30 s), not as the whole run's timeout.
+                try await withTimeout(.seconds(30), "the dashboard to stop after its graceful shutdown") { for await _ in stopped {} }
                 try await tasks.waitForAll()
             }
         }
