@@ -65,9 +65,17 @@ final class ClientHub: Sendable {
         }
     }
 
+    /// Records the current session's new state and hands it to every `stateUpdates` sequence.
+    ///
+    /// The state is yielded after the lock is released: a yield can resume a waiting consumer,
+    /// which takes that task's status lock, while cancelling the consumer holds its status lock
+    /// and runs the stream's termination handler, which takes this lock. Yielding under the lock
+    /// deadlocked the two (libmosquitto's thread and the cancelling task) in 2 of about 1,000
+    /// runs of `whereabouts-pub` whose service group was cancelled while it was reconnecting.
+    /// Only the current session's thread reports states, so they still arrive in order.
     func setConnectionState(_ new: MQTTConnectionState, from sessionID: UInt64) {
-        state.withLock { state in
-            guard state.currentSessionID == sessionID, state.connection != new else { return }
+        let listeners = state.withLock { state -> [AsyncStream<MQTTConnectionState>.Continuation] in
+            guard state.currentSessionID == sessionID, state.connection != new else { return [] }
             state.connection = new
             // Set with the state, so whoever sees the connection up sees its session flag too.
             if case .connected(let sessionPresent) = new {
@@ -76,8 +84,9 @@ final class ClientHub: Sendable {
             } else {
                 state.connectedSince = nil
             }
-            for listener in state.stateListeners.values { listener.yield(new) }
+            return Array(state.stateListeners.values)
         }
+        for listener in listeners { listener.yield(new) }
     }
 
     /// Hands a received message to every `messages` sequence (libmosquitto's thread). Consumers
@@ -121,11 +130,13 @@ final class ClientHub: Sendable {
 
     /// Wakes the consumers waiting for messages delivered since the last call.
     func wakeMessageConsumers() {
-        state.withLock { state in
-            guard state.unwokenMessages > 0 else { return }
+        // Woken after the lock is released, for the reason given at `setConnectionState`.
+        let channels = state.withLock { state -> [MessageChannel] in
+            guard state.unwokenMessages > 0 else { return [] }
             state.deliveredAtLastWake = state.deliveredMessages
-            for listener in state.messageChannels { listener.channel.wake() }
+            return state.messageChannels.map(\.channel)
         }
+        for channel in channels { channel.wake() }
     }
 
     /// A new `messages` sequence's channel, registered until the registration is released.
@@ -155,6 +166,8 @@ final class ClientHub: Sendable {
             let id = state.nextListenerID
             state.nextListenerID += 1
             state.stateListeners[id] = continuation
+            // Under the lock, so no newer state overtakes it; safe there, since nothing can be
+            // waiting on a stream not yet returned.
             continuation.yield(state.connection)
             return id
         }
