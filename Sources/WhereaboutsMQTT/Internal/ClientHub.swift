@@ -72,7 +72,8 @@ final class ClientHub: Sendable {
     /// and runs the stream's termination handler, which takes this lock. Yielding under the lock
     /// deadlocked the two (libmosquitto's thread and the cancelling task) in 2 of about 1,000
     /// runs of `whereabouts-pub` whose service group was cancelled while it was reconnecting.
-    /// Only the current session's thread reports states, so they still arrive in order.
+    /// Only the current session reports states, one after another (its first before its thread
+    /// starts, the rest on that thread), so they still arrive in order.
     func setConnectionState(_ new: MQTTConnectionState, from sessionID: UInt64) {
         let listeners = state.withLock { state -> [AsyncStream<MQTTConnectionState>.Continuation] in
             guard state.currentSessionID == sessionID, state.connection != new else { return [] }
