@@ -21,12 +21,18 @@ public final class Outbox: Sendable {
     public let path: String
     /// The most entries kept; the oldest go first when an append would exceed it.
     public let maxEntries: Int
-    /// Damage found in the files before opening them (an emptied file, a deleted or damaged
-    /// write-ahead log), each also logged at warning level; empty when the files were sound.
+    /// Damage found in the files when opening them (an emptied file, a deleted or damaged
+    /// write-ahead log, commits missing against the commit mark), each also logged at warning
+    /// level; empty when the files were sound.
     public let damage: [OutboxDamage]
+    /// Reports known to be lost to that damage (``SQLiteDamage/missingCommits(path:transactions:rows:)``):
+    /// committed to the outbox and no longer in it, delivered or not.
+    public var lostReports: Int { damage.compactMap(\.lostRows).reduce(0, +) }
 
     private let queue: DatabaseQueue
     private let logger: Logger
+    /// The count of committed transactions kept beside the file (`<path>-mark`).
+    private let mark: CommitMark
     /// Entries in the table. Changed only inside the queue's serialised write closures; the mutex
     /// lets readers outside the queue see it.
     private let depthCache: DepthCache
@@ -42,7 +48,7 @@ public final class Outbox: Sendable {
     /// The application id stamped into the file (`PRAGMA application_id`): "WHAB".
     static let applicationID: Int32 = 0x5748_4142
     /// The schema version this code writes (`PRAGMA user_version`).
-    static let schemaVersion = 2
+    static let schemaVersion = 3
     /// The size, in bytes, the write-ahead log is cut back to after a checkpoint.
     static let walSizeLimit = 256 * 1024
     /// After how many pages of log SQLite checkpoints on its own.
@@ -62,13 +68,10 @@ public final class Outbox: Sendable {
         try SQLiteFile.createFolder(holding: path, failure: OutboxError.self)
         reservePath = path + "-reserve"
         // SQLite opens an emptied file or a damaged or deleted log silently, as an empty or
-        // shorter outbox: look first, and say what may be lost.
-        damage = OutboxFileCheck.inspect(path: path)
-        for found in damage {
-            logger.warning("Outbox damaged: reports may be lost.", metadata: [
-                "whereabouts.outbox.path": "\(path)", "whereabouts.outbox.damage": "\(found.description)",
-            ])
-        }
+        // shorter outbox: look first, compare with the commit mark after, and say what is lost.
+        let inspected = SQLiteFileCheck.inspect(path: path)
+        let mark = CommitMark(database: path, table: "progress")
+        self.mark = mark
         var configuration = Configuration()
         configuration.label = "whereabouts.outbox"
         // WAL: a commit appends to the log instead of rewriting pages, and readers never block it.
@@ -90,9 +93,9 @@ public final class Outbox: Sendable {
             // this takes effect in a new file, before its first table (older files: see below).
             try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
         }
-        let opened: (DatabaseQueue, Int)
+        let opened: (DatabaseQueue, Int, SQLiteDamage?)
         do {
-            opened = try Self.open(path: path, configuration: configuration)
+            opened = try Self.open(path: path, configuration: configuration, mark: mark)
         } catch .storageFull where FileManager.default.fileExists(atPath: reservePath) {
             // Opening needs a little room too (the log's index, recovery): on a file system
             // filled to the last page that is what the reserve is for.
@@ -100,9 +103,16 @@ public final class Outbox: Sendable {
             logger.notice("Outbox file system full: released the reserve to open the outbox.", metadata: [
                 "whereabouts.outbox.path": "\(path)",
             ])
-            opened = try Self.open(path: path, configuration: configuration)
+            opened = try Self.open(path: path, configuration: configuration, mark: mark)
         }
-        let (queue, depth) = opened
+        let (queue, depth, missing) = opened
+        damage = inspected + (missing.map { [$0] } ?? [])
+        if !damage.isEmpty { SQLiteFileCheck.settle(queue) }
+        for found in damage {
+            logger.warning("Outbox damaged: reports may be lost.", metadata: [
+                "whereabouts.outbox.path": "\(path)", "whereabouts.outbox.damage": "\(found.description)",
+            ])
+        }
         Self.enableIncrementalVacuum(queue, path: path, logger: logger)
         self.queue = queue
         self.depthCache = DepthCache(depth)
@@ -147,7 +157,7 @@ public final class Outbox: Sendable {
     private func insert(topic: String, payload: Data, tst: Int, createdAt: Date) async throws(OutboxError) -> OutboxAppendResult {
         let cap = maxEntries
         let cache = depthCache
-        let result = try await perform { db in
+        let result = try await perform(rows: 1) { db in
             let before = cache.withLock { $0 }
             var dropped = 0
             if before >= cap {
@@ -346,14 +356,18 @@ public final class Outbox: Sendable {
         }
     }
 
-    /// Opens the database, checks it is ours, migrates it, and counts its entries.
-    private static func open(path: String, configuration: Configuration) throws(OutboxError) -> (DatabaseQueue, Int) {
+    /// Opens the database, checks it is ours, migrates it, counts its entries, and compares its
+    /// commits with the commit mark.
+    private static func open(path: String, configuration: Configuration, mark: CommitMark) throws(OutboxError)
+        -> (DatabaseQueue, Int, SQLiteDamage?)
+    {
         do {
             let queue = try DatabaseQueue(path: path, configuration: configuration)
             try queue.write { db in try Self.checkOwnership(db, path: path) }
             try Self.migrator.migrate(queue)
             let depth = try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM report") ?? 0 }
-            return (queue, depth)
+            let missing = try queue.read { db in try mark.verify(db) }
+            return (queue, depth, missing)
         } catch {
             throw OutboxError.translate(error, path: path)
         }
@@ -394,11 +408,18 @@ public final class Outbox: Sendable {
 
     // MARK: - Internals
 
-    /// Runs a write transaction on GRDB's queue; on failure re-reads the depth, since a rolled back
+    /// Runs a write transaction on GRDB's queue, counting it in the commit mark when it changed
+    /// something (`rows`: the reports it added); on failure re-reads the depth, since a rolled back
     /// transaction may have left the cache ahead of the table.
-    private func perform<T: Sendable>(_ work: @escaping @Sendable (Database) throws -> T) async throws(OutboxError) -> T {
+    private func perform<T: Sendable>(rows: Int = 0, _ work: @escaping @Sendable (Database) throws -> T) async throws(OutboxError) -> T {
         do {
-            return try await queue.write(work)
+            let mark = mark
+            return try await queue.write { db in
+                let before = db.totalChangesCount
+                let result = try work(db)
+                if db.totalChangesCount != before { try mark.count(db, rows: rows) }
+                return result
+            }
         } catch {
             let cache = depthCache
             if let depth = try? await queue.read({ db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM report") ?? 0 }) {
@@ -415,6 +436,7 @@ public final class Outbox: Sendable {
         guard version <= Self.schemaVersion else {
             throw OutboxError.newerSchema(path: path, version: version)
         }
+        try SQLiteFile.refuseNewer(db, migrator: migrator, path: path, failure: OutboxError.self)
     }
 
     /// The outbox schema, step by step. Version 1 files (written before the migrator was used)
@@ -440,6 +462,11 @@ public final class Outbox: Sendable {
                 CREATE TABLE last_retained (topic TEXT NOT NULL, payload BLOB NOT NULL, tst INTEGER NOT NULL);
                 PRAGMA user_version = 2;
                 """)
+        }
+        migrator.registerMigration("v3-commit-mark") { db in
+            // The count of committed transactions that `<path>-mark` is compared with (CommitMark).
+            try CommitMark.prepare(db, table: "progress")
+            try db.execute(sql: "PRAGMA user_version = 3")
         }
         return migrator
     }

@@ -37,4 +37,27 @@ public enum SQLiteFile {
         try db.execute(sql: "PRAGMA application_id = \(applicationID)")
         return false
     }
+
+    /// Refuses a file written by a newer version of the program: one with schema steps
+    /// (`migrator`'s migrations) this program does not know (GRDB's `hasBeenSuperseded`), which
+    /// an older program would otherwise write into as if they were not there.
+    ///
+    /// - Throws: `failure`'s `newerSchema`, with the number of steps the file has; SQLite's errors.
+    public static func refuseNewer<Failure: SQLiteFileError>(
+        _ db: Database, migrator: DatabaseMigrator, path: String, failure _: Failure.Type
+    ) throws {
+        guard try migrator.hasBeenSuperseded(db) else { return }
+        let steps = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM grdb_migrations") ?? 0
+        throw Failure.newerSchema(path: path, version: steps)
+    }
+
+    /// Whether the file system holding `path` has (nearly) no room left: less than 64 KiB
+    /// available to this process. SQLite reports a full file system as `SQLITE_FULL` only when a
+    /// write of its own fails; growing its log index fails as an I/O error instead.
+    public static func isOutOfSpace(holding path: String) -> Bool {
+        let folder = (path as NSString).deletingLastPathComponent
+        var stats = statvfs()
+        guard statvfs(folder.isEmpty ? "." : folder, &stats) == 0 else { return false }
+        return UInt64(stats.f_bavail) * UInt64(stats.f_frsize) < 64 * 1024
+    }
 }

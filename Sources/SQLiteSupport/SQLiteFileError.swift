@@ -11,6 +11,9 @@ public protocol SQLiteFileError: Error {
     static func cannotCreateDirectory(path: String, reason: String) -> Self
     /// The file is an SQLite database of another program (its `PRAGMA application_id`).
     static func foreignDatabase(path: String, applicationID: Int32) -> Self
+    /// The file was written by a newer version of the program: its schema has `version` steps,
+    /// more than (or other than) this program knows.
+    static func newerSchema(path: String, version: Int) -> Self
 }
 
 extension SQLiteFileError {

@@ -6,7 +6,7 @@ import WhereaboutsMQTT
 /// as ``PublisherApp`` does for the publisher; `whereabouts-sub run` only parses and calls it.
 ///
 /// Order (started first to last, stopped in reverse): the MQTT connection, the history writer
-/// (with `--history`), the subscriber itself
+/// and its intake gate (with `--history`: ``HistoryIntakeGate``), the subscriber itself
 /// (ingest, view publishing, circles-file reload, status file), then the `services` the caller
 /// adds (the web dashboard). So on SIGTERM or SIGINT the dashboard stops first, then ingest and
 /// view publishing, and last the connection sends DISCONNECT (so the broker publishes no will and
@@ -60,13 +60,16 @@ public struct SubscriberApp: Sendable {
     public func run(onConnected: @Sendable (MQTTClient) async throws -> Void = { _ in }) async throws {
         let client = MQTTClient(configuration: mqtt, logger: logger)
         // Before connecting: it opens the message stream, so the persistent session's backlog is kept.
+        // With a history: no messages are taken from the broker while it cannot be written.
+        let gate = history.map { HistoryIntakeGate(client: client, store: $0.store, logger: logger) }
         let subscriber = SubscriberService(
-            store: store, connection: client, configuration: configuration, logger: logger, history: history)
+            store: store, connection: client, configuration: configuration, logger: logger, history: history,
+            onSubscribed: gate.map { gate in { @Sendable in gate.subscribed() } })
         try await client.connect()
         let connection = MQTTConnectionService(client: client)
         do {
             try await onConnected(client)
-            let all: [any Service] = [connection] + (history.map { [$0] } ?? []) + [subscriber] + services
+            let all: [any Service] = [connection] + (history.map { [$0] } ?? []) + (gate.map { [$0] } ?? []) + [subscriber] + services
             let group = ServiceGroup(configuration: .init(
                 services: all.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
             try await group.run()

@@ -7,6 +7,9 @@ public enum HistoryError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file is an SQLite database of another program (it has tables but not the history's
     /// application id), so the subscriber refuses to write into it.
     case foreignDatabase(path: String, applicationID: Int32)
+    /// The file was written by a newer version of the subscriber: it has `version` schema steps,
+    /// some of which this one does not know.
+    case newerSchema(path: String, version: Int)
     /// The folder for the history file could not be created.
     case cannotCreateDirectory(path: String, reason: String)
     /// The file system holding the history is full (SQLite's `SQLITE_FULL`).
@@ -23,6 +26,9 @@ public enum HistoryError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .foreignDatabase(path, applicationID):
             "The file \(path) is an SQLite database of another program (application id \(applicationID)); "
                 + "the subscriber will not write into it. Point --history at another file."
+        case let .newerSchema(path, version):
+            "The history \(path) has \(version) schema steps, some from a newer whereabouts-sub than this one. "
+                + "Run the newer version, or move the file aside (this one then starts a new history) or point --history at another file."
         case let .cannotCreateDirectory(path, reason):
             "Cannot create the history folder \(path): \(reason)."
         case let .storageFull(path):

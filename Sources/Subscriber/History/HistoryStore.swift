@@ -23,9 +23,28 @@ import WhereaboutsCore
 public final class HistoryStore: Sendable {
     /// The history file.
     public let path: String
+    /// Damage found in the files when they were opened (an emptied file, a deleted or damaged
+    /// write-ahead log, commits missing against the commit mark), each also logged at warning
+    /// level; empty when the files were sound or are not open yet.
+    public var damage: [SQLiteDamage] { state.withLock { $0.damage } }
+    /// Rows known to be lost to that damage: added by commits the file no longer holds.
+    public var lostRows: Int { damage.compactMap(\.lostRows).reduce(0, +) }
 
-    private let pool: DatabasePool
+    /// ``lostRows`` the first time it is asked after the file opened, 0 after that: for a counter.
+    func takeUnreportedLoss() -> Int {
+        state.withLock { state in
+            defer { state.lossReported = true }
+            return state.lossReported ? 0 : state.damage.compactMap(\.lostRows).reduce(0, +)
+        }
+    }
+
     private let logger: Logger
+    /// The count of committed transactions kept beside the file (`<path>-mark`).
+    private let mark: CommitMark
+    private let configuration: Configuration
+    /// The open pool (none while the file system was too full to open the file), the damage
+    /// found when it opened, and whether the last write worked; the mutex makes it safe.
+    private let state = Mutex(OpenState())
     /// Member row ids by member, filled inside the writer's serialised closures; the mutex lets
     /// those closures (on GRDB's queue) share it safely.
     private let memberIDs = MemberIDCache()
@@ -35,12 +54,22 @@ public final class HistoryStore: Sendable {
 
     /// Opens the history at `path`, creating the file and its folder when missing.
     ///
+    /// Before SQLite opens the file, its companions are checked (SQLiteSupport's
+    /// ``SQLiteFileCheck``: an emptied file, a deleted or damaged write-ahead log), and after it
+    /// opened, its commits are compared with the commit mark (``CommitMark``): whatever is lost is
+    /// in ``damage`` and logged at warning level with the rows lost, never opened silently smaller.
+    ///
+    /// On a file system too full to open the file (SQLite needs room for its log index and
+    /// recovery) the store is made anyway, logged at error level: every read and write tries to
+    /// open it again, and fails with ``HistoryError/storageFull(path:)`` until there is room.
+    ///
     /// - Throws: ``HistoryError`` when the file is not an SQLite database, belongs to another
-    ///   program, or cannot be created.
+    ///   program, was written by a newer version, or cannot be created.
     public init(path: String, logger: Logger) throws(HistoryError) {
         self.path = path
         self.logger = logger
         try SQLiteFile.createFolder(holding: path, failure: HistoryError.self)
+        mark = CommitMark(database: path, table: "commit_mark")
         var configuration = Configuration()
         configuration.label = "whereabouts.history"
         // Another process may hold the file briefly (a second reader opening it, `sqlite3`):
@@ -56,17 +85,87 @@ public final class HistoryStore: Sendable {
             // the writer connection; the pool's reader connections are read-only).
             if !db.configuration.readonly { try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL") }
         }
+        self.configuration = configuration
+        do {
+            _ = try openedPool()
+        } catch .storageFull {
+            logger.error("History: the file system is full, the file cannot be opened yet; locations are not stored until there is room.",
+                         metadata: ["whereabouts.history.path": "\(path)"])
+            state.withLock { $0.writable = false }
+        }
+    }
+
+    /// The open pool, opening the file first when it is not open yet.
+    private func openedPool() throws(HistoryError) -> DatabasePool {
+        try state.withLock { (state: inout OpenState) throws(HistoryError) -> DatabasePool in
+            if let pool = state.pool { return pool }
+            let (pool, damage) = try Self.open(path: path, configuration: configuration, mark: mark)
+            state.pool = pool
+            state.damage = damage
+            state.lossReported = false
+            for found in damage {
+                logger.warning("History damaged: rows lost.", metadata: [
+                    "whereabouts.history.path": "\(path)", "whereabouts.history.damage": "\(found.description)",
+                ])
+            }
+            logger.info("History opened.", metadata: [
+                "whereabouts.history.path": "\(path)", "whereabouts.history.lost": "\(damage.compactMap(\.lostRows).reduce(0, +))",
+            ])
+            return pool
+        }
+    }
+
+    /// Checks the files, opens them, claims and migrates the database, and compares its commits
+    /// with the commit mark.
+    private static func open(path: String, configuration: Configuration, mark: CommitMark) throws(HistoryError)
+        -> (DatabasePool, [SQLiteDamage])
+    {
+        let inspected = SQLiteFileCheck.inspect(path: path)
         do {
             // A DatabasePool opens the file in WAL mode.
-            pool = try DatabasePool(path: path, configuration: configuration)
-            _ = try pool.write { db in
-                try SQLiteFile.claim(db, applicationID: Self.applicationID, path: path, failure: HistoryError.self)
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            try pool.write { db in
+                if try SQLiteFile.claim(db, applicationID: Self.applicationID, path: path, failure: HistoryError.self) {
+                    try SQLiteFile.refuseNewer(db, migrator: Self.migrator, path: path, failure: HistoryError.self)
+                }
             }
             try Self.migrator.migrate(pool)
+            let missing = try pool.read { db in try mark.verify(db) }
+            let damage = inspected + (missing.map { [$0] } ?? [])
+            if !damage.isEmpty { SQLiteFileCheck.settle(pool) }
+            return (pool, damage)
         } catch {
-            throw HistoryError.translate(error, path: path)
+            let failure = HistoryError.translate(error, path: path)
+            // On a full file system SQLite often reports an I/O error (its log index cannot grow).
+            if case .database = failure, SQLiteFile.isOutOfSpace(holding: path) { throw .storageFull(path: path) }
+            throw failure
         }
-        logger.info("History opened.", metadata: ["whereabouts.history.path": "\(path)"])
+    }
+
+    /// Whether the last write of ingested rows worked (`true` before the first); changes are
+    /// also sent to every ``writabilityChanges()`` sequence.
+    public var isWritable: Bool { state.withLock { $0.writable } }
+
+    /// Every change of ``isWritable`` from now on (the current value first).
+    public func writabilityChanges() -> AsyncStream<Bool> {
+        let (stream, continuation) = AsyncStream<Bool>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let id = UUID()
+        let now = state.withLock { state in
+            state.watchers[id] = continuation
+            return state.writable
+        }
+        continuation.yield(now)
+        continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.watchers.removeValue(forKey: id) } }
+        return stream
+    }
+
+    private func setWritable(_ writable: Bool) {
+        let watchers = state.withLock { state -> [AsyncStream<Bool>.Continuation] in
+            guard state.writable != writable else { return [] }
+            state.writable = writable
+            return Array(state.watchers.values)
+        }
+        for watcher in watchers { watcher.yield(writable) }
     }
 
     /// Stores `rows` in one transaction and returns how many were new (duplicates are skipped).
@@ -81,10 +180,23 @@ public final class HistoryStore: Sendable {
 
     /// ``write(_:)``, returning the new locations and transitions and the new outliers kept
     /// aside separately (for the writer's counters).
+    ///
+    /// Sets ``isWritable``: `false` when it fails, `true` again when one succeeds.
     func writeCounting(_ rows: [HistoryRow]) async throws(HistoryError) -> (stored: Int, keptAside: Int) {
         guard !rows.isEmpty else { return (0, 0) }
+        do {
+            let counts = try await insert(rows)
+            setWritable(true)
+            return counts
+        } catch {
+            setWritable(false)
+            throw error
+        }
+    }
+
+    private func insert(_ rows: [HistoryRow]) async throws(HistoryError) -> (stored: Int, keptAside: Int) {
         let cache = memberIDs
-        return try await perform { db in
+        return try await perform(rows: { $0.stored + $0.keptAside }) { db in
             var ids = cache.withLock { $0 }
             defer { cache.withLock { $0 = ids } }
             func id(of member: MemberID) throws -> Int64 {
@@ -213,7 +325,7 @@ public final class HistoryStore: Sendable {
     /// Returns freed pages to the file system and cuts the write-ahead log back.
     private func giveSpaceBack() async {
         do {
-            let pool = pool
+            let pool = try openedPool()
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 pool.asyncWriteWithoutTransaction { db in
                     continuation.resume(with: Result {
@@ -233,19 +345,29 @@ public final class HistoryStore: Sendable {
     /// Runs `work` on a reader connection (beside the writer, WAL snapshot isolation).
     func read<T: Sendable>(_ work: @escaping @Sendable (Database) throws -> T) async throws(HistoryError) -> T {
         do {
-            return try await pool.read(work)
+            return try await openedPool().read(work)
         } catch {
             throw HistoryError.translate(error, path: path)
         }
     }
 
-    /// Runs a write transaction on GRDB's writer queue. Not cancellable (GRDB's `async write`
-    /// would be): the writer commits what is pending when its task is cancelled at shutdown.
-    func perform<T: Sendable>(_ work: @escaping @Sendable (Database) throws -> T) async throws(HistoryError) -> T {
+    /// Runs a write transaction on GRDB's writer queue, counting it in the commit mark when it
+    /// changed something (`rows`: how many rows its result says it added). Not cancellable (GRDB's
+    /// `async write` would be): the writer commits what is pending when its task is cancelled at
+    /// shutdown.
+    func perform<T: Sendable>(
+        rows: @escaping @Sendable (T) -> Int = { _ in 0 }, _ work: @escaping @Sendable (Database) throws -> T
+    ) async throws(HistoryError) -> T {
         do {
-            let pool = pool
+            let pool = try openedPool()
+            let mark = mark
             return try await withCheckedThrowingContinuation { continuation in
-                pool.asyncWrite(work) { _, result in continuation.resume(with: result) }
+                pool.asyncWrite({ db in
+                    let before = db.totalChangesCount
+                    let result = try work(db)
+                    if db.totalChangesCount != before { try mark.count(db, rows: rows(result)) }
+                    return result
+                }) { _, result in continuation.resume(with: result) }
             }
         } catch {
             memberIDs.withLock { $0 = [:] }  // a rolled back transaction may have taken new member ids with it
@@ -359,12 +481,25 @@ public final class HistoryStore: Sendable {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v4-commit-mark") { db in
+            // The count of committed transactions that `<path>-mark` is compared with (CommitMark).
+            try CommitMark.prepare(db, table: "commit_mark")
+        }
         return migrator
     }
 
 }
 
 extension HistoryStore {
+    /// What ``HistoryStore/state`` guards.
+    private struct OpenState {
+        var pool: DatabasePool?
+        var damage: [SQLiteDamage] = []
+        var lossReported = false
+        var writable = true
+        var watchers: [UUID: AsyncStream<Bool>.Continuation] = [:]
+    }
+
     /// Member row ids by member, shared by the writer's closures on GRDB's queue; the mutex
     /// makes it safe.
     private final class MemberIDCache: Sendable {

@@ -106,6 +106,10 @@ public struct HistoryWriter: Service {
 
     /// Applies retention and the cap once (also called by tests).
     func applyRetention(now: Date = Date()) async {
+        // Rows the store found lost when it opened (damaged files, HistoryStore.damage): logged
+        // there, counted here (at start, or within an interval of a late open on a full disk).
+        let lost = store.takeUnreportedLoss()
+        if lost > 0 { views.metrics.history("lost", count: lost) }
         do {
             let membership = await views.historyMembership()
             let expired = try await store.removeExpired(retention: retention, membership: membership, now: now)

@@ -1,29 +1,59 @@
 import Foundation
+import GRDB
 
-/// Looks at the outbox's files before SQLite opens them.
-enum OutboxFileCheck {
-    /// The damage found at `path` and its `-wal`/`-shm` companions (none for a healthy or new outbox).
-    static func inspect(path: String) -> [OutboxDamage] {
+/// Looks at a store's files (the publisher's outbox, the subscriber's history) before SQLite
+/// opens them, for damage SQLite would open silently as an empty or shorter database.
+public enum SQLiteFileCheck {
+    /// The damage found at `path` and its `-wal`/`-shm` companions (none for sound or new files).
+    ///
+    /// An empty file next to a write-ahead log with frames is moved aside with its log and index
+    /// (`<path>.damaged-<epoch>`, `-wal`, `-shm`) before anything opens it: SQLite would delete
+    /// that log. `now` names the moved files.
+    public static func inspect(path: String, now: Date = Date()) -> [SQLiteDamage] {
         let files = FileManager.default
-        var damage: [OutboxDamage] = []
+        var damage: [SQLiteDamage] = []
         let wal = path + "-wal", shm = path + "-shm"
-        if let size = (try? files.attributesOfItem(atPath: path))?[.size] as? Int, size == 0,
-           !files.fileExists(atPath: wal) || ((try? files.attributesOfItem(atPath: wal))?[.size] as? Int ?? 0) == 0 {
-            damage.append(.emptyFile(path: path))
+        let logBytes = size(of: wal) ?? 0
+        if size(of: path) == 0 {
+            guard logBytes > 0 else { return [.emptyFile(path: path)] }
+            let aside = path + ".damaged-\(Int(now.timeIntervalSince1970))"
+            do {
+                try files.moveItem(atPath: path, toPath: aside)
+                try files.moveItem(atPath: wal, toPath: aside + "-wal")
+                if files.fileExists(atPath: shm) { try files.moveItem(atPath: shm, toPath: aside + "-shm") }
+            } catch {
+                // Left in place, SQLite deletes the log when it opens the file: the loss is the same,
+                // and still reported.
+            }
+            return [.emptyFileWithLog(path: path, logBytes: logBytes, movedTo: aside)]
         }
         if files.fileExists(atPath: path), files.fileExists(atPath: shm), !files.fileExists(atPath: wal) {
             damage.append(.missingLog(path: wal))
         }
-        if let data = files.contents(atPath: wal), let found = checkLog(data, path: wal) {
+        if logBytes > 0, let data = files.contents(atPath: wal), let found = checkLog(data, path: wal) {
+            // Kept for whoever wants to look: the store cuts the log back once it opened.
+            try? files.copyItem(atPath: wal, toPath: wal + ".damaged-\(Int(now.timeIntervalSince1970))")
             damage.append(found)
         }
         return damage
     }
 
+    /// After a store opened files in which damage was found: checkpoints the log into the file
+    /// and truncates it, so that the damaged rest of the log (which SQLite ignores until a write
+    /// overwrites it) is not found and reported again at the next start. Failures are ignored
+    /// (the next start reports the same damage again, which says no more than the truth).
+    public static func settle(_ writer: some DatabaseWriter) {
+        try? writer.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+    }
+
+    private static func size(of path: String) -> Int? {
+        (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int
+    }
+
     /// Verifies the frames of a write-ahead log as SQLite does (https://www.sqlite.org/fileformat2.html,
     /// "The WAL file format": cumulative Fletcher-style checksums over 32-bit words, in the byte
     /// order the magic number names, salts copied from the header into every frame).
-    static func checkLog(_ data: Data, path: String) -> OutboxDamage? {
+    public static func checkLog(_ data: Data, path: String) -> SQLiteDamage? {
         let bytes = [UInt8](data)
         guard bytes.count >= 32 else { return nil }
         let magic = word(bytes, 0, bigEndian: true)

@@ -1,0 +1,122 @@
+import Foundation
+import GRDB
+import Synchronization
+
+/// A store's count of its committed transactions, kept twice: in the database (a row of
+/// `table`, updated inside each transaction that changes something) and in a small file beside
+/// it, `<file>-mark`, rewritten after each commit. The file survives what SQLite cannot see: a
+/// deleted, damaged or replaced write-ahead log, an emptied or replaced database file. When the
+/// database holds fewer commits than the file recorded, ``verify(_:)`` says how many are missing
+/// and how many rows they had added.
+///
+/// What it cannot know: commits made while the mark file was missing or not writable, losses
+/// when the mark file is deleted together with the log, and (history, `synchronous=NORMAL`)
+/// after a power loss the mark may be as old as the log, so a commit lost with both goes unseen.
+/// The mark is written after the commit returns, so a kill -9 between the two leaves it one
+/// behind, never ahead: a sound file is never reported as damaged.
+///
+/// One instance per open store; its file descriptor is used on the store's writer queue and
+/// guarded by a `Mutex`.
+public final class CommitMark: Sendable {
+    /// The mark file, `<database>-mark`.
+    public let path: String
+    private let table: String
+    private let database: String
+    private let descriptor: Mutex<Int32>
+
+    /// The count in one place (the database or the mark file).
+    public struct Count: Sendable, Equatable {
+        /// Transactions that changed something.
+        public var transactions: Int
+        /// Rows the store's writes said they added.
+        public var rows: Int
+    }
+
+    /// Opens (creating it when missing) the mark file of the database at `database`, whose counts
+    /// live in `table` (see ``prepare(_:table:)``).
+    public init(database: String, table: String) {
+        self.database = database
+        self.table = table
+        path = database + "-mark"
+        descriptor = Mutex(open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644))
+    }
+
+    deinit {
+        descriptor.withLock { fd in if fd >= 0 { close(fd) } }
+    }
+
+    /// Creates `table` with its one row when missing and adds the two count columns to it when
+    /// missing (an existing table, such as the outbox's `progress`, keeps its other columns).
+    /// Run it as a migration step.
+    public static func prepare(_ db: Database, table: String) throws {
+        if try !db.tableExists(table) {
+            try db.execute(sql: "CREATE TABLE \(table) (committed_transactions INTEGER NOT NULL DEFAULT 0)")
+        }
+        let columns = Set(try db.columns(in: table).map(\.name))
+        if !columns.contains("committed_transactions") {
+            try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN committed_transactions INTEGER NOT NULL DEFAULT 0")
+        }
+        if !columns.contains("committed_rows") {
+            try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN committed_rows INTEGER NOT NULL DEFAULT 0")
+        }
+        if try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") == 0 {
+            try db.execute(sql: "INSERT INTO \(table) DEFAULT VALUES")
+        }
+    }
+
+    /// Counts the transaction `db` is in, which added `rows` rows, and writes the mark file once
+    /// it commits. Call it inside every write transaction that changed something, last.
+    public func count(_ db: Database, rows: Int) throws {
+        try db.execute(
+            sql: "UPDATE \(table) SET committed_transactions = committed_transactions + 1, committed_rows = committed_rows + ?",
+            arguments: [rows])
+        let count = try Self.read(db, table: table)
+        db.afterNextTransaction { [self] _ in write(count) }
+    }
+
+    /// Compares the database's count with the mark file's and then brings the file up to date.
+    ///
+    /// - Returns: ``SQLiteDamage/missingCommits(path:transactions:rows:)`` when the database holds
+    ///   fewer commits than the file recorded; `nil` otherwise (also for a new or unreadable mark file).
+    public func verify(_ db: Database) throws -> SQLiteDamage? {
+        let stored = try Self.read(db, table: table)
+        let marked = readFile()
+        write(stored)
+        guard let marked, marked.transactions > stored.transactions else { return nil }
+        return .missingCommits(
+            path: database, transactions: marked.transactions - stored.transactions, rows: max(0, marked.rows - stored.rows))
+    }
+
+    private static func read(_ db: Database, table: String) throws -> Count {
+        let row = try Row.fetchOne(db, sql: "SELECT committed_transactions, committed_rows FROM \(table)")
+        return Count(transactions: row?["committed_transactions"] ?? 0, rows: row?["committed_rows"] ?? 0)
+    }
+
+    /// The mark file's text: `whereabouts-commit-mark <transactions> <rows>`, padded to a fixed
+    /// width so that each write replaces the whole of it.
+    private static func text(_ count: Count) -> [UInt8] {
+        let line = "whereabouts-commit-mark \(count.transactions) \(count.rows)"
+        return Array((line.padding(toLength: 63, withPad: " ", startingAt: 0) + "\n").utf8)
+    }
+
+    private func write(_ count: Count) {
+        let bytes = Self.text(count)
+        descriptor.withLock { fd in
+            guard fd >= 0 else { return }
+            _ = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        }
+    }
+
+    private func readFile() -> Count? {
+        let bytes = descriptor.withLock { fd -> [UInt8] in
+            guard fd >= 0 else { return [] }
+            var buffer = [UInt8](repeating: 0, count: 64)
+            let read = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 64, 0) }
+            return read > 0 ? Array(buffer.prefix(read)) : []
+        }
+        let fields = String(decoding: bytes, as: UTF8.self).split(whereSeparator: \.isWhitespace)
+        guard fields.count == 3, fields[0] == "whereabouts-commit-mark",
+              let transactions = Int(fields[1]), let rows = Int(fields[2]) else { return nil }
+        return Count(transactions: transactions, rows: rows)
+    }
+}

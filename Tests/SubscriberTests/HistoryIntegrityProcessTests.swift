@@ -1,0 +1,147 @@
+import Foundation
+import GRDB
+import Testing
+import WhereaboutsCore
+import WhereaboutsMQTT
+import WhereaboutsTestSupport
+@testable import Subscriber
+
+/// The history files a real `whereabouts-sub` leaves after a `kill -9`, damaged as an operator
+/// or a failing disk does it (issue 24: 3,000 rows became 1, 1,944 or 0 while the log said
+/// "History opened."). The restarted subscriber must report the loss with the number of rows
+/// lost, and that number must be the truth.
+@Suite("whereabouts-sub process: damaged history files", .serialized, .enabled(if: HistoryProcessTests.executable != nil))
+struct HistoryIntegrityProcessTests {
+    enum Damage: String, CaseIterable, Sendable {
+        /// The main file truncated to 0 bytes, its log left: SQLite would delete the log.
+        case emptiedWithLog
+        /// The log deleted, its index (`-shm`) left.
+        case deletedLog
+        /// The log and its index deleted.
+        case deletedLogAndIndex
+        /// One byte flipped in the first frame of the log: SQLite ignores the log from there.
+        case damagedLog
+    }
+
+    static let dave = MemberID(user: "Dave", device: "handheld")
+
+    /// Locations in the file, read without the store (no mark written, nothing checked).
+    static func rowsOnDisk(_ path: String) throws -> Int {
+        var configuration = Configuration()
+        configuration.readonly = true
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
+        defer { try? queue.close() }
+        return try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM location") ?? 0 }
+    }
+
+    @Test("A damaged, deleted or orphaned log is reported at restart with the rows lost, and the count is the truth", arguments: Damage.allCases)
+    func damaged(_ damage: Damage) async throws {
+        let broker = try await Broker.start()
+        let directory = try TestPaths.makeTemporaryDirectory(prefix: "history-damage")
+        let circles = directory.appendingPathComponent("circles.yaml")
+        try OwnTracksPayloads.circles.write(to: circles, atomically: true, encoding: .utf8)
+        let path = directory.appendingPathComponent("history.sqlite").path
+        let arguments = [
+            "--circles", circles.path, "--broker", "mqtt://\(broker.host):\(broker.port)", "--client-id", "sub-damage",
+            "--state-file", "none", "--history", path, "--history-days", "0",
+        ]
+        let publisher = try await MQTTClient.connected(to: broker)
+        let now = Int(Date().timeIntervalSince1970)
+        var sent = 0
+        func burst(_ count: Int) async throws {
+            for _ in 0..<count {
+                sent += 1
+                try await publisher.publish(to: "owntracks/Dave/handheld", payload: Data(OwnTracksPayloads.androidLocation(tst: now - 10_000 + sent).utf8),
+                                            qos: .atLeastOnce, retain: false)
+            }
+            let expected = sent
+            try await waitUntil("\(expected) rows committed", timeout: .seconds(20)) { (try? Self.rowsOnDisk(path)) == expected }
+        }
+        func start(_ name: String) async throws -> (ChildProcess, URL) {
+            let log = directory.appendingPathComponent("\(name).log")
+            let process = try ChildProcess.spawn(HistoryProcessTests.executable!.path, arguments, logFile: log)
+            try await waitUntil("\(name): subscribed") {
+                ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("Subscribed to the circles' members.")
+            }
+            return (process, log)
+        }
+
+        // A first run stopped cleanly: its 100 rows are checkpointed into the main file.
+        let (first, _) = try await start("first")
+        try await burst(100)
+        first.signal(SIGTERM)
+        #expect(try await withTimeout(.seconds(20), "the first run to stop") { await first.waitForExit() } == 0)
+        // A second run killed after five commits: those are in the log only.
+        let (second, _) = try await start("second")
+        for _ in 0..<5 { try await burst(100) }
+        second.signal(SIGKILL)
+        _ = try await withTimeout(.seconds(10), "the killed subscriber") { await second.waitForExit() }
+
+        // The files as the kill left them, copied and opened: all 600 rows, no damage reported.
+        let copy = directory.appendingPathComponent("copy.sqlite").path
+        for suffix in ["", "-wal", "-shm", "-mark"] where FileManager.default.fileExists(atPath: path + suffix) {
+            try FileManager.default.copyItem(atPath: path + suffix, toPath: copy + suffix)
+        }
+        do {
+            let intact = try HistoryStore(path: copy, logger: Build.quietLogger)
+            #expect(try await intact.locations(of: Self.dave, from: 0, to: .max, limit: 10_000).count == 600)
+            #expect(intact.damage.isEmpty, "a kill -9 alone is no damage: \(intact.damage)")
+        }
+
+        let wal = path + "-wal"
+        switch damage {
+        case .emptiedWithLog:
+            try Data().write(to: URL(fileURLWithPath: path))
+        case .deletedLog:
+            try FileManager.default.removeItem(atPath: wal)
+        case .deletedLogAndIndex:
+            try FileManager.default.removeItem(atPath: wal)
+            try FileManager.default.removeItem(atPath: path + "-shm")
+        case .damagedLog:
+            let handle = try #require(FileHandle(forUpdatingAtPath: wal))
+            let offset: UInt64 = 32 + 24 + 100  // page data of the first frame
+            try handle.seek(toOffset: offset)
+            let byte = try #require(try handle.read(upToCount: 1)?.first)
+            try handle.seek(toOffset: offset)
+            try handle.write(contentsOf: Data([byte ^ 0xFF]))
+            try handle.close()
+        }
+
+        let (third, thirdLog) = try await start("third")
+        third.signal(SIGTERM)
+        #expect(try await withTimeout(.seconds(20), "the third run to stop") { await third.waitForExit() } == 0)
+        let log = (try? String(contentsOf: thirdLog, encoding: .utf8)) ?? ""
+        let after = try Self.rowsOnDisk(path)
+        let expected = damage == .emptiedWithLog ? 0 : 100
+        #expect(after == expected, "rows left after \(damage): \(after)")
+        let lines = log.split(separator: "\n").filter { $0.contains("History damaged") }
+        #expect(lines.contains { $0.contains("\(600 - after) row(s) they added are lost") }, "log:\n\(log)")
+        switch damage {
+        case .emptiedWithLog: #expect(lines.contains { $0.contains("moved aside") }, "log:\n\(log)")
+        case .deletedLog: #expect(lines.contains { $0.contains("is missing") }, "log:\n\(log)")
+        case .damagedLog: #expect(lines.contains { $0.contains("is damaged at frame 1") }, "log:\n\(log)")
+        case .deletedLogAndIndex: break
+        }
+        #expect(log.contains("whereabouts.history.lost=\(600 - after)") || log.contains("\"whereabouts.history.lost\":\"\(600 - after)\""), "log:\n\(log)")
+        await publisher.disconnect()
+        await broker.stop()
+    }
+
+    @Test("A history written by a newer subscriber is refused with a message naming the file and what to do")
+    func newerFileRefused() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("history.sqlite")
+        do { _ = try HistoryStore(path: path, logger: Build.quietLogger) }
+        let queue = try DatabaseQueue(path: path)
+        try await queue.write { db in
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99-from-the-future')")
+        }
+        try queue.close()
+        #expect {
+            _ = try HistoryStore(path: path, logger: Build.quietLogger)
+        } throws: { error in
+            guard let error = error as? HistoryError, case let .newerSchema(found, _) = error else { return false }
+            return found == path && error.description.contains("newer whereabouts-sub") && error.description.contains("--history")
+        }
+    }
+}
