@@ -41,7 +41,7 @@ struct HistoryIntegrityProcessTests {
         let circles = directory.appendingPathComponent("circles.yaml")
         try OwnTracksPayloads.circles.write(to: circles, atomically: true, encoding: .utf8)
         let path = directory.appendingPathComponent("history.sqlite").path
-        let arguments = [
+        var arguments = [
             "--circles", circles.path, "--broker", "mqtt://\(broker.host):\(broker.port)", "--client-id", "sub-damage",
             "--state-file", "none", "--history", path, "--history-days", "0",
         ]
@@ -107,7 +107,11 @@ struct HistoryIntegrityProcessTests {
             try handle.close()
         }
 
+        let port = try FreePort.find()
+        arguments += ["--http-port", "\(port)"]
         let (third, thirdLog) = try await start("third")
+        try await waitUntil("the dashboard") { ((try? String(contentsOf: thirdLog, encoding: .utf8)) ?? "").contains("Dashboard listening") }
+        let metrics = try await HistoryFullDiskProcessTests.get(port, "/metrics").1
         third.signal(SIGTERM)
         #expect(try await withTimeout(.seconds(20), "the third run to stop") { await third.waitForExit() } == 0)
         let log = (try? String(contentsOf: thirdLog, encoding: .utf8)) ?? ""
@@ -122,6 +126,7 @@ struct HistoryIntegrityProcessTests {
         case .damagedLog: #expect(lines.contains { $0.contains("is damaged at frame 1") }, "log:\n\(log)")
         case .deletedLogAndIndex: break
         }
+        #expect(metrics.contains("whereabouts_sub_history_rows_total{outcome=\"lost\"} \(600 - after)"), "metrics:\n\(metrics)")
         #expect(log.contains("whereabouts.history.lost=\(600 - after)") || log.contains("\"whereabouts.history.lost\":\"\(600 - after)\""), "log:\n\(log)")
         await publisher.disconnect()
         await broker.stop()
