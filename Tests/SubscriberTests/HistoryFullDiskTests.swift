@@ -174,4 +174,39 @@ struct HistoryFullDiskProcessTests {
         await publisher.disconnect()
         await broker.stop()
     }
+
+    @Test("Started on a full disk with nothing queued: intake stops, and resumes once space returns (the store opens on the gate's retry)")
+    func fullDiskStartWithNothingQueued() async throws {
+        let folder = try TestPaths.makeTemporaryDirectory(prefix: "history-full-start")
+        try ToolRun.runChecked("/bin/mount", ["-t", "tmpfs", "-o", "size=512k", "tmpfs", folder.path])
+        defer { try? ToolRun.runChecked("/bin/umount", ["-l", folder.path]) }
+        let broker = try await Broker.start()
+        let directory = try TestPaths.makeTemporaryDirectory(prefix: "history-full-start-files")
+        let circles = directory.appendingPathComponent("circles.yaml")
+        try OwnTracksPayloads.circles.write(to: circles, atomically: true, encoding: .utf8)
+        let path = folder.appendingPathComponent("history.sqlite").path
+        let filler = try Self.fill(folder)
+        let log = directory.appendingPathComponent("sub.log")
+        @Sendable func logText() -> String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+        let sub = try ChildProcess.spawn(HistoryProcessTests.executable!.path, [
+            "--circles", circles.path, "--broker", "mqtt://\(broker.host):\(broker.port)", "--client-id", "sub-full-start",
+            "--state-file", "none", "--history", path, "--history-days", "0",
+        ], logFile: log)
+        try await waitUntil("the intake paused", timeout: .seconds(20)) {
+            logText().contains("stopped taking messages from the broker") && logText().contains("MQTT client stopped")
+        }
+        #expect(logText().contains("cannot be opened yet"), "log:\n\(logText())")
+        #expect(sub.isRunning)
+        try FileManager.default.removeItem(at: filler)
+        try await waitUntil("the intake resumed", timeout: .seconds(20)) { logText().contains("taking messages from the broker again") }
+        let publisher = try await MQTTClient.connected(to: broker)
+        let tst = Int(Date().timeIntervalSince1970) - 60
+        try await publisher.publish(to: "owntracks/Dave/handheld", payload: Data(OwnTracksPayloads.androidLocation(tst: tst).utf8),
+                                    qos: .atLeastOnce, retain: false)
+        try await waitUntil("the location stored", timeout: .seconds(20)) { Self.storedTSTs(path) == [tst] }
+        sub.signal(SIGTERM)
+        #expect(try await withTimeout(.seconds(20), "the subscriber to stop") { await sub.waitForExit() } == 0)
+        await publisher.disconnect()
+        await broker.stop()
+    }
 }

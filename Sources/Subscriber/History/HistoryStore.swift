@@ -142,6 +142,14 @@ public final class HistoryStore: Sendable {
         }
     }
 
+    /// Tries to open the file when it is not open yet (a full file system at start), and marks
+    /// the store writable when that works: with no rows waiting there is no write whose retry
+    /// would find out that space came back.
+    func openIfClosed() {
+        guard state.withLock({ $0.pool == nil }) else { return }
+        if (try? openedPool()) != nil { setWritable(true) }
+    }
+
     /// Whether the last write of ingested rows worked (`true` before the first); changes are
     /// also sent to every ``writabilityChanges()`` sequence.
     public var isWritable: Bool { state.withLock { $0.writable } }

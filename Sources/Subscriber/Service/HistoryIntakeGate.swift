@@ -36,6 +36,21 @@ public struct HistoryIntakeGate: Service {
     /// Suspends and resumes the client until graceful shutdown or cancellation.
     public func run() async {
         for await _ in subscribedSignal.cancelOnGracefulShutdown() { break }
+        await withTaskGroup(of: Void.self) { group in
+            // A store that could not even open (a full disk at start) is tried again every
+            // second: with no rows waiting, no retried write would notice the space coming back.
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(1))
+                    store.openIfClosed()
+                }
+            }
+            await follow()
+            group.cancelAll()
+        }
+    }
+
+    private func follow() async {
         var paused = false
         for await writable in store.writabilityChanges().cancelOnGracefulShutdown() {
             if !writable, !paused {
