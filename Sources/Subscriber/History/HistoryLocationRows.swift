@@ -42,13 +42,13 @@ public struct HistoryLocationRows: ~Copyable {
     }
 
     /// The columns, in the order ``IntColumn`` and ``TextColumn`` index them.
-    /// `received_at` follows at index 14.
-    static let columns = "tst, lat, lon, acc, alt, vac, vel, cog, batt, bs, tid, t, m, created_at, received_at"
+    /// `received_at` follows at index 14, the device fields' JSON (``withDeviceFields(_:)``) at 15.
+    static let columns = "tst, lat, lon, acc, alt, vac, vel, cog, batt, bs, tid, t, m, created_at, received_at, device_fields"
 
     private let statement: SQLiteStatement
     private let connection: SQLiteConnection?
     private let path: String
-    /// Whether the member's user and device follow the location's columns (indexes 15, 16).
+    /// Whether the member's user and device follow the location's columns (indexes 16, 17).
     private let withMember: Bool
     /// The current row's `tid` and `t` (`nil`: `NULL`), read once per row (valid until the next
     /// step): the encoder asks for each more than once.
@@ -72,7 +72,7 @@ public struct HistoryLocationRows: ~Copyable {
             texts = (bytes(at: TextColumn.tid.rawValue) ?? UnsafeRawBufferPointer(start: nil, count: 0), bytes(at: TextColumn.t.rawValue))
             if withMember {
                 let none = UnsafeRawBufferPointer(start: nil, count: 0)
-                member = (bytes(at: 15) ?? none, bytes(at: 16) ?? none)
+                member = (bytes(at: 16) ?? none, bytes(at: 17) ?? none)
             }
             return true
         case SQLITE_DONE: return false
@@ -109,6 +109,14 @@ public struct HistoryLocationRows: ~Copyable {
         try body(column == .tid ? texts.tid : texts.t ?? UnsafeRawBufferPointer(start: nil, count: 0))
     }
 
+    /// Calls `body` with the UTF-8 of the current row's device fields, a JSON object with the
+    /// keys the app sent (`conn`, `p`, `SSID`, `BSSID`, `inrids`, `motionactivities`), or `nil`
+    /// when it sent none of them; valid only inside `body`. An encoder can splice its members
+    /// into the location object it writes.
+    public func withDeviceFields<Result>(_ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result {
+        try body(bytes(at: 15))
+    }
+
     /// The current row as a ``HistoryLocation`` of `member`.
     func location(of member: MemberID) -> HistoryLocation {
         func text(_ column: TextColumn) -> String? {
@@ -124,6 +132,7 @@ public struct HistoryLocationRows: ~Copyable {
         fix.t = text(.t)
         fix.m = int(.m)
         fix.createdAt = int(.createdAt)
+        if let fields = bytes(at: 15) { HistoryDeviceFields.apply(String(decoding: fields, as: UTF8.self), to: &fix) }
         return HistoryLocation(member: member, fix: fix, receivedAt: sqlite3_column_double(statement, 14))
     }
 

@@ -8,7 +8,7 @@ extension HistoryStore {
         try await read { db in
             try Row.fetchAll(db, sql: """
                 SELECT r.tst, r.lat, r.lon, r.acc, r.alt, r.vac, r.vel, r.cog, r.batt, r.bs, r.tid, r.t, r.m, r.created_at,
-                       r.received_at, r.reason
+                       r.received_at, r.reason, r.device_fields
                 FROM rejected r JOIN member m ON m.id = r.member
                 WHERE m.user = ? AND m.device = ? AND r.tst BETWEEN ? AND ? ORDER BY r.tst LIMIT ?
                 """, arguments: [member.user, member.device, from, to, max(0, limit)]).map { row in
@@ -22,6 +22,7 @@ extension HistoryStore {
                 fix.t = row["t"]
                 fix.m = row["m"]
                 fix.createdAt = row["created_at"]
+                if let fields: String = row["device_fields"] { HistoryDeviceFields.apply(fields, to: &fix) }
                 return HistoryRejectedLocation(
                     location: HistoryLocation(member: member, fix: fix, receivedAt: row["received_at"]), reason: row["reason"])
             }
@@ -53,8 +54,8 @@ extension HistoryStore {
                 let last = min(to, notAfter)
                 if from <= last {
                     try db.execute(sql: """
-                        INSERT OR IGNORE INTO location (member, tst, lat, lon, acc, alt, vac, vel, cog, batt, bs, tid, t, m, created_at, received_at)
-                        SELECT member, tst, lat, lon, acc, alt, vac, vel, cog, batt, bs, tid, t, m, created_at, received_at
+                        INSERT OR IGNORE INTO location (member, tst, lat, lon, acc, alt, vac, vel, cog, batt, bs, tid, t, m, created_at, received_at, device_fields)
+                        SELECT member, tst, lat, lon, acc, alt, vac, vel, cog, batt, bs, tid, t, m, created_at, received_at, device_fields
                         FROM rejected WHERE member = ? AND tst BETWEEN ? AND ?
                         """, arguments: [id, from, last])
                     restored = db.changesCount

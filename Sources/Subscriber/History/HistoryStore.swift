@@ -218,8 +218,8 @@ public final class HistoryStore: Sendable {
                 return id
             }
             var location = HistoryInsert(try db.cachedStatement(sql: """
-                INSERT OR IGNORE INTO location (member, tst, lat, lon, acc, alt, vac, vel, cog, batt, bs, tid, t, m, created_at, received_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT OR IGNORE INTO location (member, tst, lat, lon, acc, alt, vac, vel, cog, batt, bs, tid, t, m, created_at, received_at, device_fields)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """), in: db)
             var transition: HistoryInsert?
             var rejected: HistoryInsert?
@@ -231,6 +231,7 @@ public final class HistoryStore: Sendable {
                     location.bind(try id(of: member))
                     location.bind(fix)
                     location.bind(receivedAt)
+                    location.bind(HistoryDeviceFields.json(fix))
                     stored += try location.step()
                 case let .transition(member, event, region, tst, receivedAt):
                     if transition == nil {
@@ -247,14 +248,15 @@ public final class HistoryStore: Sendable {
                 case let .rejected(member, fix, reason, receivedAt):
                     if rejected == nil {
                         rejected = HistoryInsert(try db.cachedStatement(sql: """
-                            INSERT OR IGNORE INTO rejected (member, tst, lat, lon, acc, alt, vac, vel, cog, batt, bs, tid, t, m, created_at, received_at, reason)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                            INSERT OR IGNORE INTO rejected (member, tst, lat, lon, acc, alt, vac, vel, cog, batt, bs, tid, t, m, created_at, received_at, reason, device_fields)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                             """), in: db)
                     }
                     rejected!.bind(try id(of: member))
                     rejected!.bind(fix)
                     rejected!.bind(receivedAt)
                     rejected!.bind(reason)
+                    rejected!.bind(HistoryDeviceFields.json(fix))
                     keptAside += try rejected!.step()
                 }
             }
@@ -386,7 +388,7 @@ public final class HistoryStore: Sendable {
     /// The schema. `location` and `transition` are keyed by (member, tst), without row ids: a
     /// member's rows are stored in `tst` order, so a range read is one index walk and a duplicate
     /// is refused by the key.
-    private static var migrator: DatabaseMigrator {
+    static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1-member-location-transition") { db in
             try db.execute(sql: """
@@ -492,6 +494,43 @@ public final class HistoryStore: Sendable {
         migrator.registerMigration("v4-commit-mark") { db in
             // The count of committed transactions that `<path>-mark` is compared with (CommitMark).
             try CommitMark.prepare(db, table: "commit_mark")
+        }
+        migrator.registerMigration("v5-device-fields") { db in
+            // The fields the apps send that have no column (`conn`, `p`, `SSID`, `BSSID`,
+            // `inrids`, `motionactivities`), as one JSON object (HistoryDeviceFields); `NULL` in
+            // rows written before. The copy in `last_location` carries it too: its triggers are
+            // made again with the column.
+            let columns = "member, tst, lat, lon, acc, alt, vac, vel, cog, batt, bs, tid, t, m, created_at, received_at, device_fields"
+            try db.execute(sql: """
+                ALTER TABLE location ADD COLUMN device_fields TEXT;
+                ALTER TABLE rejected ADD COLUMN device_fields TEXT;
+                ALTER TABLE last_location ADD COLUMN device_fields TEXT;
+                UPDATE last_location SET device_fields = NULL;
+                DROP TRIGGER last_location_after_insert;
+                DROP TRIGGER last_location_after_delete;
+                DROP TRIGGER last_location_after_update;
+                CREATE TRIGGER last_location_after_insert AFTER INSERT ON location BEGIN
+                    INSERT INTO last_location (\(columns)) VALUES (
+                        NEW.member, NEW.tst, NEW.lat, NEW.lon, NEW.acc, NEW.alt, NEW.vac, NEW.vel, NEW.cog, NEW.batt, NEW.bs,
+                        NEW.tid, NEW.t, NEW.m, NEW.created_at, NEW.received_at, NEW.device_fields)
+                    ON CONFLICT (member) DO UPDATE SET
+                        tst = excluded.tst, lat = excluded.lat, lon = excluded.lon, acc = excluded.acc, alt = excluded.alt,
+                        vac = excluded.vac, vel = excluded.vel, cog = excluded.cog, batt = excluded.batt, bs = excluded.bs,
+                        tid = excluded.tid, t = excluded.t, m = excluded.m, created_at = excluded.created_at,
+                        received_at = excluded.received_at, device_fields = excluded.device_fields
+                    WHERE excluded.tst > last_location.tst;
+                END;
+                CREATE TRIGGER last_location_after_delete AFTER DELETE ON location
+                WHEN OLD.tst = (SELECT tst FROM last_location WHERE member = OLD.member) BEGIN
+                    DELETE FROM last_location WHERE member = OLD.member;
+                    INSERT INTO last_location (\(columns)) SELECT \(columns) FROM location WHERE member = OLD.member ORDER BY tst DESC LIMIT 1;
+                END;
+                CREATE TRIGGER last_location_after_update AFTER UPDATE ON location BEGIN
+                    DELETE FROM last_location WHERE member IN (OLD.member, NEW.member);
+                    INSERT INTO last_location (\(columns)) SELECT \(columns) FROM location WHERE member = OLD.member ORDER BY tst DESC LIMIT 1;
+                    INSERT OR IGNORE INTO last_location (\(columns)) SELECT \(columns) FROM location WHERE member = NEW.member ORDER BY tst DESC LIMIT 1;
+                END;
+                """)
         }
         return migrator
     }

@@ -83,6 +83,7 @@ extension MessageDecoder {
 
         static let informationalLocationKeys: Set<String> = [
             "acc", "alt", "vac", "vel", "cog", "batt", "bs", "m", "created_at", "ve", "vn", "ms", "due", "inregions",
+            "inrids", "p", "motionactivities",
         ]
 
         init(wire: WirePayload, now: Int, futureTolerance: Int) {
@@ -130,7 +131,7 @@ extension MessageDecoder {
                 ve = nil
                 vn = nil
             }
-            let message = LocationMessage(
+            var message = LocationMessage(
                 tid: boundedString(wire.tid, "tid", maxBytes: 8) ?? "",
                 tst: tst,
                 lat: lat,
@@ -150,6 +151,14 @@ extension MessageDecoder {
                 ms: int(wire.ms, "ms", in: 1...86_400),
                 due: promise(wire.due, after: tst)
             )
+            // Kept for the history (every field a device sent), never shown in views.
+            message.conn = boundedString(wire.conn, "conn", maxBytes: 8)
+            message.p = wire.p.flatMap { $0.isFinite && (0...2_000).contains($0) ? $0 : nil }
+            if wire.p != nil, message.p == nil { drop("p") }
+            message.ssid = boundedString(wire.ssid, "SSID", maxBytes: 200)
+            message.bssid = boundedString(wire.bssid, "BSSID", maxBytes: 64)
+            message.inrids = boundedList(wire.inrids, "inrids")
+            message.motionactivities = boundedList(wire.motionactivities, "motionactivities")
             var regions = wire.inregions
             if let list = regions, list.contains(where: { $0.isEmpty || $0.utf8.count > 200 }) {
                 drop("inregions")
@@ -237,6 +246,17 @@ extension MessageDecoder {
             if wire.wrongTypes.contains(key) { drop(key) }
             guard let value else { return nil }
             guard value.utf8.count <= maxBytes else {
+                drop(key)
+                return nil
+            }
+            return value
+        }
+
+        /// A list of short strings (`inrids`, `motionactivities`): dropped (counted) when it has
+        /// more than 64 entries or one longer than 200 bytes.
+        private mutating func boundedList(_ value: [String]?, _ key: String) -> [String]? {
+            guard let value else { return nil }
+            guard value.count <= 64, value.allSatisfy({ $0.utf8.count <= 200 }) else {
                 drop(key)
                 return nil
             }

@@ -33,6 +33,12 @@ struct WirePayload {
     var desc: String?
     var face: String?
     var inregions: [String]?
+    var inrids: [String]?
+    var conn: String?
+    var p: Double?
+    var ssid: String?
+    var bssid: String?
+    var motionactivities: [String]?
     /// Known keys whose value had the wrong JSON type, in payload order.
     var wrongTypes: [String] = []
 
@@ -77,6 +83,7 @@ struct WirePayload {
             if `is`("vac") { return Self.number(value, into: &vac) }
         case UInt8(ascii: "c"):
             if `is`("cog") { return Self.number(value, into: &cog) }
+            if `is`("conn") { return Self.string(value, into: &conn) }
             if `is`("created_at") { return Self.number(value, into: &createdAt) }
         case UInt8(ascii: "b"):
             if `is`("batt") { return Self.number(value, into: &batt) }
@@ -84,6 +91,13 @@ struct WirePayload {
         case UInt8(ascii: "m"):
             if `is`("m") { return Self.number(value, into: &m) }
             if `is`("ms") { return Self.number(value, into: &ms) }
+            if `is`("motionactivities") { return Self.strings(value, into: &motionactivities) }
+        case UInt8(ascii: "p"):
+            if `is`("p") { return Self.number(value, into: &p) }
+        case UInt8(ascii: "S"):
+            if `is`("SSID") { return Self.string(value, into: &ssid) }
+        case UInt8(ascii: "B"):
+            if `is`("BSSID") { return Self.string(value, into: &bssid) }
         case UInt8(ascii: "s"):
             if `is`("state") { return Self.string(value, into: &state) }
             if `is`("since") { return Self.number(value, into: &since) }
@@ -102,6 +116,7 @@ struct WirePayload {
                 inregions = regions
                 return true
             }
+            if `is`("inrids") { return Self.strings(value, into: &inrids) }
         default:
             break
         }
@@ -111,6 +126,12 @@ struct WirePayload {
     private static func string(_ value: FlatJSON.Value, into field: inout String?) -> Bool {
         guard case .string(let string) = value else { return false }
         field = string
+        return true
+    }
+
+    private static func strings(_ value: FlatJSON.Value, into field: inout [String]?) -> Bool {
+        guard case .strings(let strings) = value else { return false }
+        field = strings
         return true
     }
 

@@ -52,12 +52,24 @@ public struct LocationMessage: Sendable, Hashable, Codable {
     public var inregions: [String]?
     /// The region ids of those places (`inrids`, as the iOS app sends them); absent when none.
     public var inrids: [String]?
+    /// The device's connectivity (`conn`: `w` Wi-Fi, `m` mobile, `o` offline; both apps).
+    public var conn: String?
+    /// Barometric pressure in kPa (`p`, the iOS app).
+    public var p: Double?
+    /// The Wi-Fi network's name (`SSID`, both apps when on Wi-Fi).
+    public var ssid: String?
+    /// The Wi-Fi access point's MAC address (`BSSID`, both apps when on Wi-Fi).
+    public var bssid: String?
+    /// The motion activities the phone reports (`motionactivities`, the iOS app: `stationary`,
+    /// `walking`, `automotive` ...).
+    public var motionactivities: [String]?
 
     enum CodingKeys: String, CodingKey {
         case type = "_type"
         case tid, tst, lat, lon, acc, alt, vac, vel, cog, batt, bs, t, m
         case createdAt = "created_at"
-        case ve, vn, ms, due, inregions, inrids
+        case ve, vn, ms, due, inregions, inrids, conn, p, motionactivities
+        case ssid = "SSID", bssid = "BSSID"
     }
 
     /// Creates a message from already-rounded wire values.
