@@ -19,9 +19,9 @@ struct HistoryKillWindowTests {
     /// Reports per second the device publishes.
     static let rate = 100
 
-    /// One run: publishes for about 3 s, fills the disk after 1 s when `fullDisk`, kills the
-    /// subscriber at a random moment between 1 and 2.5 s, restarts it (with space again) and
-    /// returns how many acknowledged reports are missing from the history.
+    /// One run: publishes steadily; once 50 reports are acknowledged fills the disk when
+    /// `fullDisk`, kills the subscriber at a random moment in the next 1.5 s, restarts it (with
+    /// space again) and returns how many acknowledged reports are missing from the history.
     static func lostInOneRun(fullDisk: Bool, broker: Broker, run: Int) async throws -> (lost: Int, sent: Int) {
         let folder = try TestPaths.makeTemporaryDirectory(prefix: "history-window")
         if fullDisk { try ToolRun.runChecked("/bin/mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", folder.path]) }
@@ -51,12 +51,12 @@ struct HistoryKillWindowTests {
                 try await Task.sleep(for: .milliseconds(1000 / rate))
             }
         }
+        // Publishing is under way (on a loaded machine it starts slowly): then the disk fills,
+        // and the kill comes at a random moment.
+        try await waitUntil("50 reports acknowledged", timeout: .seconds(30)) { sent.withLock { $0.count } >= 50 }
         var filler: URL?
-        if fullDisk {
-            try await Task.sleep(for: .seconds(1))
-            filler = try HistoryFullDiskProcessTests.fill(folder)
-        }
-        try await Task.sleep(for: .milliseconds(Int.random(in: fullDisk ? 0...1500 : 1000...2500)))
+        if fullDisk { filler = try HistoryFullDiskProcessTests.fill(folder) }
+        try await Task.sleep(for: .milliseconds(Int.random(in: 0...1500)))
         first.signal(SIGKILL)
         _ = try await withTimeout(.seconds(10), "the killed subscriber") { await first.waitForExit() }
         try await Task.sleep(for: .milliseconds(500))  // the broker queues these for the session
@@ -89,10 +89,9 @@ struct HistoryKillWindowTests {
         for run in 0..<5 {
             let (lost, sent) = try await Self.lostInOneRun(fullDisk: fullDisk, broker: broker, run: run)
             losses.append(lost)
-            #expect(sent > 100, "the device published for a while: \(sent)")
             #expect(lost <= Self.rate, "at most a second's reports are lost: \(lost) of \(sent)")
         }
-        print("kill -9 window, \(fullDisk ? "full disk" : "disk with room"), \(Self.rate) reports/s: lost \(losses) in 5 runs")
+        print("kill -9 window, \(fullDisk ? "full disk" : "disk with room"), at most \(Self.rate) reports/s: lost \(losses) in 5 runs")
         await broker.stop()
     }
 }
