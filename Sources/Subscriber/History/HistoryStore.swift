@@ -95,7 +95,9 @@ public final class HistoryStore: Sendable {
         }
     }
 
-    /// The open pool, opening the file first when it is not open yet.
+    /// The open pool, opening the file first when it is not open yet. The open runs under the
+    /// state's mutex (so two callers never open twice): it is short, and happens once, or once a
+    /// second while a full file system keeps it from working.
     private func openedPool() throws(HistoryError) -> DatabasePool {
         try state.withLock { (state: inout OpenState) throws(HistoryError) -> DatabasePool in
             if let pool = state.pool { return pool }
