@@ -69,10 +69,9 @@ public struct Inviter: Sendable {
         if let secretFile = member.secretFile {
             secret = try MemberSecret.readOrCreate(at: MemberSecret.path(secretFile, circlesPath: settings.circlesPath))
         }
-        // Loaded only now: the subscriber's reader needs every secret file to exist.
-        let file: CirclesFile
-        do { file = try CirclesFile.load(path: settings.circlesPath) } catch { throw ProvisioningError("The circles file \(settings.circlesPath) is not valid: \(error)") }
-        let credentials = try await accounts.provision(member, in: file, prefixes: settings.prefixes)
+        // Accounts come from the parsed file: they need no secret, and another member's secret
+        // file may not exist yet (it is made by that member's invite).
+        let credentials = try await accounts.provision(member, in: parsed, prefixes: settings.prefixes)
         let trees = circles.compactMap { circle in ProvisioningSeam.treeFilter(of: circle, viewPrefix: settings.prefixes.viewPrefix).map { (circle.id, $0) } }
         let configuration = AppConfiguration(
             host: settings.host, port: settings.port, tls: settings.tls, username: credentials.username, password: credentials.password,
@@ -104,7 +103,7 @@ public struct Inviter: Sendable {
         }
         var done = ["Removed \(user)/\(device) from the circles \(before.circles.filter { $0.members.contains { $0.id == id } }.map(\.id).joined(separator: ", ")) in \(settings.circlesPath)."]
         let after: CirclesFile
-        do { after = try CirclesFile.load(path: settings.circlesPath) } catch { throw ProvisioningError("The edited circles file does not load: \(error)") }
+        do { after = try CirclesFile.parse(yaml: edited) } catch { throw ProvisioningError("The edited circles file does not parse: \(error)") }
         done += try await accounts.revoke(member, leaving: after, prefixes: settings.prefixes)
         let stillUsed = Set(after.circles.flatMap(\.members).compactMap(\.secretFile).map { MemberSecret.path($0, circlesPath: settings.circlesPath) })
         for path in Set(listed.compactMap(\.secretFile).map { MemberSecret.path($0, circlesPath: settings.circlesPath) }) where !stillUsed.contains(path) {
