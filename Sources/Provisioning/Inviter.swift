@@ -6,8 +6,9 @@ import WhereaboutsCore
 public struct Invitation: Sendable, Hashable {
     /// The member's device.
     public var member: MemberID
-    /// The ids of the circles the member is in, and of those whose tree the app subscribes to.
-    public var circles: [String], trees: [String]
+    /// The ids of the circles the member is in, of those the invite added them to, and of those
+    /// whose tree the app subscribes to.
+    public var circles: [String], joined: [String], trees: [String]
     /// The configuration the app imports.
     public var configuration: AppConfiguration
     /// Whether the device's encryption secret was generated now (else read, or none).
@@ -48,18 +49,34 @@ public struct Inviter: Sendable {
         self.accounts = accounts
     }
 
-    /// Creates (or reuses) the broker account and secret of `user`/`device`, who must be a
-    /// member of at least one circle, and returns the app configuration. `trackerID` defaults to
-    /// the one the circles' trees show for the user.
-    public func invite(user: String, device: String, trackerID: String? = nil) async throws -> Invitation {
+    /// Creates (or reuses) the broker account and secret of `user`/`device`, and returns the app
+    /// configuration. The member is first added to each circle of `joining` that does not list
+    /// them yet (with the `secretFile` they name elsewhere, if any); they must then be a member of
+    /// at least one circle. `trackerID` defaults to the one the circles' trees show for the user.
+    public func invite(user: String, device: String, joining: [String] = [], trackerID: String? = nil) async throws -> Invitation {
         let id = MemberID(user: user, device: device)
-        let text = try readCirclesText()
-        let parsed: CirclesFile
+        var text = try readCirclesText()
+        var parsed: CirclesFile
         do { parsed = try CirclesFile.parse(yaml: text) } catch { throw ProvisioningError("The circles file \(settings.circlesPath) is not valid: \(error)") }
+        let listed = parsed.circles.flatMap(\.members).first { $0.id == id }
+        var joined: [String] = []
+        for circle in joining where !(parsed.circles.first { $0.id == circle }?.members.contains { $0.id == id } ?? false) {
+            text = try CirclesFileText.adding(
+                Member(user: user, device: device, secretFile: listed?.secretFile), toCircle: circle, in: text)
+            joined.append(circle)
+        }
+        if !joined.isEmpty {
+            do {
+                try AtomicFile.write(Data(text.utf8), to: settings.circlesPath, mode: Self.mode(of: settings.circlesPath))
+                parsed = try CirclesFile.parse(yaml: text)
+            } catch {
+                throw ProvisioningError("Cannot add \(user)/\(device) to \(settings.circlesPath): \(error)")
+            }
+        }
         let circles = parsed.circles.filter { $0.members.contains { $0.id == id } }
         guard let member = circles.first?.members.first(where: { $0.id == id }) else {
             throw ProvisioningError(
-                "\(user)/\(device) is in no circle of \(settings.circlesPath). Add them to a circle's members (user: \(user), device: \(device)) and run invite again.")
+                "\(user)/\(device) is in no circle of \(settings.circlesPath). Name a circle to add them to (--circle), or add them to a circle's members (user: \(user), device: \(device)).")
         }
         let tid = trackerID ?? ProvisioningSeam.defaultTrackerID(user)
         guard (1...2).contains(tid.count), tid.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
@@ -79,7 +96,7 @@ public struct Inviter: Sendable {
             pubTopicBase: "\(settings.prefixes.topicPrefix)/\(user)/\(device)",
             subTopic: trees.map(\.1).joined(separator: " "), encryptionKey: secret?.secret)
         return Invitation(
-            member: id, circles: circles.map(\.id), trees: trees.map(\.0), configuration: configuration,
+            member: id, circles: circles.map(\.id), joined: joined, trees: trees.map(\.0), configuration: configuration,
             secretGenerated: secret?.generated ?? false)
     }
 

@@ -15,7 +15,8 @@ struct InviteCommand: AsyncParsableCommand {
         commandName: "invite",
         abstract: "Set up a member's OwnTracks app in one scan: broker account, secret, and the app's configuration as a QR code.",
         discussion: """
-            The member (--user, --device) must be listed in at least one circle of --circles. invite \
+            The member (--user, --device) must be listed in at least one circle of --circles, or be \
+            added with --circle (appended to that circle's members). invite \
             makes or reuses their broker account where --accounts says accounts live: dynsec (the dynamic \
             security plugin, changed live over the admin connection of --broker/--username, as \
             `whereabouts-sub dynsec`), mosquitto (--acl-file and --mosquitto-password-file, as \
@@ -44,6 +45,11 @@ struct InviteCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("The member's device name (the <device> of owntracks/<user>/<device>).", valueName: "name"))
     var device: String
+
+    @Option(help: ArgumentHelp(
+        "A circle to add the member to when it does not list them yet (appended to its members in the circles file); repeat for several.",
+        valueName: "id"))
+    var circle: [String] = []
 
     @Option(help: ArgumentHelp("The tracker id the app shows (one or two letters or digits). Default: the one the circles' trees show, the user name's last two characters.", valueName: "id"))
     var tid: String?
@@ -99,6 +105,7 @@ struct InviteCommand: AsyncParsableCommand {
     func validate() throws {
         try brokerOptions.checkTopicLevel(user, what: "--user")
         try brokerOptions.checkTopicLevel(device, what: "--device")
+        if revoke, !circle.isEmpty { throw ValidationError("--circle adds a member; --revoke removes them from every circle. Give one or the other.") }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: passwordDir, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ValidationError("--password-dir \(passwordDir) is not a folder; create it (mode 0700).")
@@ -163,7 +170,7 @@ struct InviteCommand: AsyncParsableCommand {
             if revoke {
                 for line in try await inviter.revoke(user: user, device: device) { print(line) }
             } else {
-                try write(try await inviter.invite(user: user, device: device, trackerID: tid))
+                try write(try await inviter.invite(user: user, device: device, joining: circle, trackerID: tid))
             }
         } catch {
             await admin?.disconnect()
@@ -185,6 +192,7 @@ struct InviteCommand: AsyncParsableCommand {
         } catch let error as AtomicFileError {
             throw ValidationError("Cannot write the invite to \(outputDir): \(error.reason).")
         }
+        if !invitation.joined.isEmpty { print("Added \(user)/\(device) to \(invitation.joined.joined(separator: ", ")) in \(circles).") }
         print("Invite for \(user)/\(device): broker account '\(configuration.username)', circles \(invitation.circles.joined(separator: ", ")).")
         if invitation.trees.isEmpty {
             print("None of these circles publishes an OwnTracks tree (owntracks: true): the app will show no friends.")

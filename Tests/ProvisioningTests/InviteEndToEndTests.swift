@@ -125,6 +125,13 @@ struct InviteEndToEndTests {
         let bob = try AppConfiguration(link: bobLink.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         #expect(bob.encryptionKey == nil && bob.username == "whereabouts-bob-phone")
 
+        // --circle adds a member the circle does not list yet: carol is in work (no tree) only.
+        let carolRun = try await setup.invite("carol", "laptop", ["--circle", "family"])
+        #expect(carolRun.status == 0, "\(carolRun.stdout)\(carolRun.stderr)")
+        let carol = try JSONDecoder().decode(AppConfiguration.self, from: Data(contentsOf: setup.output.appendingPathComponent("carol-laptop.otrc")))
+        #expect(carol.subTopic == "whereabouts/circles/family/owntracks/#" && carol.username == "whereabouts-carol-laptop")
+        #expect(try String(contentsOfFile: setup.circlesPath, encoding: .utf8).contains("      - user: \"carol\"\n        device: \"laptop\""))
+
         // The subscriber, as it runs in production, under the account dynsec made for it.
         let log = setup.directory.appendingPathComponent("sub.log")
         let subscriber = try ChildProcess.spawn(

@@ -88,3 +88,47 @@ struct InviteFormatTests {
         }
     }
 }
+
+extension InviteFormatTests {
+    @Test("--circle's edit appends the member to that circle's list, indented as its items, and keeps the rest")
+    func addingAMember() throws {
+        let text = """
+            circles:
+              - id: family   # the family
+                name: Family
+                members:
+                - user: alice
+                  device: phone
+
+                # work follows
+              - id: work
+                name: Work
+                members:
+                  - {user: carol, device: laptop}
+            """
+        let member = Member(user: "dave", device: "tab:let", secretFile: "secrets/dave")
+        let edited = try CirclesFileText.adding(member, toCircle: "family", in: text)
+        #expect(edited == """
+            circles:
+              - id: family   # the family
+                name: Family
+                members:
+                - user: alice
+                  device: phone
+                - user: "dave"
+                  device: "tab:let"
+                  secretFile: "secrets/dave"
+
+                # work follows
+              - id: work
+                name: Work
+                members:
+                  - {user: carol, device: laptop}
+            """)
+        #expect(try CirclesFileText.removing(member.id, from: edited) == text)
+        // After an item in flow style, a block item is still the same list.
+        let work = try CirclesFile.parse(yaml: try CirclesFileText.adding(member, toCircle: "work", in: text))
+        #expect(work.circles[1].members.map(\.user) == ["carol", "dave"])
+        #expect(throws: ProvisioningError.self) { try CirclesFileText.adding(member, toCircle: "nope", in: text) }
+    }
+}
