@@ -132,3 +132,36 @@ extension InviteFormatTests {
         #expect(throws: ProvisioningError.self) { try CirclesFileText.adding(member, toCircle: "nope", in: text) }
     }
 }
+
+extension InviteFormatTests {
+    @Test("The terminal's half blocks, drawn back into an image, scan as the link",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/zbarimg")))
+    func terminalCodeScans() async throws {
+        let link = Self.sample.link
+        let text = try QRCode(link).terminalText()
+        // Each character is two modules stacked: ▀ dark above, ▄ dark below, █ both, space none.
+        var rows: [[Bool]] = []
+        for line in text.split(separator: "\n") {
+            let cells = line.replacingOccurrences(of: "\u{1B}[30;47m", with: "").replacingOccurrences(of: "\u{1B}[0m", with: "")
+            rows.append(cells.map { $0 == "▀" || $0 == "█" })
+            rows.append(cells.map { $0 == "▄" || $0 == "█" })
+        }
+        let scale = 6, margin = 4
+        let width = (rows[0].count + 2 * margin) * scale, height = (rows.count + 2 * margin) * scale
+        var pixels = [UInt8](repeating: 255, count: width * height)
+        for y in 0..<height {
+            for x in 0..<width {
+                let row = y / scale - margin, column = x / scale - margin
+                if rows.indices.contains(row), rows[row].indices.contains(column), rows[row][column] { pixels[y * width + x] = 0 }
+            }
+        }
+        // A binary PGM (netpbm P5), which zbarimg reads.
+        let directory = try TestPaths.makeTemporaryDirectory(prefix: "qr-terminal")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("terminal.pgm")
+        try (Data("P5\n\(width) \(height)\n255\n".utf8) + Data(pixels)).write(to: file)
+        let scanned = try await ToolRun.run("/usr/bin/zbarimg", ["--raw", "-q", file.path])
+        #expect(scanned.status == 0, "\(scanned.stderr)")
+        #expect(scanned.stdout.trimmingCharacters(in: .newlines) == link)
+    }
+}
