@@ -169,6 +169,12 @@ struct InviteCommand: AsyncParsableCommand {
         do {
             if revoke {
                 for line in try await inviter.revoke(user: user, device: device) { print(line) }
+                // The invite's files hold the password that no longer works: remove them too.
+                let base = URL(fileURLWithPath: outputDir).appendingPathComponent("\(user)-\(device)")
+                for file in [base.appendingPathExtension("otrc").path, base.appendingPathExtension("png").path]
+                where (try? FileManager.default.removeItem(atPath: file)) != nil {
+                    print("Deleted \(file).")
+                }
             } else {
                 try write(try await inviter.invite(user: user, device: device, joining: circle, trackerID: tid))
             }

@@ -186,6 +186,8 @@ struct InviteEndToEndTests {
         #expect(!edited.contains("alice") && edited.contains("# Who sees whom") && edited.contains("user: carol"))
         #expect(!FileManager.default.fileExists(atPath: setup.directory.appendingPathComponent("secrets/alice-phone").path))
         #expect(!FileManager.default.fileExists(atPath: setup.passwords.appendingPathComponent("whereabouts-alice-phone").path))
+        #expect(!FileManager.default.fileExists(atPath: setup.output.appendingPathComponent("alice-phone.otrc").path))
+        #expect(!FileManager.default.fileExists(atPath: png) && FileManager.default.fileExists(atPath: setup.output.appendingPathComponent("bob-phone.png").path))
         let refused = try await setup.app(alice, shape: "android", ["--timeout", "10"])
         #expect(refused.status == 3 && refused.stdout.contains("\"connack\": 5"), "\(refused.stdout)\(refused.stderr)")
 
