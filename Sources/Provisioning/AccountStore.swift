@@ -7,20 +7,20 @@ import Glibc
 #endif
 
 /// The broker login a phone gets.
-public struct BrokerCredentials: Sendable, Hashable {
+package struct BrokerCredentials: Sendable, Hashable {
     /// The account's user name.
-    public var username: String
+    package var username: String
     /// Its password.
-    public var password: String
+    package var password: String
     /// The client id the app must use (the dynamic security plugin refuses any other).
-    public var clientID: String
+    package var clientID: String
 }
 
 /// Where the members' broker accounts live, as the broker is configured
 /// (broker/ACCESS-CONTROL.md, docs/cluster.md). Each case makes accounts with the generator the
 /// matching command uses (`whereabouts-sub dynsec`, `acl`, `acl --format nats`), from the whole
 /// circles file, so an invite never grants more or less than those commands would.
-public enum AccountStore: Sendable {
+package enum AccountStore: Sendable {
     /// mosquitto's dynamic security plugin, changed live: one account per connection, bound to
     /// its client id, password in `<passwordDirectory>/whereabouts-<user>-<device>`.
     case dynamicSecurity(DynamicSecuritySync, passwordDirectory: String)
@@ -32,30 +32,30 @@ public enum AccountStore: Sendable {
     case mosquitto(MosquittoAccountFiles)
 
     /// The accounts that read every topic or run the subscriber, which no member may be named like.
-    public struct Roles: Sendable, Hashable {
+    package struct Roles: Sendable, Hashable {
         /// The subscriber's accounts.
-        public var subscriberUsers: [String]
+        package var subscriberUsers: [String]
         /// The operators' accounts.
-        public var operatorUsers: [String]
+        package var operatorUsers: [String]
         /// Creates the roles.
-        public init(subscriberUsers: [String] = ["whereabouts-sub"], operatorUsers: [String] = []) {
+        package init(subscriberUsers: [String] = ["whereabouts-sub"], operatorUsers: [String] = []) {
             self.subscriberUsers = subscriberUsers
             self.operatorUsers = operatorUsers
         }
     }
 
     /// A NATS server's accounts file and the nodes to reload after writing it.
-    public struct NATSAccountsFile: Sendable, Hashable {
+    package struct NATSAccountsFile: Sendable, Hashable {
         /// The accounts file (written with mode 0600: it holds passwords).
-        public var path: String
+        package var path: String
         /// The folder of the accounts' passwords.
-        public var passwordDirectory: String
+        package var passwordDirectory: String
         /// The subscriber's and operators' accounts, as given to `whereabouts-sub acl`.
-        public var roles: Roles
+        package var roles: Roles
         /// Files holding the process ids of the nats-server nodes to send SIGHUP.
-        public var reloadPidFiles: [String]
+        package var reloadPidFiles: [String]
         /// Creates the settings.
-        public init(path: String, passwordDirectory: String, roles: Roles = Roles(), reloadPidFiles: [String] = []) {
+        package init(path: String, passwordDirectory: String, roles: Roles = Roles(), reloadPidFiles: [String] = []) {
             self.path = path
             self.passwordDirectory = passwordDirectory
             self.roles = roles
@@ -64,19 +64,19 @@ public enum AccountStore: Sendable {
     }
 
     /// mosquitto's ACL and password files and the broker to reload after writing them.
-    public struct MosquittoAccountFiles: Sendable, Hashable {
+    package struct MosquittoAccountFiles: Sendable, Hashable {
         /// The `acl_file`.
-        public var aclPath: String
+        package var aclPath: String
         /// The `password_file`, updated with `mosquitto_passwd` (created when missing).
-        public var passwordFile: String
+        package var passwordFile: String
         /// The folder of the accounts' passwords in clear, one file per account.
-        public var passwordDirectory: String
+        package var passwordDirectory: String
         /// The subscriber's and operators' accounts, as given to `whereabouts-sub acl`.
-        public var roles: Roles
+        package var roles: Roles
         /// A file holding mosquitto's process id, to send SIGHUP; `nil` to reload by hand.
-        public var reloadPidFile: String?
+        package var reloadPidFile: String?
         /// Creates the settings.
-        public init(aclPath: String, passwordFile: String, passwordDirectory: String, roles: Roles = Roles(), reloadPidFile: String? = nil) {
+        package init(aclPath: String, passwordFile: String, passwordDirectory: String, roles: Roles = Roles(), reloadPidFile: String? = nil) {
             self.aclPath = aclPath
             self.passwordFile = passwordFile
             self.passwordDirectory = passwordDirectory
@@ -226,13 +226,13 @@ public enum AccountStore: Sendable {
 
 /// The topic roots an invite writes into the app's configuration: the members' own topics and
 /// the circle views (the same flags as `whereabouts-sub acl` and `dynsec`).
-public struct TopicPrefixes: Sendable, Hashable {
+package struct TopicPrefixes: Sendable, Hashable {
     /// The first level of the members' topics (`owntracks`).
-    public var topicPrefix: String
+    package var topicPrefix: String
     /// The prefix of the circle views and trees (`whereabouts/circles`).
-    public var viewPrefix: String
+    package var viewPrefix: String
     /// Creates the prefixes.
-    public init(topicPrefix: String = "owntracks", viewPrefix: String = "whereabouts/circles") {
+    package init(topicPrefix: String = "owntracks", viewPrefix: String = "whereabouts/circles") {
         self.topicPrefix = topicPrefix
         self.viewPrefix = viewPrefix
     }

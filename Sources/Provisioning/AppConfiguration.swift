@@ -19,47 +19,47 @@ import Foundation
 ///
 /// `pubTopicBase` is written out (`owntracks/<user>/<device>`), never with the apps' `%u`
 /// placeholder: the broker account's name is not the OwnTracks user name.
-public struct AppConfiguration: Codable, Sendable, Hashable {
+package struct AppConfiguration: Codable, Sendable, Hashable {
     /// Always `configuration`.
-    public var type = "configuration"
+    package var type = "configuration"
     /// 0: MQTT (Android `ConnectionMode.MQTT`, iOS `CONNECTION_MODE_MQTT`).
-    public var mode = 0
+    package var mode = 0
     /// The broker's host name as the phone reaches it.
-    public var host: String
+    package var host: String
     /// The broker's port.
-    public var port: Int
+    package var port: Int
     /// Whether the connection uses TLS.
-    public var tls: Bool
+    package var tls: Bool
     /// iOS: log in with `username` and `password`.
-    public var auth = true
+    package var auth = true
     /// The broker account.
-    public var username: String
+    package var username: String
     /// The broker account's password.
-    public var password: String
+    package var password: String
     /// The MQTT client id (the dynamic security plugin binds the account to it).
-    public var clientId: String
+    package var clientId: String
     /// The OwnTracks device name: the third level of `owntracks/<user>/<device>`.
-    public var deviceId: String
+    package var deviceId: String
     /// The tracker id: one or two letters or digits.
-    public var tid: String
+    package var tid: String
     /// The topic the app publishes to: `owntracks/<user>/<device>`.
-    public var pubTopicBase: String
+    package var pubTopicBase: String
     /// The filters the app subscribes to, separated by spaces: the member's circles' trees.
-    public var subTopic: String
+    package var subTopic: String
     /// Whether the app subscribes at all (to see friends).
-    public var sub: Bool
+    package var sub: Bool
     /// QoS of the app's publications: 1.
-    public var pubQos = 1
+    package var pubQos = 1
     /// QoS of the app's subscriptions: 1.
-    public var subQos = 1
+    package var subQos = 1
     /// Locations are published retained, as the apps do by default.
-    public var pubRetain = true
+    package var pubRetain = true
     /// A persistent session, so friends' news queued while the phone is away arrive.
-    public var cleanSession = false
+    package var cleanSession = false
     /// MQTT 3.1.1 (4): what mosquitto and NATS both speak.
-    public var mqttProtocolLevel = 4
+    package var mqttProtocolLevel = 4
     /// The OwnTracks encryption secret, when the member's device encrypts.
-    public var encryptionKey: String?
+    package var encryptionKey: String?
 
     enum CodingKeys: String, CodingKey {
         case type = "_type"
@@ -68,7 +68,7 @@ public struct AppConfiguration: Codable, Sendable, Hashable {
     }
 
     /// Creates a configuration; the protocol settings keep the values documented on each.
-    public init(
+    package init(
         host: String, port: Int, tls: Bool, username: String, password: String, clientId: String, deviceId: String, tid: String,
         pubTopicBase: String, subTopic: String, encryptionKey: String?
     ) {
@@ -87,7 +87,7 @@ public struct AppConfiguration: Codable, Sendable, Hashable {
     }
 
     /// The `.otrc` file's bytes: JSON, keys sorted, one per line.
-    public var otrc: Data {
+    package var otrc: Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         return ((try? encoder.encode(self)) ?? Data()) + Data("\n".utf8)
@@ -97,7 +97,7 @@ public struct AppConfiguration: Codable, Sendable, Hashable {
     /// `=`): Android reads the query with Apache's `URIBuilder` (owntracks/android
     /// `LoadViewModel.extractPreferencesFromUri`), which decodes percent escapes, and would read
     /// a bare `+` as a space.
-    public var link: String {
+    package var link: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let base64 = ((try? encoder.encode(self)) ?? Data()).base64EncodedString()
@@ -107,7 +107,7 @@ public struct AppConfiguration: Codable, Sendable, Hashable {
     }
 
     /// Reads a configuration back from an `owntracks:///config?inline=` link.
-    public init(link: String) throws(ProvisioningError) {
+    package init(link: String) throws(ProvisioningError) {
         guard let components = URLComponents(string: link), components.scheme == "owntracks", components.path == "/config",
               let inline = components.queryItems?.first(where: { $0.name == "inline" })?.value,
               let json = Data(base64Encoded: inline) else {

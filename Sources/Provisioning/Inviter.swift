@@ -3,35 +3,35 @@ import Subscriber
 import WhereaboutsCore
 
 /// Everything an invite made: the app's configuration, and what had to be created for it.
-public struct Invitation: Sendable, Hashable {
+package struct Invitation: Sendable, Hashable {
     /// The member's device.
-    public var member: MemberID
+    package var member: MemberID
     /// The ids of the circles the member is in, of those the invite added them to, and of those
     /// whose tree the app subscribes to.
-    public var circles: [String], joined: [String], trees: [String]
+    package var circles: [String], joined: [String], trees: [String]
     /// The configuration the app imports.
-    public var configuration: AppConfiguration
+    package var configuration: AppConfiguration
     /// Whether the device's encryption secret was generated now (else read, or none).
-    public var secretGenerated: Bool
+    package var secretGenerated: Bool
 }
 
 /// Makes and revokes invites: a member device's broker account, its encryption secret and the
 /// OwnTracks app configuration that uses them, from the circles file.
-public struct Inviter: Sendable {
+package struct Inviter: Sendable {
     /// Where the phone reaches the broker, and the topics.
-    public struct Settings: Sendable, Hashable {
+    package struct Settings: Sendable, Hashable {
         /// The circles file.
-        public var circlesPath: String
+        package var circlesPath: String
         /// The broker's host name as the phone reaches it.
-        public var host: String
+        package var host: String
         /// Its port.
-        public var port: Int
+        package var port: Int
         /// Whether the phone connects with TLS.
-        public var tls: Bool
+        package var tls: Bool
         /// The topic roots.
-        public var prefixes: TopicPrefixes
+        package var prefixes: TopicPrefixes
         /// Creates settings.
-        public init(circlesPath: String, host: String, port: Int, tls: Bool, prefixes: TopicPrefixes = TopicPrefixes()) {
+        package init(circlesPath: String, host: String, port: Int, tls: Bool, prefixes: TopicPrefixes = TopicPrefixes()) {
             self.circlesPath = circlesPath
             self.host = host
             self.port = port
@@ -44,7 +44,7 @@ public struct Inviter: Sendable {
     private let accounts: AccountStore
 
     /// An inviter for `settings` whose accounts live in `accounts`.
-    public init(settings: Settings, accounts: AccountStore) {
+    package init(settings: Settings, accounts: AccountStore) {
         self.settings = settings
         self.accounts = accounts
     }
@@ -53,7 +53,7 @@ public struct Inviter: Sendable {
     /// configuration. The member is first added to each circle of `joining` that does not list
     /// them yet (with the `secretFile` they name elsewhere, if any); they must then be a member of
     /// at least one circle. `trackerID` defaults to the one the circles' trees show for the user.
-    public func invite(user: String, device: String, joining: [String] = [], trackerID: String? = nil) async throws -> Invitation {
+    package func invite(user: String, device: String, joining: [String] = [], trackerID: String? = nil) async throws -> Invitation {
         let id = MemberID(user: user, device: device)
         var text = try readCirclesText()
         var parsed: CirclesFile
@@ -103,7 +103,7 @@ public struct Inviter: Sendable {
     /// Takes `user`/`device` out of every circle of the circles file (so the subscriber drops
     /// them from the views and clears them from the trees), deletes their broker account and
     /// their encryption secret file. Returns one line per thing done.
-    public func revoke(user: String, device: String) async throws -> [String] {
+    package func revoke(user: String, device: String) async throws -> [String] {
         let id = MemberID(user: user, device: device)
         let text = try readCirclesText()
         let before: CirclesFile

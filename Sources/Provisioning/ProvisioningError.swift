@@ -1,7 +1,7 @@
 /// Why an invite could not be made or revoked; each message says what to change.
-public struct ProvisioningError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct ProvisioningError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A sentence a user can act on.
-    public let description: String
+    package let description: String
 
     init(_ description: String) {
         self.description = description

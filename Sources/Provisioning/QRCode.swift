@@ -3,16 +3,16 @@ import CQRencode
 import Foundation
 
 /// A QR code symbol made by Debian's libqrencode, shown in a terminal or written as a PNG.
-public struct QRCode: Sendable, Hashable {
+package struct QRCode: Sendable, Hashable {
     /// Modules per side.
-    public let size: Int
+    package let size: Int
     /// The QR version (1-40) libqrencode chose for the text.
-    public let version: Int
+    package let version: Int
     private let dark: [Bool]  // row by row, `size` * `size`
 
     /// Encodes `text` as bytes (8-bit mode) at error correction level M (15 % of the symbol may be
     /// lost), in the smallest version that holds it.
-    public init(_ text: String) throws(ProvisioningError) {
+    package init(_ text: String) throws(ProvisioningError) {
         guard let symbol = QRcode_encodeString8bit(text, 0, QR_ECLEVEL_M) else {
             throw ProvisioningError("The text (\(text.utf8.count) bytes) does not fit in a QR code: \(String(cString: strerror(errno))).")
         }
@@ -25,14 +25,14 @@ public struct QRCode: Sendable, Hashable {
     }
 
     /// Whether the module at `x`, `y` is dark; outside the symbol (the quiet zone) it is light.
-    public func isDark(x: Int, y: Int) -> Bool {
+    package func isDark(x: Int, y: Int) -> Bool {
         x >= 0 && y >= 0 && x < size && y < size && dark[y * size + x]
     }
 
     /// The symbol for a terminal: two rows of modules per line with the half blocks `▀ ▄ █`,
     /// black on white (ANSI colours 30 and 47) whatever the terminal's own colours, with a
     /// quiet zone of `margin` modules.
-    public func terminalText(margin: Int = 2) -> String {
+    package func terminalText(margin: Int = 2) -> String {
         var lines: [String] = []
         var y = -margin
         while y < size + margin {
@@ -53,7 +53,7 @@ public struct QRCode: Sendable, Hashable {
 
     /// The symbol as a greyscale PNG (libpng): `scale` pixels per module and a quiet zone of
     /// `margin` modules (4 is what the QR standard asks for).
-    public func png(scale: Int = 8, margin: Int = 4) throws(ProvisioningError) -> Data {
+    package func png(scale: Int = 8, margin: Int = 4) throws(ProvisioningError) -> Data {
         let side = (size + 2 * margin) * scale
         var pixels = [UInt8](repeating: 255, count: side * side)
         for y in 0..<side {
