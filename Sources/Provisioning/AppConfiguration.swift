@@ -93,10 +93,12 @@ package struct AppConfiguration: Codable, Sendable, Hashable {
         return ((try? encoder.encode(self)) ?? Data()) + Data("\n".utf8)
     }
 
-    /// The `owntracks:///config?inline=<base64>` link. The base64 is percent-encoded (`+`, `/`,
-    /// `=`): Android reads the query with Apache's `URIBuilder` (owntracks/android
-    /// `LoadViewModel.extractPreferencesFromUri`), which decodes percent escapes, and would read
-    /// a bare `+` as a space.
+    /// The `owntracks:///config?inline=<base64>` link: standard base64 of the JSON, percent-encoded
+    /// (`+`, `/`, `=`). Android reads the query with Apache's `URIBuilder` (owntracks/android
+    /// `LoadViewModel.extractPreferencesFromUri`), which decodes percent escapes and would read a
+    /// bare `+` as a space; iOS takes the percent-decoded `NSURLComponents` query item and
+    /// `initWithBase64EncodedString:options:0` (owntracks/ios `OwnTracksAppDelegate.m`,
+    /// `application:openURL:options:`), which wants the standard alphabet.
     package var link: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
