@@ -93,6 +93,18 @@ let package = Package(
             ]
         ),
 
+        // MARK: Provisioning: invites (broker accounts, secrets, the OwnTracks app's configuration
+        // as a QR code) for the whereabouts-sub commands, not the running subscriber (issue 25).
+        .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .target(
+            name: "Provisioning",
+            dependencies: [
+                "CPNG", "CQRencode", "Subscriber", "WhereaboutsCore",
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+
         // MARK: Web dashboard: HTTP API, WebSocket view pushes and the live map page.
         .target(
             name: "Dashboard",
@@ -206,6 +218,7 @@ let package = Package(
                 "WhereaboutsCore",
                 "WhereaboutsMQTT",
                 "Subscriber",
+                "Provisioning",
                 "Dashboard",
                 "DashboardOptions",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -342,6 +355,13 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "ProvisioningTests",
+            dependencies: [
+                "Provisioning", "Subscriber", "WhereaboutsMQTT", "WhereaboutsTestSupport", "whereabouts-sub",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

@@ -9,7 +9,7 @@ struct WhereaboutsSub: AsyncParsableCommand {
     static func main() async {
         await mainWithUsageExitStatus(preparingArguments: { arguments in
             // The file holds `run`'s options: expand it only for `run` (named or the default).
-            if let first = arguments.first, ["acl", "dynsec", "passwd"].contains(first) { return arguments }
+            if let first = arguments.first, ["acl", "dynsec", "passwd", "invite"].contains(first) { return arguments }
             if arguments.first == "run" {
                 return ["run"] + (try ConfigArguments.expand(Array(arguments.dropFirst()), keys: SubscriberConfigKeys.all))
             }
@@ -27,10 +27,11 @@ struct WhereaboutsSub: AsyncParsableCommand {
             <view-prefix>/<id>/events. `whereabouts-sub acl` writes the mosquitto ACL that makes the \
             broker enforce who may see which circle; `whereabouts-sub dynsec` also binds every client id \
             to its own account through mosquitto's dynamic security plugin; `whereabouts-sub passwd` sets a \
-            dashboard account's password in the users file (--users). See docs/subscriber.md.
+            dashboard account's password in the users file (--users); `whereabouts-sub invite` sets up a \
+            member's OwnTracks app in one scan (docs/owntracks.md). See docs/subscriber.md.
             """,
         version: "0.1.0",
-        subcommands: [RunCommand.self, ACLCommand.self, DynsecCommand.self, PasswdCommand.self],
+        subcommands: [RunCommand.self, ACLCommand.self, DynsecCommand.self, PasswdCommand.self, InviteCommand.self],
         defaultSubcommand: RunCommand.self
     )
 }
