@@ -38,6 +38,12 @@ struct CommandLineTests {
         (["--broker-kind", "rabbit"], "The value 'rabbit' is invalid for '--broker-kind <kind>'"),
         (["--broker", "mqtt://a:1883,mqtts://b:8883"], "mix mqtt:// and mqtts://"),
         (["--broker", "mqtt://a:1883,mqtt://a:1883"], "lists a broker twice"),
+        // One rule for names (OwnTracksName): an account the generated access control would not
+        // let publish on owntracks/<user>/# is refused at start, instead of losing every report.
+        (["--user", "Eve", "--username", "eve"], "--username 'eve' does not match the topic owntracks/Eve/phone"),
+        (["--user", "Eve", "--username", "whereabouts-eve-phone"], "differ only in upper and lower case"),
+        (["--username", "bob"], "cannot publish as the user 'alice': they are different names"),
+        (["--user", "Eve\u{301}"], "not in Unicode normalisation form C"),
     ])
     func badFlags(extra: [String], message: String) async throws {
         let result = try await run(required + extra)
