@@ -49,7 +49,7 @@ struct OwnTracksTree {
     }
 
     /// Where versions before the one-level root published circle `id`'s tree
-    /// (`<view prefix>/<id>/owntracks`), for the migration notes in docs/owntracks.md.
+    /// (`<view prefix>/<id>/owntracks`): cleared once per run (``update(with:face:)``).
     static func formerRoot(viewPrefix: String, circle id: String) -> String { "\(viewPrefix)/\(id)/owntracks" }
 
     /// The messages that bring circle `view`'s tree up to date. `face` returns a member's face
@@ -67,6 +67,17 @@ struct OwnTracksTree {
         }
         let before = published[view.circle.id] ?? [:]
         var messages: [Message] = []
+        if published[view.circle.id] == nil {
+            // Once per circle and run: clear what versions before the one-level root left
+            // retained under the former layout, so that no stale friend stays on the broker
+            // (docs/owntracks.md, "Circles as friends"). The subscriber may write there: it
+            // writes `<view prefix>/#`.
+            let former = Self.formerRoot(viewPrefix: viewPrefix, circle: view.circle.id)
+            for member in view.members {
+                let base = "\(former)/\(member.user)/\(member.device)"
+                messages += [Message(topic: base, payload: Data(), retain: true), Message(topic: base + "/info", payload: Data(), retain: true)]
+            }
+        }
         for topic in before.keys.sorted() where wanted[topic] == nil {
             messages.append(Message(topic: topic, payload: Data(), retain: true))
         }
