@@ -2,7 +2,7 @@ import ArgumentParser
 
 /// Who is publishing.
 struct IdentityOptions: ParsableArguments {
-    @Option(help: "The user name, the second level of the default topic owntracks/<user>/<device>, used exactly as given. With --username it must be that broker account (or whereabouts-<user>-<device> under dynamic security).")
+    @Option(help: "The user name, the second level of the default topic owntracks/<user>/<device>, used exactly as given. With --username it must be that broker account (or whereabouts-<user>-<device> under dynamic security), unless --topic-base is given.")
     var user: String?
 
     @Option(help: "The device name, the third level of the default topic owntracks/<user>/<device>.")

@@ -94,12 +94,18 @@ extension WhereaboutsPub {
     /// topic base (``OwnTracksName/accountProblem(username:user:device:)``): the broker would
     /// acknowledge every report and drop it. Only for a topic base of the OwnTracks shape
     /// `owntracks/<user>/<device>`; another `--topic-base` is outside the generated rules.
+    /// An explicit `--topic-base` with an account of another name is taken as meant (one broker
+    /// account shared by every device, without per-user access control); one that differs only
+    /// in case never is.
     private func checkAccount(topicBase: String) throws {
         guard let username = broker.username else { return }
         let levels = topicBase.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        guard levels.count == 3, levels[0] == "owntracks" else { return }
-        if let problem = OwnTracksName.accountProblem(username: username, user: levels[1], device: levels[2]) {
-            throw ValidationError("--username '\(username)' does not match the topic \(topicBase): \(problem) (--user and --username).")
-        }
+        guard levels.count == 3, levels[0] == "owntracks",
+              let problem = OwnTracksName.accountProblem(username: username, user: levels[1], device: levels[2])
+        else { return }
+        let caseOnly = OwnTracksName.accountDiffersOnlyInCase(username: username, user: levels[1], device: levels[2])
+        if identity.topicBase != nil, !caseOnly { return }
+        let shared = caseOnly ? "" : " With one broker account shared by every device and no per-user access control, give the topic explicitly (--topic-base \(topicBase))."
+        throw ValidationError("--username '\(username)' does not match the topic \(topicBase): \(problem) (--user and --username).\(shared)")
     }
 }

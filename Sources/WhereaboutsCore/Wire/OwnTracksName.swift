@@ -61,11 +61,17 @@ public enum OwnTracksName {
     /// start with such a pair.
     public static func accountProblem(username: String, user: String, device: String) -> String? {
         if same(username, user) || same(username, deviceAccount(user: user, device: device)) { return nil }
-        let caseOnly = username.lowercased() == user.lowercased()
-            || username.lowercased() == deviceAccount(user: user, device: device).lowercased()
-        let why = caseOnly
+        let why = accountDiffersOnlyInCase(username: username, user: user, device: device)
             ? "they differ only in upper and lower case, and brokers compare names exactly"
             : "they are different names"
         return "the broker account '\(username)' cannot publish as the user '\(user)': \(why). The generated access control lets only the account '\(user)' (ACL file, NATS) or '\(deviceAccount(user: user, device: device))' (dynamic security) publish on owntracks/\(user)/#, and the broker would drop every other report without a word. Use the same name, exactly, in both places"
+    }
+
+    /// Whether `username` is the account for `user`/`device` but for upper and lower case: a
+    /// mistake under any access control, since brokers compare names exactly.
+    public static func accountDiffersOnlyInCase(username: String, user: String, device: String) -> Bool {
+        let account = deviceAccount(user: user, device: device)
+        guard !same(username, user), !same(username, account) else { return false }
+        return username.lowercased() == user.lowercased() || username.lowercased() == account.lowercased()
     }
 }
