@@ -2,7 +2,7 @@ import ArgumentParser
 
 /// Who is publishing.
 struct IdentityOptions: ParsableArguments {
-    @Option(help: "The user name, the second level of the default topic owntracks/<user>/<device>.")
+    @Option(help: "The user name, the second level of the default topic owntracks/<user>/<device>, used exactly as given. With --username it must be that broker account (or whereabouts-<user>-<device> under dynamic security), unless --topic-base is given.")
     var user: String?
 
     @Option(help: "The device name, the third level of the default topic owntracks/<user>/<device>.")
@@ -12,7 +12,7 @@ struct IdentityOptions: ParsableArguments {
     var tid: String?
 
     @Option(help: ArgumentHelp(
-        "The topic location messages are published to. Defaults to owntracks/<user>/<device> in lower case; presence goes to <base>/presence and commands are read from <base>/cmd.",
+        "The topic location messages are published to. Defaults to owntracks/<user>/<device>, the names exactly as given (upper case included, as the OwnTracks apps do); presence goes to <base>/presence and commands are read from <base>/cmd.",
         valueName: "topic"))
     var topicBase: String?
 }

@@ -17,8 +17,8 @@ extension WhereaboutsPub {
         guard let user = identity.user, !user.isEmpty else { throw ValidationError("--user is required.") }
         guard let device = identity.device, !device.isEmpty else { throw ValidationError("--device is required.") }
         for (flag, value) in [("user", user), ("device", device)] {
-            guard !value.contains(where: { "/+#".contains($0) || $0.isWhitespace }) else {
-                throw ValidationError("--\(flag) '\(value)' must not contain '/', '+', '#' or spaces: it is a topic level.")
+            if let problem = OwnTracksName.problem(with: value) {
+                throw ValidationError("--\(flag) '\(value)' cannot be a topic level: \(problem).")
             }
         }
         let tid = identity.tid ?? String(device.suffix(2))
@@ -43,7 +43,9 @@ extension WhereaboutsPub {
         try broker.checkTopicLevel(device, what: "--device")
         for level in topicBase.split(separator: "/") { try broker.checkTopicLevel(String(level), what: "A level of the topic base") }
         try broker.checkQoS(publication.qos, flag: "--qos")
-        let mqtt = try broker.mqttConfiguration(defaultClientID: "whereabouts-\(user)-\(device)".lowercased())
+        try checkAccount(topicBase: topicBase)
+        // The dynamic-security account name, which that plugin binds as the only client id.
+        let mqtt = try broker.mqttConfiguration(defaultClientID: OwnTracksName.deviceAccount(user: user, device: device))
         guard daemon.outboxMax >= 1 else { throw ValidationError("--outbox-max must be at least 1, not \(daemon.outboxMax).") }
         guard daemon.drainTimeout.isFinite, daemon.drainTimeout >= 0 else {
             throw ValidationError("--drain-timeout must be zero or a positive number of seconds.")
@@ -82,8 +84,28 @@ extension WhereaboutsPub {
             policies: policies.profiles, makeFilter: policies.makeFilter)
         launch.places = devicePlaces.places
         launch.placeRules = devicePlaces.rules
+        // Lower-cased like the outbox's default name (StateDirectory): a local file, never a topic.
         launch.placesStorePath = ((outboxPath as NSString).deletingLastPathComponent as NSString)
             .appendingPathComponent("places-\(user.lowercased())-\(device.lowercased()).json")
         return launch
+    }
+
+    /// Refuses a broker account that the generated access control would not let publish on the
+    /// topic base (``OwnTracksName/accountProblem(username:user:device:)``): the broker would
+    /// acknowledge every report and drop it. Only for a topic base of the OwnTracks shape
+    /// `owntracks/<user>/<device>`; another `--topic-base` is outside the generated rules.
+    /// An explicit `--topic-base` with an account of another name is taken as meant (one broker
+    /// account shared by every device, without per-user access control); one that differs only
+    /// in case never is.
+    private func checkAccount(topicBase: String) throws {
+        guard let username = broker.username else { return }
+        let levels = topicBase.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard levels.count == 3, levels[0] == "owntracks",
+              let problem = OwnTracksName.accountProblem(username: username, user: levels[1], device: levels[2])
+        else { return }
+        let caseOnly = OwnTracksName.accountDiffersOnlyInCase(username: username, user: levels[1], device: levels[2])
+        if identity.topicBase != nil, !caseOnly { return }
+        let shared = caseOnly ? "" : " With one broker account shared by every device and no per-user access control, give the topic explicitly (--topic-base \(topicBase))."
+        throw ValidationError("--username '\(username)' does not match the topic \(topicBase): \(problem) (--user and --username).\(shared)")
     }
 }

@@ -63,7 +63,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Keep trail fixes at most this many minutes older than the member's newest fix.")
     var trailMinutes: Int = 10
 
-    @Option(help: "Reject payloads larger than this many bytes without parsing them.")
+    @Option(help: "Reject payloads larger than this many bytes, not counting an iOS location's attached photo (image, dropped and counted: the fix is kept) or an encrypted message's ciphertext; no payload over 470 KB is read.")
     var maxPayload: Int = 16 * 1024
 
     @Option(help: "Reject fixes whose timestamp lies more than this many seconds in the future.")

@@ -91,6 +91,10 @@ struct PrivacyTests {
         let capture = Task { for await message in messages { captured.add(topic: message.topic, payload: message.payload) } }
         try await audience.connect()
         try await audience.subscribe(to: "whereabouts/circles/#", qos: .atLeastOnce, timeout: .seconds(10))
+        // Each circle's OwnTracks tree has a root of its own (whereabouts-circles-<id>).
+        for circle in ["exact", "coarse", "placeonly", "shy"] {
+            try await audience.subscribe(to: "whereabouts-circles-\(circle)/#", qos: .atLeastOnce, timeout: .seconds(10))
+        }
         let publisher = MQTTClient(configuration: broker.clientConfiguration(clientID: "alice-phone"), logger: logger)
 
         try await withTimeout(.seconds(60), "the privacy audit") {
@@ -139,10 +143,10 @@ struct PrivacyTests {
                         && captured.text(prefix: "ws/exact/").contains("Secret Garden")
                         && captured.text(prefix: "ws/placeonly/").contains(#""place":"Home""#)
                         && captured.text(prefix: "ws/coarse/").contains(#""event":"arrived""#)
-                        && captured.text(prefix: "whereabouts/circles/placeonly/owntracks/").contains(#""inregions":["Home"]"#)
-                        && captured.text(prefix: "whereabouts/circles/coarse/owntracks/alice/phone/event").contains(#""event":"enter""#)
-                        && captured.text(prefix: "whereabouts/circles/exact/owntracks/").contains(#""vel":6"#)
-                        && captured.text(prefix: "whereabouts/circles/shy/owntracks/alice/phone/info").contains(#""_type":"card""#)
+                        && captured.text(prefix: "whereabouts-circles-placeonly/").contains(#""inregions":["Home"]"#)
+                        && captured.text(prefix: "whereabouts-circles-coarse/alice/phone/event").contains(#""event":"enter""#)
+                        && captured.text(prefix: "whereabouts-circles-exact/").contains(#""vel":6"#)
+                        && captured.text(prefix: "whereabouts-circles-shy/alice/phone/info").contains(#""_type":"card""#)
                 }
                 // HTTP: what the dashboard serves each audience.
                 var http: [String: String] = [:]
@@ -154,11 +158,13 @@ struct PrivacyTests {
                     }
                 }
                 // The exact audience gets it all: the audit would see a leak.
-                let exact = captured.text(prefix: "whereabouts/circles/exact/") + http["exact", default: ""] + captured.text(prefix: "ws/exact/")
+                let exact = captured.text(prefix: "whereabouts/circles/exact/") + captured.text(prefix: "whereabouts-circles-exact/")
+                    + http["exact", default: ""] + captured.text(prefix: "ws/exact/")
                 for digits in Self.betraying { #expect(exact.contains(digits), "the exact circle shows \(digits)") }
                 #expect(exact.contains("Secret Garden") && exact.contains(#""ve":1.61"#))
                 for circle in ["coarse", "placeonly", "shy"] {
-                    let bytes = captured.text(prefix: "whereabouts/circles/\(circle)/") + http[circle, default: ""] + captured.text(prefix: "ws/\(circle)/")
+                    let bytes = captured.text(prefix: "whereabouts/circles/\(circle)/") + captured.text(prefix: "whereabouts-circles-\(circle)/")
+                        + http[circle, default: ""] + captured.text(prefix: "ws/\(circle)/")
                     #expect(captured.text(prefix: "ws/\(circle)/").contains(#""_type":"view""#))
                     #expect(!bytes.isEmpty)
                     for digits in Self.betraying { #expect(!bytes.contains(digits), "\(circle) leaks \(digits)") }
@@ -168,20 +174,21 @@ struct PrivacyTests {
                     #expect(!bytes.contains(#""trail":[{"#), "\(circle) leaks a trail")
                     #expect(!bytes.contains(#""speed":1."#) && !bytes.contains(#""course":"#.appending("7")), "\(circle) leaks a speed or course")
                 }
-                let placeOnly = captured.text(prefix: "whereabouts/circles/placeonly/") + http["placeonly", default: ""]
+                let placeOnly = captured.text(prefix: "whereabouts/circles/placeonly/") + captured.text(prefix: "whereabouts-circles-placeonly/")
+                    + http["placeonly", default: ""]
                 #expect(!placeOnly.contains(#""fix":{"#) && !placeOnly.contains(#""display":{"#))
                 #expect(placeOnly.contains(#""place":"Home""#))
-                let shy = captured.text(prefix: "whereabouts/circles/shy/") + http["shy", default: ""]
+                let shy = captured.text(prefix: "whereabouts/circles/shy/") + captured.text(prefix: "whereabouts-circles-shy/") + http["shy", default: ""]
                 #expect(!shy.contains(#""fix":{"#) && !shy.contains("Home"))
                 let coarse = captured.text(prefix: "whereabouts/circles/coarse/view")
                 #expect(coarse.contains(#""fix":{"#) && coarse.contains(#""acc":1000"#))
                 // The OwnTracks trees: a coarse friend on the grid, a place-only friend at the
                 // place's centre, a hidden friend by name only.
-                let coarseTree = captured.text(prefix: "whereabouts/circles/coarse/owntracks/alice/phone")
+                let coarseTree = captured.text(prefix: "whereabouts-circles-coarse/alice/phone")
                 #expect(coarseTree.contains(#""_type":"location""#) && coarseTree.contains(#""acc":1000"#))
-                let placeTree = captured.text(prefix: "whereabouts/circles/placeonly/owntracks/alice/phone")
+                let placeTree = captured.text(prefix: "whereabouts-circles-placeonly/alice/phone")
                 #expect(placeTree.contains(#""lat":52.664,"#) && placeTree.contains(#""acc":300"#))
-                let shyTree = captured.text(prefix: "whereabouts/circles/shy/owntracks/")
+                let shyTree = captured.text(prefix: "whereabouts-circles-shy/")
                 #expect(!shyTree.contains(#""_type":"location""#) && !shyTree.contains(#""_type":"transition""#))
                 await publisher.disconnect()
                 await group.triggerGracefulShutdown()

@@ -40,7 +40,8 @@ struct SettingsTests {
         #expect(StateDirectory.resolve(environment: ["HOME": "/h"]) == "/h/.local/state/whereabouts")
         #expect(StateDirectory.defaultOutboxPath(user: "Alice", device: "Phone", environment: ["HOME": "/h"])
                 == "/h/.local/state/whereabouts/outbox-alice-phone.sqlite")
-        #expect(PublisherSettings.defaultTopicBase(user: "Alice", device: "Phone") == "owntracks/alice/phone")
+        // The topic keeps the names exactly (the apps and the access control do); the file name stays lower-case.
+        #expect(PublisherSettings.defaultTopicBase(user: "Alice", device: "Phone") == "owntracks/Alice/Phone")
     }
 
     @Test("The password comes from the file's first line, else the environment; errors never show it")

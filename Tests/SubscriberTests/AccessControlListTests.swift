@@ -1,4 +1,6 @@
+import Foundation
 import Testing
+import WhereaboutsTestSupport
 @testable import Subscriber
 
 @Suite("Access control list")
@@ -14,16 +16,43 @@ struct AccessControlListTests {
         #expect(blocks["bob"] == [
             "topic readwrite owntracks/bob/#",
             "topic read whereabouts/circles/family/view", "topic read whereabouts/circles/family/events",
-            "topic read whereabouts/circles/family/owntracks/#",
+            "topic read whereabouts-circles-family/#",
             "topic read whereabouts/circles/field-team/view", "topic read whereabouts/circles/field-team/events",
         ])
         #expect(blocks["carol"] == [
             "topic readwrite owntracks/carol/#",
             "topic read whereabouts/circles/family/view", "topic read whereabouts/circles/family/events",
-            "topic read whereabouts/circles/family/owntracks/#",
+            "topic read whereabouts-circles-family/#",
         ])
-        #expect(blocks["whereabouts-sub"] == ["topic read owntracks/#", "topic write whereabouts/circles/#"])
+        #expect(blocks["whereabouts-sub"] == ["topic read owntracks/#", "topic write whereabouts/circles/#", "topic write whereabouts-circles-family/#"])
         #expect(blocks["ops"] == ["topic read #"])
         #expect(Set(blocks.keys) == ["alice", "bob", "carol", "dave", "whereabouts-sub", "ops"])
+    }
+
+    @Test("Names are used exactly: a capitalised member gets a block and topics of that name; a name that is no topic level is refused")
+    func exactNames() throws {
+        let file = try CirclesFile.parse(yaml: """
+            circles:
+              - id: family
+                members:
+                  - {user: Eve, device: iPhone}
+                  - {user: eve, device: phone}
+            """)
+        let acl = try AccessControlList(circles: file.circles).render()
+        #expect(acl.contains("user Eve\ntopic readwrite owntracks/Eve/#\n"))
+        #expect(acl.contains("user eve\ntopic readwrite owntracks/eve/#\n"))
+        let plan = try DynamicSecurityPlan(circles: file.circles)
+        #expect(plan.accounts["whereabouts-Eve-iPhone"]?.roles == ["whereabouts-user-Eve"])
+        #expect(plan.roles["whereabouts-user-Eve"]?.contains(.init(type: "publishClientSend", topic: "owntracks/Eve/#")) == true)
+        let directory = try TestPaths.makeTemporaryDirectory(prefix: "nats-names")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let nats = try NATSAccounts(circles: file.circles).render(passwordDirectory: directory.path)
+        #expect(nats.contains(#"user: "Eve""#) && nats.contains(#"publish: { allow: ["owntracks.Eve", "owntracks.Eve.>"] }"#))
+
+        // Circles built in code (not read from a file) are held to the same rule.
+        let bad = Circle(id: "family", name: "Family", members: [Member(user: "Eve Smith", device: "iPhone")])
+        #expect(throws: AccessControlError.self) { try AccessControlList(circles: [bad]).render() }
+        #expect(throws: AccessControlError.self) { try DynamicSecurityPlan(circles: [bad]) }
+        #expect(throws: AccessControlError.self) { try NATSAccounts(circles: [bad]).render(passwordDirectory: directory.path) }
     }
 }

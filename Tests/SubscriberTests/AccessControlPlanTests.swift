@@ -30,6 +30,8 @@ struct AccessControlPlanTests {
         #expect(plan.roles["whereabouts-subscriber"] == [
             .init(type: "subscribePattern", topic: "owntracks/#"), .init(type: "publishClientReceive", topic: "owntracks/#"),
             .init(type: "publishClientSend", topic: "whereabouts/circles/#"),
+            // family publishes an OwnTracks tree, under a root of its own.
+            .init(type: "publishClientSend", topic: "whereabouts-circles-family/#"),
         ])
     }
 

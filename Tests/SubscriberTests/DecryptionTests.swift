@@ -112,6 +112,29 @@ struct DecryptionTests {
         #expect(lines.filter { $0.contains("names no secretFile") }.count == 1)
     }
 
+    @Test("An encrypted iOS location with a point-of-interest photo (over --max-payload sealed and in plain) keeps its fix")
+    func encryptedPointOfInterest() async throws {
+        let setup = try Setup()
+        defer { try? FileManager.default.removeItem(at: setup.directory) }
+        let store = CircleViewStore(circles: try CirclesFile.load(path: setup.circlesPath), logger: Build.quietLogger)
+        let now = Date()
+        let tst = Int(now.timeIntervalSince1970) - 30
+        let sealed = try Self.sealed(by: "alice's secret", Data(OwnTracksPayloads.iosPointOfInterest(tst: tst).utf8))
+        #expect(sealed.count > 50_000)
+        _ = await store.ingest(MQTTMessage(topic: "owntracks/alice/phone", payload: sealed, retained: true),
+                               router: TopicRouter(), decoder: MessageDecoder(), at: now)
+        let alice = try #require(await store.view(id: "family")?.member(user: "alice", device: "phone"))
+        #expect(alice.fix?.tst == tst && alice.fix?.lat == 52.6641)
+        #expect(await store.statistics().droppedFields == ["image": 1])
+        #expect(await store.statistics().rejected.isEmpty)
+
+        // A sealed plaintext whose non-photo part is over the limit is still refused, after decryption.
+        let padded = #"{"_type":"location","lat":52.1,"lon":-8.6,"tst":\#(tst + 1),"tag":"\#(String(repeating: "x", count: 20_000))"}"#
+        _ = await store.ingest(MQTTMessage(topic: "owntracks/alice/phone", payload: try Self.sealed(by: "alice's secret", Data(padded.utf8)), retained: false),
+                               router: TopicRouter(), decoder: MessageDecoder(), at: now)
+        #expect(await store.statistics().rejected == ["oversize": 1])
+    }
+
     @Test("Through a real mosquitto: PyNaCl-sealed locations and Whereabouts-sealed presence reach the views")
     func throughBroker() async throws {
         let setup = try Setup()

@@ -95,6 +95,48 @@ struct MessageDecoderTests {
             try decoder.decode(huge, now: now)
         }
     }
+
+    @Test("An iOS location with a point-of-interest photo (40 KB, over the 16 KiB default) keeps its fix; the photo is dropped and counted")
+    func pointOfInterestPhoto() throws {
+        let decoder = MessageDecoder(settings: ViewSettings(futureTolerance: 300))
+        let text = OwnTracksPayloads.iosPointOfInterest(tst: 1_700_000_000)
+        #expect(text.utf8.count > 40_000 && text.utf8.count > decoder.maxPayloadBytes)
+        let decoded = try decoder.decodeReporting(Array(text.utf8), now: now)
+        guard case .location(let location, let regions) = decoded.message else {
+            Issue.record("not a location: \(decoded.message)")
+            return
+        }
+        #expect(location.tst == 1_700_000_000 && location.lat == 52.6641 && location.lon == -8.6259)
+        #expect(location.acc == 5 && location.vel == 4 && location.t == "u" && location.tid == "ev")
+        #expect(regions == ["Home"])
+        #expect(decoded.droppedFields == ["image"])
+    }
+
+    @Test("Only the photo may pass the limit: the same bulk in another field, a photo on a card-less type, or past the ceiling is rejected")
+    func bulkRule() throws {
+        let decoder = MessageDecoder(settings: ViewSettings(futureTolerance: 300))
+        let photo = OwnTracksPayloads.jpegBase64(bytes: 30_000)
+        let padded = #"{"_type":"location","lat":52.1,"lon":-8.6,"tst":1700000000,"tag":"\#(photo)"}"#
+        #expect(throws: MessageRejectionReason.oversize(bytes: padded.utf8.count, limit: 16 * 1024)) {
+            try decoder.decode(Array(padded.utf8), now: now)
+        }
+        // The photo does not count, the rest does: 17 KB of other fields are still too much.
+        let both = #"{"_type":"location","lat":52.1,"lon":-8.6,"tst":1700000000,"image":"\#(photo)","tag":"\#(String(repeating: "x", count: 17_000))"}"#
+        #expect(throws: MessageRejectionReason.oversize(bytes: both.utf8.count, limit: 16 * 1024)) {
+            try decoder.decode(Array(both.utf8), now: now)
+        }
+        let transition = #"{"_type":"transition","event":"enter","tst":1700000000,"image":"\#(photo)"}"#
+        #expect(throws: MessageRejectionReason.oversize(bytes: transition.utf8.count, limit: 16 * 1024)) {
+            try decoder.decode(Array(transition.utf8), now: now)
+        }
+        let huge = OwnTracksPayloads.iosPointOfInterest(tst: 1_700_000_000, photoBytes: 400_000)
+        #expect(throws: MessageRejectionReason.oversize(bytes: huge.utf8.count, limit: MessageDecoder.maxBulkPayloadBytes)) {
+            try decoder.decode(Array(huge.utf8), now: now)
+        }
+        // Garbage over the limit without a bulk key is refused before parsing, as before.
+        let garbage = Array(repeating: UInt8(ascii: "x"), count: 20_000)
+        #expect(throws: MessageRejectionReason.oversize(bytes: 20_000, limit: 16 * 1024)) { try decoder.decode(garbage, now: now) }
+    }
 }
 
 @Suite("Topics and shards")

@@ -26,6 +26,28 @@ enum OwnTracksPayloads {
         #"{"_type":"location","acc":5,"alt":12,"batt":64,"bs":2,"cog":-1,"conn":"m","created_at":\#(tst + 1),"lat":\#(lat),"lon":\#(lon),"m":-1,"motionactivities":["stationary"],"p":101.325,"t":"u","tid":"ev","topic":"owntracks/eve/iphone","tst":\#(tst),"vac":3,"vel":-1}"#
     }
 
+    /// An iOS location sent with a point-of-interest photo, field for field as owntracks/ios
+    /// `OwnTracking.m` `waypointAsJSON` builds it with extended data on: `poi` (the name typed),
+    /// `image` (the photo, base64 without line breaks), `imagename` (the Photos picker's
+    /// `suggestedName`), besides `ver`, `p`, `motionactivities`, `conn`, `ssid`/`bssid`, `m`,
+    /// `inregions`/`inrids`; the photo is a 192x192 thumbnail (`AttachPhotoTVC.m`), here a JPEG of
+    /// `photoBytes` bytes (30,000: a payload of about 40 KB, over the default 16 KiB limit).
+    static func iosPointOfInterest(tst: Int, photoBytes: Int = 30_000, lat: Double = 52.664100, lon: Double = -8.625900) -> String {
+        #"{"_type":"location","acc":5,"alt":12,"batt":64,"bs":2,"bssid":"a4:2b:b0:11:22:33","cog":87,"conn":"w","image":"\#(jpegBase64(bytes: photoBytes))","imagename":"IMG_0042","inregions":["Home"],"inrids":["6fe4a1"],"lat":\#(lat),"lon":\#(lon),"m":2,"motionactivities":["walking"],"p":101.325,"poi":"Bridge","ssid":"home-wifi","t":"u","tid":"ev","tst":\#(tst),"vac":3,"vel":4,"ver":"18.4.1"}"#
+    }
+
+    /// A JPEG-shaped photo of `bytes` bytes (start-of-image and JFIF marker, then filler), in base64.
+    static func jpegBase64(bytes: Int) -> String {
+        var data: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + Array("JFIF".utf8) + [0x00]
+        var state: UInt32 = 0x9E37_79B9
+        while data.count < bytes - 2 {
+            state = state &* 1_664_525 &+ 1_013_904_223
+            data.append(UInt8(truncatingIfNeeded: state >> 24))
+        }
+        data += [0xFF, 0xD9]
+        return Data(data).base64EncodedString()
+    }
+
     /// A location whose numbers are strings, as some HTTP-mode clients and the Recorder's
     /// importers send them (the Recorder accepts them).
     static func numericStrings(tst: Int) -> String {

@@ -5,9 +5,11 @@ import WhereaboutsCore
 import WhereaboutsMQTT
 import WhereaboutsTestSupport
 
-/// The per-circle OwnTracks trees (`owntracks: true`), read the way the OwnTracks Android app
-/// reads a subscription: a friend per topic, the card's topic without `/info`, an empty retained
-/// message removing the friend (`MessageBase.contactKey`, `MessageClear` in owntracks/android).
+/// The per-circle OwnTracks trees (`owntracks: true`), read the way the OwnTracks apps read a
+/// subscription: Android keys a friend by the topic, the card's without `/info`
+/// (`MessageBase.contactKey`, `MessageClear` in owntracks/android); iOS by the first N levels,
+/// N the level count of its own publish topic, 3 (`OwnTracking.m` `processMessage` in
+/// owntracks/ios); an empty retained message removes the friend in both.
 @Suite("OwnTracks trees per circle")
 struct OwnTracksTreeTests {
     static let passwords = ["alice": "alice-pw", "bob": "bob-pw", "carol": "carol-pw", "dave": "dave-pw", "whereabouts-sub": "sub-pw"]
@@ -44,13 +46,15 @@ struct OwnTracksTreeTests {
         try Self.yaml.write(toFile: path, atomically: true, encoding: .utf8)
         let file = try CirclesFile.load(path: path)
         let acl = try AccessControlList(circles: file.circles, subscriberUser: "whereabouts-sub").render()
-        #expect(acl.contains("topic read whereabouts/circles/family/owntracks/#"))
-        #expect(!acl.contains("field-team/owntracks"))
+        #expect(acl.contains("topic read whereabouts-circles-family/#"))
+        #expect(acl.contains("topic write whereabouts-circles-family/#"), "the subscriber writes the tree")
+        #expect(!acl.contains("whereabouts-circles-field-team"))
         let plan = try DynamicSecurityPlan(circles: file.circles)
         let bobRules = try #require(plan.roles["whereabouts-user-bob"])
-        #expect(bobRules.contains(.init(type: "subscribePattern", topic: "whereabouts/circles/family/owntracks/#")))
-        #expect(bobRules.contains(.init(type: "publishClientReceive", topic: "whereabouts/circles/family/owntracks/#")))
-        #expect(!bobRules.contains { $0.topic.contains("carpool") || $0.topic.contains("field-team/owntracks") })
+        #expect(bobRules.contains(.init(type: "subscribePattern", topic: "whereabouts-circles-family/#")))
+        #expect(bobRules.contains(.init(type: "publishClientReceive", topic: "whereabouts-circles-family/#")))
+        #expect(!bobRules.contains { $0.topic.contains("carpool") || $0.topic.hasPrefix("whereabouts-circles-field-team") })
+        #expect(plan.roles["whereabouts-subscriber"]?.contains(.init(type: "publishClientSend", topic: "whereabouts-circles-carpool/#")) == true)
         let broker = try await Broker.start(.init(allowAnonymous: false, users: Self.passwords, acl: acl))
         let subscriber = try await RunningSubscriber.start(
             broker: broker, file: file, circlesPath: path, credentials: Self.credentials("whereabouts-sub"))
@@ -58,7 +62,7 @@ struct OwnTracksTreeTests {
         // bob's app, with the subscription topic set to both trees (space-separated, as the
         // Android app splits it); he is not in carpool, so the broker must not deliver it.
         let bob = try await ViewProbe.start(
-            broker: broker, filters: ["whereabouts/circles/family/owntracks/#", "whereabouts/circles/carpool/owntracks/#"],
+            broker: broker, filters: ["whereabouts-circles-family/#", "whereabouts-circles-carpool/#"],
             credentials: Self.credentials("bob"))
         let alice = try await MQTTClient.connected(to: broker, credentials: Self.credentials("alice"))
         let now = Int(Date().timeIntervalSince1970)
@@ -67,13 +71,24 @@ struct OwnTracksTreeTests {
         try await alice.publish(to: "owntracks/alice/phone", payload: Data(OwnTracksPayloads.androidLocation(tst: now).utf8),
                                 qos: .atLeastOnce, retain: true)
 
-        let aliceKey = "whereabouts/circles/family/owntracks/alice/phone"
+        let aliceKey = "whereabouts-circles-family/alice/phone"
         let received = try await bob.wait("alice as bob's friend") { snapshot -> [MQTTMessage]? in
             let contacts = AppContacts(snapshot.messages)
             return contacts.locations[aliceKey]?["tst"] as? Int == now && contacts.cards[aliceKey]?["face"] != nil
                 ? snapshot.messages : nil
         }
         let friends = AppContacts(received)
+        // Both apps' rules, applied to the tree the broker delivered, find one friend per member
+        // of family (alice, bob, carol), each with the topic of that member.
+        let members: Set<String> = [aliceKey, "whereabouts-circles-family/bob/phone", "whereabouts-circles-family/carol/car"]
+        #expect(friends.friends == members, "Android")
+        #expect(AppContacts(received, app: .iOS(publishTopic: "owntracks/bob/phone")).friends == members, "iOS")
+        // The former layout (<view prefix>/<circle>/owntracks/<user>/<device>), read by iOS's
+        // rule, made the whole circle one friend whose position jumped between members.
+        let former = Set(received.map { AppContacts.key(
+            $0.topic.replacingOccurrences(of: "whereabouts-circles-family/", with: "whereabouts/circles/family/owntracks/"),
+            app: .iOS(publishTopic: "owntracks/bob/phone")) })
+        #expect(former == ["whereabouts/circles/family"])
         let location = try #require(friends.locations[aliceKey])
         #expect(location["_type"] as? String == "location")
         #expect(location["lat"] as? Double == 52.6638 && location["lon"] as? Double == -8.6267)
@@ -83,7 +98,7 @@ struct OwnTracksTreeTests {
         #expect(card["name"] as? String == "Alice")
         #expect((card["face"] as? String).flatMap { Data(base64Encoded: $0) } == Data(OwnTracksPayloads.png))
         // carol never published: listed by her card, not on the map.
-        let carolKey = "whereabouts/circles/family/owntracks/carol/car"
+        let carolKey = "whereabouts-circles-family/carol/car"
         #expect(friends.cards[carolKey]?["name"] as? String == "Carol")
         #expect(friends.locations[carolKey] == nil)
 
@@ -95,10 +110,10 @@ struct OwnTracksTreeTests {
             return contacts.locations[aliceKey] == nil && contacts.cards[aliceKey] == nil && contacts.cleared.contains(aliceKey) ? true : nil
         }
         // dave, in carpool, sees alice there; bob never got a byte of carpool's tree.
-        let dave = try await ViewProbe.start(broker: broker, filters: ["whereabouts/circles/carpool/owntracks/#"], credentials: Self.credentials("dave"))
-        _ = try await dave.wait("alice in dave's carpool") { AppContacts($0.messages).locations["whereabouts/circles/carpool/owntracks/alice/phone"] != nil ? true : nil }
+        let dave = try await ViewProbe.start(broker: broker, filters: ["whereabouts-circles-carpool/#"], credentials: Self.credentials("dave"))
+        _ = try await dave.wait("alice in dave's carpool") { AppContacts($0.messages).locations["whereabouts-circles-carpool/alice/phone"] != nil ? true : nil }
         #expect(await bob.messages.allSatisfy { !$0.topic.contains("carpool") })
-        #expect(await bob.messages.contains { $0.topic.hasPrefix("whereabouts/circles/family/owntracks/") })
+        #expect(await bob.messages.contains { $0.topic.hasPrefix("whereabouts-circles-family/") })
 
         await dave.stop()
         await alice.disconnect()
@@ -115,20 +130,25 @@ struct OwnTracksTreeTests {
         let bob = MemberView(user: "bob", device: "phone", name: "Bob", status: .unknown)
         let view = CircleView(circle: .init(id: "family", name: "Family"), generatedAt: 100, members: [alice, bob])
         let first = await tree.update(with: view) { _ in nil }
-        #expect(Set(first.map(\.topic)) == [
+        // The first update of a run clears the former layout's retained messages, once.
+        #expect(Set(first.filter(\.payload.isEmpty).map(\.topic)) == [
             "whereabouts/circles/family/owntracks/alice/phone", "whereabouts/circles/family/owntracks/alice/phone/info",
-            "whereabouts/circles/family/owntracks/bob/phone/info",
+            "whereabouts/circles/family/owntracks/bob/phone", "whereabouts/circles/family/owntracks/bob/phone/info",
         ])
-        #expect(first.allSatisfy { $0.retain && !$0.payload.isEmpty })
+        #expect(Set(first.filter { !$0.payload.isEmpty }.map(\.topic)) == [
+            "whereabouts-circles-family/alice/phone", "whereabouts-circles-family/alice/phone/info",
+            "whereabouts-circles-family/bob/phone/info",
+        ])
+        #expect(first.allSatisfy { $0.retain })
         #expect(await tree.update(with: view) { _ in nil }.isEmpty)
 
         // A new fix changes one message; `gone` withdraws the location.
         alice.fix?.tst = 130
         let second = await tree.update(with: CircleView(circle: view.circle, generatedAt: 130, members: [alice, bob])) { _ in nil }
-        #expect(second.map(\.topic) == ["whereabouts/circles/family/owntracks/alice/phone"])
+        #expect(second.map(\.topic) == ["whereabouts-circles-family/alice/phone"])
         alice.status = .gone
         let gone = await tree.update(with: CircleView(circle: view.circle, generatedAt: 140, members: [alice, bob])) { _ in nil }
-        #expect(gone.map(\.topic) == ["whereabouts/circles/family/owntracks/alice/phone"] && gone.allSatisfy { $0.payload.isEmpty })
+        #expect(gone.map(\.topic) == ["whereabouts-circles-family/alice/phone"] && gone.allSatisfy { $0.payload.isEmpty })
 
         // After a failed publish everything is sent again; clearing empties every topic.
         tree.invalidate(circle: "family")
@@ -162,16 +182,38 @@ struct OwnTracksTreeTests {
     }
 }
 
-/// What the OwnTracks Android app keeps from the messages of its subscription: locations and
-/// cards by contact key (the topic; a card's without `/info`), removed by an empty message.
+/// What an OwnTracks app keeps from the messages of its subscription: locations and cards by
+/// the app's friend key, removed by an empty message. Android's key is the topic, a card's
+/// without `/info` (owntracks/android `MessageBase.contactKey`); iOS's is the first N levels of
+/// the topic, N the number of levels of the app's own publish topic (owntracks/ios
+/// `OwnTracking.m`, `processMessage`).
 struct AppContacts {
+    enum App {
+        case android
+        case iOS(publishTopic: String)
+    }
+
     var locations: [String: [String: Any]] = [:]
     var cards: [String: [String: Any]] = [:]
     var cleared: Set<String> = []
 
-    init(_ messages: [MQTTMessage]) {
+    /// Every friend the app lists: by location or by card.
+    var friends: Set<String> { Set(locations.keys).union(cards.keys) }
+
+    /// The friend a message on `topic` belongs to, for `app`.
+    static func key(_ topic: String, app: App) -> String {
+        switch app {
+        case .android:
+            return topic.hasSuffix("/info") ? String(topic.dropLast(5)) : topic
+        case .iOS(let publishTopic):
+            let count = publishTopic.split(separator: "/", omittingEmptySubsequences: false).count
+            return topic.split(separator: "/", omittingEmptySubsequences: false).prefix(count).joined(separator: "/")
+        }
+    }
+
+    init(_ messages: [MQTTMessage], app: App = .android) {
         for message in messages {
-            let key = message.topic.hasSuffix("/info") ? String(message.topic.dropLast(5)) : message.topic
+            let key = Self.key(message.topic, app: app)
             guard !message.payload.isEmpty else {
                 locations[key] = nil
                 cards[key] = nil

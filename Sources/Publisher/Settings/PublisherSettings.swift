@@ -9,7 +9,7 @@ import WhereaboutsMQTT
 public struct PublisherSettings: Sendable {
     /// The tracker id sent as `tid` (two characters).
     public var tid: String
-    /// The location topic, `owntracks/<user>/<device>` in lower case by default.
+    /// The location topic, `owntracks/<user>/<device>` by default, the names exactly as given.
     public var topicBase: String
     /// QoS for location messages. Default 1; presence and the card go at least at QoS 1.
     public var qos: QoS
@@ -80,8 +80,9 @@ public struct PublisherSettings: Sendable {
     /// The command topic, `<base>/cmd`.
     var commandTopic: String { topicBase + "/cmd" }
 
-    /// The default topic base for a user and device: `owntracks/<user>/<device>`, lower-cased.
+    /// The default topic base for a user and device: `owntracks/<user>/<device>`, the names exactly
+    /// as given (``OwnTracksName``: the apps and the generated access control never change case).
     public static func defaultTopicBase(user: String, device: String) -> String {
-        "owntracks/\(user)/\(device)".lowercased()
+        OwnTracksName.topic(user: user, device: device)
     }
 }

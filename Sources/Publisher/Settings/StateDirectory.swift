@@ -16,6 +16,10 @@ public enum StateDirectory {
     }
 
     /// The default outbox file for a user and device: `<state dir>/outbox-<user>-<device>.sqlite`.
+    ///
+    /// The file name is lower-cased, as it always was, so that an upgraded publisher finds its
+    /// existing outbox; this is a local file name, never matched against a topic or an account
+    /// (``OwnTracksName``: names in topics are used exactly as given).
     public static func defaultOutboxPath(user: String, device: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         (resolve(environment: environment) as NSString)
             .appendingPathComponent("outbox-\(user.lowercased())-\(device.lowercased()).sqlite")

@@ -5,9 +5,13 @@
 ///   positions, presence and commands), so they cannot publish as someone else;
 /// - each member user may read the view and events of exactly the circles they belong to, so they
 ///   cannot see a circle they are not in, nor anyone's raw positions; and the OwnTracks tree
-///   (`<viewPrefix>/<id>/owntracks/#`) of those of their circles that publish one;
-/// - the subscriber's account reads every member's topics and writes the views and events;
+///   (`<tree root>/#`, ``Circle/ownTracksTreeRoot(viewPrefix:)``) of those of their circles that
+///   publish one;
+/// - the subscriber's account reads every member's topics and writes the views, events and trees;
 /// - optional operator accounts read everything (for `mosquitto_sub -v -t '#'`).
+///
+/// User names are used exactly as in the circles file (``OwnTracksName``): the member `Eve` gets
+/// `user Eve` and `owntracks/Eve/#`, which is what the OwnTracks apps publish on.
 ///
 /// Anonymous clients get no rules at all, so with `allow_anonymous false` they get nothing.
 public struct AccessControlList: Sendable, Hashable {
@@ -37,6 +41,7 @@ public struct AccessControlList: Sendable, Hashable {
     /// Refuses a member whose user name is the subscriber's or an operator's account: in the ACL
     /// file their rights would merge, and the member would read every position or write views.
     public func validate() throws(AccessControlError) {
+        try AccessControlError.checkNames(of: circles)
         for circle in circles {
             for member in circle.members {
                 if member.user == subscriberUser {
@@ -62,11 +67,12 @@ public struct AccessControlList: Sendable, Hashable {
             "# Do not edit by hand: regenerate after changing the circles file, then reload the broker",
             "# (kill -HUP <mosquitto pid>). See broker/ACCESS-CONTROL.md.",
             "",
-            "# The subscriber: reads every member's topics, writes the circle views and events.",
+            "# The subscriber: reads every member's topics, writes the circle views and events (and trees).",
             "user \(subscriberUser)",
             "topic read \(topicPrefix)/#",
             "topic write \(viewPrefix)/#",
         ]
+        for id in trees.sorted() { lines.append("topic write \(OwnTracksTree.root(viewPrefix: viewPrefix, circle: id))/#") }
         for user in operatorUsers.sorted() {
             lines += ["", "# Operator: reads everything, for debugging.", "user \(user)", "topic read #"]
         }

@@ -1,3 +1,5 @@
+import WhereaboutsCore
+
 /// The broker accounts and roles that mosquitto's dynamic security plugin
 /// (`mosquitto_dynamic_security.so`) needs to enforce circle privacy **and** bind every client id
 /// to one account, generated from the circles file.
@@ -10,7 +12,7 @@
 ///
 /// | account (= client id) | for | role |
 /// |---|---|---|
-/// | `whereabouts-sub` (or `--subscriber-user`, one per shard) | the subscriber | `whereabouts-subscriber`: reads `owntracks/#`, writes `whereabouts/circles/#` |
+/// | `whereabouts-sub` (or `--subscriber-user`, one per shard) | the subscriber | `whereabouts-subscriber`: reads `owntracks/#`, writes `whereabouts/circles/#` and each OwnTracks tree `<tree root>/#` |
 /// | `whereabouts-<user>-<device>` | the publisher's main connection (its default client id) | `whereabouts-user-<user>` |
 /// | `whereabouts-<user>-<device>-presence` | the publisher's presence connection | `whereabouts-user-<user>` |
 /// | each `--operator-user` | `mosquitto_sub -i <name>` | `whereabouts-operator`: reads `#` |
@@ -79,6 +81,7 @@ struct DynamicSecurityPlan: Sendable, Hashable {
         circles: [Circle], subscriberUsers: [String] = ["whereabouts-sub"], operatorUsers: [String] = [],
         reservedUsers: [String] = [], topicPrefix: String = "owntracks", viewPrefix: String = "whereabouts/circles"
     ) throws(AccessControlError) {
+        try AccessControlError.checkNames(of: circles)
         var owners: [String: String] = [:]
         for name in reservedUsers { owners[name] = "the reserved account '\(name)'" }
         func add(_ account: Account) throws(AccessControlError) {
@@ -93,11 +96,12 @@ struct DynamicSecurityPlan: Sendable, Hashable {
         for user in subscriberUsers {
             try add(Account(username: user, roles: ["whereabouts-subscriber"], passwordName: user, purpose: "the subscriber"))
         }
-        roles["whereabouts-subscriber"] = [
+        let trees = Set(circles.filter(\.ownTracksTree).map(\.id))
+        roles["whereabouts-subscriber"] = Set([
             ACL(type: "subscribePattern", topic: "\(topicPrefix)/#"),
             ACL(type: "publishClientReceive", topic: "\(topicPrefix)/#"),
             ACL(type: "publishClientSend", topic: "\(viewPrefix)/#"),
-        ]
+        ] + trees.map { ACL(type: "publishClientSend", topic: "\(OwnTracksTree.root(viewPrefix: viewPrefix, circle: $0))/#") })
         for user in operatorUsers {
             try add(Account(username: user, roles: ["whereabouts-operator"], passwordName: user, purpose: "the operator '\(user)'"))
         }
@@ -106,7 +110,6 @@ struct DynamicSecurityPlan: Sendable, Hashable {
         }
 
         var circlesOfUser: [String: Set<String>] = [:]
-        let trees = Set(circles.filter(\.ownTracksTree).map(\.id))
         for circle in circles {
             for member in circle.members {
                 for (role, names) in [("subscriber", subscriberUsers), ("operator", operatorUsers), ("reserved", reservedUsers)]
@@ -114,7 +117,7 @@ struct DynamicSecurityPlan: Sendable, Hashable {
                     throw .memberCollides(user: member.user, with: member.user, role: role)
                 }
                 circlesOfUser[member.user, default: []].insert(circle.id)
-                let main = "whereabouts-\(member.user)-\(member.device)"
+                let main = OwnTracksName.deviceAccount(user: member.user, device: member.device)
                 let device = "the device \(member.user)/\(member.device)"
                 try add(Account(username: main, roles: ["whereabouts-user-\(member.user)"], passwordName: main, purpose: device))
                 try add(Account(

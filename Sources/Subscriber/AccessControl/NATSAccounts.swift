@@ -46,6 +46,7 @@ public struct NATSAccounts: Sendable {
     /// - Throws: ``AccessControlError`` for a member named like the subscriber or an operator, a
     ///   user name NATS cannot carry, or a password file that cannot be read or written.
     public func render(passwordDirectory: String) throws(AccessControlError) -> String {
+        try AccessControlError.checkNames(of: circles)
         var circlesOfUser: [String: [String]] = [:]
         let trees = Set(circles.filter(\.ownTracksTree).map(\.id))
         for circle in circles {
@@ -62,11 +63,12 @@ public struct NATSAccounts: Sendable {
         }
         let passwords = PasswordDirectory(path: passwordDirectory)
         var blocks: [String] = []
+        let treeSubjects = trees.sorted().flatMap { subjects("\(OwnTracksTree.root(viewPrefix: viewPrefix, circle: $0))/#") }
         for user in subscriberUsers {
             blocks.append(try block(
-                user, comment: "The subscriber: reads every member's topics, writes the circle views and events.",
+                user, comment: "The subscriber: reads every member's topics, writes the circle views and events (and trees).",
                 password: passwords.password(for: user).password,
-                publish: subjects("\(viewPrefix)/#"), subscribe: subjects("\(topicPrefix)/#")))
+                publish: subjects("\(viewPrefix)/#") + treeSubjects, subscribe: subjects("\(topicPrefix)/#")))
         }
         for user in operatorUsers.sorted() {
             blocks.append(try block(

@@ -14,9 +14,19 @@ public struct Circle: Sendable, Hashable, Codable {
     /// The cell size in metres positions are snapped to at the `coarse` level (`grid:`). Default 500.
     public var grid: Double
     /// Whether the subscriber republishes the circle's members as OwnTracks friends under
-    /// `<view prefix>/<id>/owntracks/<user>/<device>` (`owntracks: true`), for OwnTracks apps
-    /// whose subscription topic points there. Default `false`.
+    /// `<tree root>/<user>/<device>` (`owntracks: true`; ``ownTracksTreeRoot(viewPrefix:)``), for
+    /// OwnTracks apps whose subscription topic is `<tree root>/#`. Default `false`.
     public var ownTracksTree: Bool
+
+    /// The one topic level under which this circle's OwnTracks tree is published:
+    /// `whereabouts-circles-<id>` with the default view prefix (the prefix with `/` written as
+    /// `-`, then `-<id>`). An app subscribes to `<root>/#`. One level, so that a member's topic
+    /// `<root>/<user>/<device>` has as many levels as the apps' own `owntracks/<user>/<device>`:
+    /// the iOS app keys a friend by that many leading levels (owntracks/ios `OwnTracking.m`,
+    /// `processMessage`), the Android app by the whole topic (`MessageBase.contactKey`).
+    public func ownTracksTreeRoot(viewPrefix: String = "whereabouts/circles") -> String {
+        OwnTracksTree.root(viewPrefix: viewPrefix, circle: id)
+    }
 
     /// Creates a circle.
     public init(

@@ -1,3 +1,4 @@
+import WhereaboutsCore
 import Yams
 
 /// Walks a composed YAML tree and builds validated circles, naming key and line on every error.
@@ -94,8 +95,11 @@ struct CirclesFileReader {
         let user = try string(fields, "user", in: key, parent: node, required: true)!
         let device = try string(fields, "device", in: key, parent: node, required: true)!
         for (field, value) in [("user", user), ("device", device)] {
-            try check(value, matches: Self.isTopicLevel, key: "\(key).\(field)", line: line(fields[field]),
-                      rule: "a \(field) name is one MQTT topic level (matched exactly, upper case included): no `/`, `+`, `#`, spaces or control characters")
+            if let problem = OwnTracksName.problem(with: value) {
+                throw CirclesFileError(
+                    "`\(value)` is not allowed: a \(field) name is one MQTT topic level, matched exactly (upper case included), and \(problem).",
+                    key: "\(key).\(field)", line: line(fields[field]))
+            }
         }
         let name = try string(fields, "name", in: key, parent: node, required: false)
         let color = try string(fields, "color", in: key, parent: node, required: false)
@@ -202,12 +206,6 @@ struct CirclesFileReader {
     static func isIdentifier(_ s: String) -> Bool {
         !s.isEmpty && s.utf8.count <= 64 && s.utf8.allSatisfy { byte in
             (97...122).contains(byte) || (48...57).contains(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
-        }
-    }
-
-    static func isTopicLevel(_ s: String) -> Bool {
-        s.utf8.count <= 64 && s.unicodeScalars.allSatisfy { c in
-            !c.properties.isWhitespace && !"/+#".unicodeScalars.contains(c) && c.value >= 0x21
         }
     }
 

@@ -3,7 +3,8 @@ import WhereaboutsCore
 
 /// Turns a raw payload into a validated ``InboundMessage`` or a ``MessageRejectionReason``.
 ///
-/// Only what makes a message meaningless rejects it: the size limit, not a JSON object, no
+/// Only what makes a message meaningless rejects it: the size limit (an attached image or an
+/// encrypted message's ciphertext does not count against it; see ``decodeReporting(_:now:limit:)``), not a JSON object, no
 /// `_type`, and the required keys of its type (`lat`, `lon`, `tst` of a location: missing, of the
 /// wrong type, out of range or too far in the future). Informational fields (`acc`, `alt`, `vac`,
 /// `vel`, `cog`, `batt`, `bs`, `m`, `t`, `tid`, `created_at`, `ve`/`vn`, `ms`, a card's face...)
@@ -50,21 +51,36 @@ public struct MessageDecoder: Sendable {
         try decodeReporting(payload, now: now).message
     }
 
+    /// The ceiling no payload may pass, whatever it carries: room for a 256 KiB image in base64,
+    /// encrypted and in base64 again (the same as an encrypted card's, about 470 KB). A payload
+    /// over the limit (``maxPayloadBytes``) but under the ceiling is read only when what takes it
+    /// over is bulk the apps attach: the photo of an iOS point of interest (`image`), or the
+    /// ciphertext of an encrypted message (`data`, whose plaintext is then held to the same rule).
+    static let maxBulkPayloadBytes = maxEncryptedCardPayloadBytes
+
     /// Decodes and validates `payload` received at `now`; `limit` overrides ``maxPayloadBytes``.
+    ///
+    /// The size rule: at most `limit` bytes, not counting an attached image or an encrypted
+    /// message's ciphertext, and at most ``maxBulkPayloadBytes`` in all. An iOS location with a
+    /// point-of-interest photo (owntracks/ios `OwnTracking.m` `waypointAsJSON`: `image`, the photo
+    /// in base64, and `imagename`) is 40 KB and more: over the default 16 KiB, and often the
+    /// retained message, so rejecting it lost the member's position until the next report.
     func decodeReporting(_ payload: some Collection<UInt8>, now: Date, limit: Int? = nil) throws(MessageRejectionReason) -> Decoded {
         let limit = limit ?? maxPayloadBytes
-        guard payload.count <= limit else {
-            throw .oversize(bytes: payload.count, limit: limit)
-        }
+        let ceiling = max(limit, Self.maxBulkPayloadBytes)
+        guard payload.count <= ceiling else { throw .oversize(bytes: payload.count, limit: ceiling) }
         let wire: WirePayload
         do {
-            wire = try payload.withContiguousStorageIfAvailable { try WirePayload(parsing: $0) }
-                ?? Array(payload).withUnsafeBufferPointer { try WirePayload(parsing: $0) }
+            wire = try payload.withContiguousStorageIfAvailable { try Self.read($0, limit: limit) }
+                ?? Array(payload).withUnsafeBufferPointer { try Self.read($0, limit: limit) }
         } catch let reason as MessageRejectionReason {
             throw reason
         } catch {
             throw .malformedJSON
         }
+        // What takes a payload past the limit must be a location's image or an encrypted message's ciphertext.
+        let bulk = wire.type == "location" ? wire.imageBytes ?? 0 : wire.type == "encrypted" ? wire.dataBytes : 0
+        guard payload.count - bulk <= limit else { throw .oversize(bytes: payload.count, limit: limit) }
         if wire.wrongTypes.contains("_type") { throw .wrongType("_type") }
         guard let type = wire.type else { throw .missingType }
         var fields = FieldReader(wire: wire, now: Int(now.timeIntervalSince1970), futureTolerance: futureTolerance)
@@ -74,6 +90,18 @@ public struct MessageDecoder: Sendable {
 }
 
 extension MessageDecoder {
+    /// Parses `buffer`; one over `limit` only when it names a key that may carry bulk (a cheap
+    /// byte search first, so that 400 KB of garbage is refused without being parsed).
+    private static func read(_ buffer: UnsafeBufferPointer<UInt8>, limit: Int) throws(MessageRejectionReason) -> WirePayload {
+        if buffer.count > limit, !bulkKeys.contains(where: { buffer.firstRange(of: $0) != nil }) {
+            throw .oversize(bytes: buffer.count, limit: limit)
+        }
+        return try WirePayload(parsing: buffer)
+    }
+
+    /// The keys whose values may take a payload past the limit, as they appear in JSON.
+    private static let bulkKeys: [[UInt8]] = [Array(#""image""#.utf8), Array(#""data""#.utf8)]
+
     /// Reads one message's fields, rejecting on required keys and collecting dropped informational ones.
     private struct FieldReader {
         let wire: WirePayload
@@ -83,7 +111,7 @@ extension MessageDecoder {
 
         static let informationalLocationKeys: Set<String> = [
             "acc", "alt", "vac", "vel", "cog", "batt", "bs", "m", "created_at", "ve", "vn", "ms", "due", "inregions",
-            "inrids", "p", "motionactivities",
+            "inrids", "p", "motionactivities", "image",
         ]
 
         init(wire: WirePayload, now: Int, futureTolerance: Int) {
@@ -125,6 +153,8 @@ extension MessageDecoder {
             guard lat.isFinite, (-90...90).contains(lat) else { throw .outOfRange("lat") }
             guard lon.isFinite, (-180...180).contains(lon) else { throw .outOfRange("lon") }
             for key in wire.wrongTypes where Self.informationalLocationKeys.contains(key) { drop(key) }
+            // An attached photo (iOS point of interest) is not kept: dropped and counted, the fix taken.
+            if wire.imageBytes != nil { drop("image") }
             var ve = velocity(wire.ve, "ve")
             var vn = velocity(wire.vn, "vn")
             if dropped.contains("ve") || dropped.contains("vn") {  // extrapolation needs both components

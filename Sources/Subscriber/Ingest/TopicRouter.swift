@@ -1,3 +1,5 @@
+import WhereaboutsCore
+
 /// Maps members to their MQTT topics and back.
 ///
 /// A member `user`/`device` publishes on `<prefix>/<user>/<device>` (location, last will) and on
@@ -23,7 +25,7 @@ public struct TopicRouter: Sendable, Hashable {
 
     /// The member's base topic, `<prefix>/<user>/<device>`.
     func baseTopic(for member: MemberID) -> String {
-        "\(prefix)/\(member.user)/\(member.device)"
+        OwnTracksName.topic(prefix: prefix, user: member.user, device: member.device)
     }
 
     /// The two subscription filters for a member: its base topic and its direct sub-topics.

@@ -39,6 +39,12 @@ struct WirePayload {
     var ssid: String?
     var bssid: String?
     var motionactivities: [String]?
+    /// UTF-8 bytes of an attached image (`image`: an iOS point-of-interest photo in base64), or
+    /// `nil` without one. ``MessageDecoder``'s size limit does not count it in a location.
+    var imageBytes: Int?
+    /// UTF-8 bytes of `data` (an encrypted message's ciphertext), which ``MessageDecoder``'s size
+    /// limit does not count in an `encrypted` message.
+    var dataBytes = 0
     /// Known keys whose value had the wrong JSON type, in payload order.
     var wrongTypes: [String] = []
 
@@ -108,9 +114,15 @@ struct WirePayload {
         case UInt8(ascii: "d"):
             if `is`("desc") { return Self.string(value, into: &desc) }
             if `is`("due") { return Self.number(value, into: &due) }
+            if `is`("data"), case .string(let ciphertext) = value { dataBytes = ciphertext.utf8.count }
         case UInt8(ascii: "f"):
             if `is`("face") { return Self.string(value, into: &face) }
         case UInt8(ascii: "i"):
+            if `is`("image") {
+                guard case .string(let image) = value else { return false }
+                imageBytes = image.utf8.count
+                return true
+            }
             if `is`("inregions") {
                 guard case .strings(let regions) = value else { return false }
                 inregions = regions

@@ -3,10 +3,18 @@ import Foundation
 /// The retained messages of every circle's OwnTracks tree as last published, and what must be
 /// published to bring a tree up to date with a new view. Owned by the view publisher's task.
 ///
-/// Topics, under the view prefix (`whereabouts/circles`):
-/// - `<prefix>/<circle>/owntracks/<user>/<device>`: the member's `location`, retained;
-/// - `<prefix>/<circle>/owntracks/<user>/<device>/info`: the member's `card`, retained;
-/// - `<prefix>/<circle>/owntracks/<user>/<device>/event`: `transition`s, not retained.
+/// Topics, under the circle's one-level root (``root(viewPrefix:circle:)``,
+/// `whereabouts-circles-<circle>` by default):
+/// - `<root>/<user>/<device>`: the member's `location`, retained;
+/// - `<root>/<user>/<device>/info`: the member's `card`, retained;
+/// - `<root>/<user>/<device>/event`: `transition`s, not retained.
+///
+/// Why one level: the OwnTracks iOS app keys a friend by the first N levels of a message's topic,
+/// N being the number of levels of its own publish topic (3 for `owntracks/<user>/<device>`;
+/// owntracks/ios `OwnTracking.m`, `processMessage`), so the former layout
+/// `<view prefix>/<circle>/owntracks/<user>/<device>` made every member one friend
+/// `whereabouts/circles/<circle>`. The Android app keys by the whole topic, less `/info` or
+/// `/event` (owntracks/android `MessageBase.contactKey`); both agree on three levels.
 ///
 /// A message is published only when its bytes change. A member who leaves the circle, a circle
 /// that is removed or stops asking for the tree, and a location that is withdrawn (`gone`,
@@ -34,8 +42,15 @@ struct OwnTracksTree {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     }
 
-    /// The root of circle `id`'s tree, the subscription an OwnTracks app uses: `<root>/#`.
-    static func root(viewPrefix: String, circle id: String) -> String { "\(viewPrefix)/\(id)/owntracks" }
+    /// The root of circle `id`'s tree, one topic level (the view prefix with `/` written as `-`,
+    /// then `-<id>`); the subscription an OwnTracks app uses is `<root>/#`.
+    static func root(viewPrefix: String, circle id: String) -> String {
+        viewPrefix.replacingOccurrences(of: "/", with: "-") + "-" + id
+    }
+
+    /// Where versions before the one-level root published circle `id`'s tree
+    /// (`<view prefix>/<id>/owntracks`): cleared once per run (``update(with:face:)``).
+    static func formerRoot(viewPrefix: String, circle id: String) -> String { "\(viewPrefix)/\(id)/owntracks" }
 
     /// The messages that bring circle `view`'s tree up to date. `face` returns a member's face
     /// image bytes when the view says it has one.
@@ -52,6 +67,17 @@ struct OwnTracksTree {
         }
         let before = published[view.circle.id] ?? [:]
         var messages: [Message] = []
+        if published[view.circle.id] == nil {
+            // Once per circle and run: clear what versions before the one-level root left
+            // retained under the former layout, so that no stale friend stays on the broker
+            // (docs/owntracks.md, "Circles as friends"). The subscriber may write there: it
+            // writes `<view prefix>/#`.
+            let former = Self.formerRoot(viewPrefix: viewPrefix, circle: view.circle.id)
+            for member in view.members {
+                let base = "\(former)/\(member.user)/\(member.device)"
+                messages += [Message(topic: base, payload: Data(), retain: true), Message(topic: base + "/info", payload: Data(), retain: true)]
+            }
+        }
         for topic in before.keys.sorted() where wanted[topic] == nil {
             messages.append(Message(topic: topic, payload: Data(), retain: true))
         }

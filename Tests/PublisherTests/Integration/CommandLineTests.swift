@@ -38,11 +38,30 @@ struct CommandLineTests {
         (["--broker-kind", "rabbit"], "The value 'rabbit' is invalid for '--broker-kind <kind>'"),
         (["--broker", "mqtt://a:1883,mqtts://b:8883"], "mix mqtt:// and mqtts://"),
         (["--broker", "mqtt://a:1883,mqtt://a:1883"], "lists a broker twice"),
+        // One rule for names (OwnTracksName): an account the generated access control would not
+        // let publish on owntracks/<user>/# is refused at start, instead of losing every report.
+        (["--user", "Eve", "--username", "eve"], "--username 'eve' does not match the topic owntracks/Eve/phone"),
+        (["--user", "Eve", "--username", "whereabouts-eve-phone"], "differ only in upper and lower case"),
+        (["--username", "bob"], "cannot publish as the user 'alice': they are different names"),
+        (["--user", "Eve\u{301}"], "not in Unicode normalisation form C"),
+        (["--username", "Alice", "--topic-base", "owntracks/alice/phone"], "differ only in upper and lower case"),
     ])
     func badFlags(extra: [String], message: String) async throws {
         let result = try await run(required + extra)
         #expect(result.status == 2)
         #expect(result.output.contains(message), "\(result.output)")
+    }
+
+    @Test("A shared broker account with an explicit --topic-base passes the name check (the run then fails on the missing source)")
+    func sharedAccount() async throws {
+        let directory = try TestPaths.makeTemporaryDirectory(prefix: "pub-shared")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try await run(required + [
+            "--username", "household", "--topic-base", "owntracks/alice/phone", "--broker", "mqtt://127.0.0.1:1",
+            "--outbox", directory.appendingPathComponent("o.sqlite").path,
+        ])
+        #expect(result.status == 1, "\(result.output)")
+        #expect(!result.output.contains("does not match") && result.output.contains("/nonexistent.gpx"), "\(result.output)")
     }
 
     @Test("A bad config file exits 2 naming the file, line and key; flags override the file")

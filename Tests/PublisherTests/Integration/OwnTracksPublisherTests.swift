@@ -12,7 +12,8 @@ import WhereaboutsTestSupport
 @Suite("OwnTracks interop of the publisher", .serialized, .enabled(if: PublisherProcess.executable != nil))
 struct OwnTracksPublisherTests {
     static let track = TestPaths.fixtures.appendingPathComponent("publisher/drive-240s.gpx").path
-    static let topic = "owntracks/alice/phone"
+    /// The topic keeps --user Alice --device Phone as given (OwnTracksName).
+    static let topic = "owntracks/Alice/Phone"
     static let secret = "Grüße, 42 secrets"
     /// The 8-byte PNG signature and filler: all `--card-face` checks of a picture.
     static let face = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 7, count: 120))

@@ -12,7 +12,8 @@ import WhereaboutsTestSupport
 @Suite("Places of the publisher", .serialized, .enabled(if: PublisherProcess.executable != nil))
 struct PlacesPublisherTests {
     static let track = TestPaths.fixtures.appendingPathComponent("publisher/drive-240s.gpx").path
-    static let topic = "owntracks/alice/phone"
+    /// The topic keeps --user Alice --device Phone as given (OwnTracksName).
+    static let topic = "owntracks/Alice/Phone"
     /// The fields of an OwnTracks transition: Android's MessageTransition plus iOS's `rid`.
     static let transitionFields: Set<String> = ["_type", "tid", "tst", "wtst", "lat", "lon", "acc", "event", "desc", "t", "rid"]
 

@@ -10,7 +10,8 @@ import Logging
 @Suite("Publisher with a real broker", .serialized, .enabled(if: PublisherProcess.executable != nil))
 struct PublisherIntegrationTests {
     static let track = TestPaths.fixtures.appendingPathComponent("publisher/drive-240s.gpx").path
-    static let topic = "owntracks/alice/phone"
+    /// The topic keeps --user Alice --device Phone as given (OwnTracksName).
+    static let topic = "owntracks/Alice/Phone"
     static let policy = ["--policy", "bounded", "--epsilon", "50"]
     static let busyPolicy = ["--policy", "interval", "--interval", "2"]
 
