@@ -386,6 +386,7 @@ let package = Package(
                 "WhereaboutsTestSupport",
                 "mqtt-test-client",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
             ]
         ),
         .testTarget(
