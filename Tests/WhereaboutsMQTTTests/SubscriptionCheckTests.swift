@@ -176,3 +176,65 @@ struct MQTT5SessionTests {
         await broker.stop()
     }
 }
+
+@Suite("Unanswered and restored subscriptions")
+struct SubscriptionRetryTests {
+    @Test("A SUBSCRIBE the broker leaves unanswered is counted as no_answer and sent again until granted")
+    func unansweredRetried() async throws {
+        let broker = try await Broker.start()
+        let client = broker.client("unanswered") { $0.operationTimeout = .milliseconds(500) }
+        let messages = client.messages
+        try await client.connect()
+        await broker.pause()  // a hung broker: the SUBSCRIBE waits in its socket
+        let error = try await #require(throws: MQTTError.self) { try await client.subscribe(to: "hung/#", qos: .atLeastOnce) }
+        #expect(error == .timedOut(.subscribe, after: .milliseconds(500), mayStillBeDelivered: false))
+        #expect(client.subscriptionFailures["no_answer"] == 1)
+        #expect(client.ungrantedSubscriptions == ["hung/#"])
+        await broker.resume()
+        try await waitUntil("the retried subscription granted", timeout: .seconds(10)) { client.ungrantedSubscriptions.isEmpty }
+        try await client.publish(to: "hung/1", payload: "flowing", qos: .atLeastOnce)
+        #expect(try await messages.next(timeout: .seconds(10)).payloadString == "flowing")
+        await client.disconnect()
+        await broker.stop()
+    }
+
+    @Test("LoadBenchmark's view watcher on the NATS cluster: a clean-session subscription survives a node kill -9 (restored, SUBACK checked) and views flow again", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/sbin/nats-server")))
+    func viewWatcherSurvivesNodeKill() async throws {
+        let cluster = try await NATSCluster.start()
+        // As LoadRun makes it: clean session, every node as failover, MQTT 3.1.1.
+        let watcher = cluster.client("load-watcher", node: 0) {
+            $0.cleanSession = true
+            $0.failover = [1, 2].map { .init(host: "127.0.0.1", port: cluster.mqttPorts[$0]) }
+        }
+        let views = watcher.messages
+        try await watcher.connect()
+        try await watcher.subscribe(to: "whereabouts/circles/+/view", qos: .atLeastOnce)
+        let viewer = cluster.client("view-publisher", node: 1)
+        try await viewer.connect()
+        try await viewer.publish(to: "whereabouts/circles/a/view", payload: "before", qos: .atLeastOnce)
+        #expect(try await views.next(timeout: .seconds(20)).payloadString == "before")
+
+        // kill -9 of the watcher's node; the script starts it again after 2 s. The watcher fails
+        // over (or comes back) on its own; its restored subscription's SUBACK is checked.
+        kill(try cluster.pid(ofNode: 0), SIGKILL)
+        try await watcher.waitForState(timeout: .seconds(30), "the watcher's connection lost") { !$0.isConnected }
+        try await watcher.waitForState(timeout: .seconds(90), "the watcher connected again") { $0.isConnected }
+        try await waitUntil("the watcher's subscription granted again", timeout: .seconds(90)) { watcher.ungrantedSubscriptions.isEmpty }
+        // Anything published while the watcher was away is gone (a clean session); a view
+        // published now must come. The cluster may still be electing: publish until one arrives.
+        var after: MQTTMessage?
+        let deadline = ContinuousClock.now + .seconds(60)
+        while after == nil, ContinuousClock.now < deadline {
+            try? await viewer.publish(to: "whereabouts/circles/a/view", payload: "after", qos: .atLeastOnce, timeout: .seconds(5))
+            while let message = try? await views.next(timeout: .seconds(2)) {
+                if message.payloadString == "after" { after = message; break }
+            }
+        }
+        let view = try #require(after, "no view reached the watcher within 60 s of its subscription being granted again")
+        #expect(view.topic == "whereabouts/circles/a/view")
+        #expect(watcher.ungrantedSubscriptions.isEmpty)
+        await viewer.disconnect()
+        await watcher.disconnect()
+        await cluster.stop()
+    }
+}
