@@ -406,6 +406,7 @@ let package = Package(
                 "WhereaboutsTestSupport",
                 "mqtt-test-client",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
             ]
         ),
         .testTarget(

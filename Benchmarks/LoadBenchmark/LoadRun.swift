@@ -86,6 +86,10 @@ struct LoadRun {
         let ledger = Ledger(devices: devices)
         var watcherConfiguration = MQTTConfiguration(host: "127.0.0.1", port: ports[0], clientID: "load-watcher", cleanSession: true)
         watcherConfiguration.failover = ports.dropFirst().map { .init(host: "127.0.0.1", port: $0) }
+        watcherConfiguration.protocolVersion = (broker == .nats ? BrokerKind.nats : .mosquitto).protocolVersion
+        // Back within about 2 s of a node's return, like the publisher; every SUBACK after a
+        // reconnect is checked by the client and a refused one retried with backoff until granted.
+        watcherConfiguration.reconnect = MQTTReconnectPolicy(initialDelay: .milliseconds(250), maximumDelay: .seconds(2))
         var logger = Logger(label: "load")
         logger.logLevel = .warning
         let watcher = MQTTClient(configuration: watcherConfiguration, logger: logger)
@@ -94,7 +98,14 @@ struct LoadRun {
             for await message in views { ledger.view(message.payload) }
         }
         try await watcher.connect()
-        try await watcher.subscribe(to: "whereabouts/circles/+/view", qos: .atLeastOnce)
+        do {
+            try await watcher.subscribe(to: Self.viewFilter, qos: .atLeastOnce)
+        } catch MQTTError.subscriptionRefused, MQTTError.timedOut {
+            // Retried by the client until granted (a NATS node may refuse the consumer at first).
+            try await waitUntil("the view watcher's subscription", timeout: .seconds(300), interval: .milliseconds(200)) {
+                watcher.ungrantedSubscriptions.isEmpty
+            }
+        }
 
         // The devices: connected a few hundred at a time.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
@@ -143,6 +154,10 @@ struct LoadRun {
         let brokerAfter = brokerPIDs().map(Self.cpuTicks).reduce(0, +)
         let rss = subscribers.map { Self.rssMB($0.pid) }.reduce(0, +)
         let summary = ledger.summary()
+        // The loss figures count on the watcher having seen every view: its subscription must be
+        // in force at the end (after a node kill it was restored, and refusals retried).
+        let watcherRefusals = watcher.subscriptionFailures.values.reduce(0, +)
+        let watcherUngranted = watcher.ungrantedSubscriptions
 
         for device in loadDevices { await device.stop() }
         try? await group.shutdownGracefully()
@@ -154,16 +169,30 @@ struct LoadRun {
         if let mosquitto { _ = await mosquitto.waitForExit() }
         await cluster?.stop()
 
+        guard watcherUngranted.isEmpty else { throw WatcherNotSubscribed(refusals: watcherRefusals) }
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
         let subscriberSeconds = Double(zip(cpuAfter, cpuBefore).map { $0 - $1 }.reduce(0, +)) / ticks
         return Result(
-            label: "\(broker.rawValue)\(killNode ? " (node killed)" : "") \(devices)",
+            label: "\(broker.rawValue)\(killNode ? " (node killed)" : "") \(devices)"
+                + (watcherRefusals > 0 ? " (view watcher re-subscribed after \(watcherRefusals) refusals)" : ""),
             reports: summary.sent, acknowledged: summary.acknowledged, shown: summary.shown, lost: summary.lost,
             p50: summary.p50, p99: summary.p99,
             subscriberCPUMicrosPerMessage: summary.acknowledged == 0 ? 0 : subscriberSeconds * 1e6 / Double(summary.acknowledged),
             subscriberRSSMB: rss,
             brokerCPUPercent: Double(brokerAfter - brokerBefore) / ticks / runSeconds * 100,
             connectSeconds: connectSeconds)
+    }
+
+    /// The filter of the circle views the watcher times.
+    static let viewFilter = "whereabouts/circles/+/view"
+
+    /// The run's view watcher ended without its subscription in force: it may have missed views,
+    /// so the run's loss figures would mean nothing.
+    struct WatcherNotSubscribed: Error, CustomStringConvertible {
+        var refusals: Int
+        var description: String {
+            "the view watcher's subscription was not in force at the end (\(refusals) refused or unanswered attempts): its loss figures would mean nothing"
+        }
     }
 
     /// User plus system CPU time of `pid` in clock ticks (`/proc/<pid>/stat` fields 14 and 15).

@@ -21,7 +21,7 @@ public struct BrokerOptions: ParsableArguments {
 
     /// The broker software, for its limits.
     @Option(help: ArgumentHelp(
-        "The broker software: mosquitto (or any full MQTT 3.1.1 broker) or nats (a NATS server's MQTT listener: QoS 2 is refused, and user and device names must not contain '.', spaces, '@', '*' or '>').",
+        "The broker software: mosquitto (or any full MQTT 5 broker; spoken to as MQTT 5, so that it can say why it refuses a publish or a subscription) or nats (a NATS server's MQTT listener: MQTT 3.1.1; QoS 2 is refused, and user and device names must not contain '.', spaces, '@', '*' or '>').",
         valueName: "kind"))
     public var brokerKind: BrokerKind = .mosquitto
 
@@ -129,14 +129,15 @@ public struct BrokerOptions: ParsableArguments {
 
     /// The client configuration these options describe: host and port (the other brokers of
     /// `--broker` as failover), client id (`defaultClientID` unless `--client-id` is given),
-    /// persistent session (clean session off), keep-alive, MQTT 3.1.1, the credentials (password
+    /// persistent session (clean session off; under MQTT 5 one that never expires), keep-alive,
+    /// MQTT 5 for mosquitto and 3.1.1 for NATS (`BrokerKind.protocolVersion`), the credentials (password
     /// from `--password-file` or `WHEREABOUTS_PASSWORD`) and TLS.
     public func mqttConfiguration(defaultClientID: String) throws -> MQTTConfiguration {
         let addresses = try addresses()
         let address = addresses[0]
         var configuration = MQTTConfiguration(
             host: address.host, port: address.port, clientID: clientID ?? defaultClientID, cleanSession: false,
-            keepAlive: .seconds(keepAlive), protocolVersion: .v311)
+            keepAlive: .seconds(keepAlive), protocolVersion: brokerKind.protocolVersion)
         configuration.failover = addresses.dropFirst().map { MQTTConfiguration.Endpoint(host: $0.host, port: $0.port) }
         if let username {
             let password: String?

@@ -6,10 +6,15 @@
 /// the connection (`.` separates NATS subject tokens); a QoS 1 message whose topic holds `@` is
 /// dropped without a word; `*` and `>` are NATS wildcards.
 public enum BrokerKind: String, Sendable, Hashable, CaseIterable {
-    /// mosquitto, or any broker with the whole of MQTT 3.1.1 (the default).
+    /// mosquitto, or any broker with the whole of MQTT 5 and 3.1.1 (the default).
     case mosquitto
     /// A NATS server's MQTT listener (one node or a JetStream cluster).
     case nats
+
+    /// The MQTT version spoken to the broker: MQTT 5 with mosquitto, whose acknowledgements
+    /// then say why a publish or a subscription was refused (an MQTT 3.1.1 PUBACK cannot: a
+    /// publish the ACL denies looks delivered); MQTT 3.1.1 with NATS, which speaks nothing else.
+    public var protocolVersion: MQTTConfiguration.ProtocolVersion { self == .nats ? .v311 : .v5 }
 
     /// The highest QoS the broker carries.
     public var maximumQoS: QoS { self == .nats ? .atLeastOnce : .exactlyOnce }

@@ -19,8 +19,10 @@ extension MQTTClient {
     ///
     /// So a caller that must not lose a message (an outbox) keeps it until this returns, and
     /// republishes it after any error; receivers must tolerate the occasional duplicate.
-    /// Other errors: `.publishRejected` (MQTT 5 reason code >= 0x80, e.g. not authorised),
-    /// `.invalidArgument` (bad topic, payload too large), `CancellationError`.
+    /// Other errors: `.publishRefused` (MQTT 5 only: the PUBACK or PUBREC carried a failure
+    /// reason such as "not authorized"; the message is not delivered and not resent, so a caller
+    /// with an outbox keeps it and tries again later), `.invalidArgument` (bad topic, payload too
+    /// large), `CancellationError`.
     ///
     /// - Parameters:
     ///   - topic: the topic, without wildcards.
@@ -42,7 +44,9 @@ extension MQTTClient {
             }
         }
         if case .published(let code) = ack, code >= 0x80 {
-            throw MQTTError.publishRejected(topic: topic, reasonCode: Int(code), reason: MosquittoCode.reason(code))
+            throw MQTTError.publishRefused(
+                topic: topic, reason: MQTTReasonCode(rawValue: UInt8(truncatingIfNeeded: code)),
+                username: configuration.credentials?.username)
         }
     }
 

@@ -117,8 +117,15 @@ public struct MQTTConfiguration: Sendable, Equatable {
     /// Whether the broker forgets this client's session when it disconnects. With `false` the
     /// broker keeps its subscriptions and queues QoS>0 messages for it while it is away.
     public var cleanSession: Bool
-    /// MQTT 5 only: how long the broker keeps a persistent session (`cleanSession == false`).
+    /// MQTT 5 only: how long the broker keeps a persistent session (`cleanSession == false`)
+    /// after the client disconnected, sent as the Session Expiry Interval of CONNECT (without it
+    /// an MQTT 5 session ends with the connection). The default, ``sessionNeverExpires``, keeps
+    /// MQTT 3.1.1's meaning of a persistent session: kept until the client connects with a
+    /// clean session (the broker may still cap it, e.g. mosquitto's `persistent_client_expiration`).
     public var sessionExpiry: Duration
+
+    /// The session expiry that MQTT 5 reads as "never" (the largest interval, 0xFFFFFFFF s).
+    public static let sessionNeverExpires = Duration.seconds(4_294_967_295)
     /// Keepalive interval: the broker drops the client after 1.5x this without traffic.
     public var keepAlive: Duration
     /// User name and password, or `nil` for anonymous access.
@@ -163,7 +170,7 @@ public struct MQTTConfiguration: Sendable, Equatable {
         port: Int = 1883,
         clientID: String = "",
         cleanSession: Bool = true,
-        sessionExpiry: Duration = .seconds(86_400),
+        sessionExpiry: Duration = MQTTConfiguration.sessionNeverExpires,
         keepAlive: Duration = .seconds(30),
         credentials: Credentials? = nil,
         tls: TLS? = nil,

@@ -23,10 +23,14 @@ public enum MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `disconnect()` was called or the client was released while the operation waited. The
     /// in-memory queue is gone with it: nothing more will be delivered for this operation.
     case clientClosed
-    /// The broker rejected a publish with an MQTT 5 reason code (for example 0x87 not authorised).
-    case publishRejected(topic: String, reasonCode: Int, reason: String)
-    /// The broker refused a subscription (SUBACK failure, usually an ACL denial).
-    case subscriptionRefused(filter: String, reasonCode: Int)
+    /// The broker refused a publish: its PUBACK (or PUBREC) carried an MQTT 5 failure reason,
+    /// such as ``MQTTReasonCode/notAuthorized`` when its ACL denies `username` the topic. The
+    /// message was not delivered and libmosquitto does not send it again; only MQTT 5 can say
+    /// so (an MQTT 3.1.1 broker acknowledges a denied publish as if delivered).
+    case publishRefused(topic: String, reason: MQTTReasonCode, username: String?)
+    /// The broker refused a subscription in its SUBACK (usually its ACL denies `username` read
+    /// access). The client keeps the filter and subscribes again with backoff until granted.
+    case subscriptionRefused(filter: String, reason: MQTTReasonCode, username: String?)
     /// Something was rejected before it was sent: a malformed topic, a payload too large, a bad
     /// configuration value.
     case invalidArgument(String)
@@ -63,14 +67,19 @@ public enum MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
             "The connection to the broker was lost (\(detail))."
         case .clientClosed:
             "The client was disconnected or released before the operation completed; it will not be delivered."
-        case .publishRejected(let topic, let code, let reason):
-            "The broker rejected the publish to '\(topic)' (reason 0x\(String(code, radix: 16)): \(reason)). Check the broker's ACL for this user."
-        case .subscriptionRefused(let filter, let code):
-            "The broker refused the subscription to '\(filter)' (code 0x\(String(code, radix: 16))). Check the broker's ACL for this user."
+        case .publishRefused(let topic, let reason, let username):
+            "The broker refused the publish to '\(topic)' by \(Self.account(username)): \(reason). \(reason.advice)"
+        case .subscriptionRefused(let filter, let reason, let username):
+            "The broker refused the subscription to '\(filter)' by \(Self.account(username)): \(reason). \(reason.advice)"
         case .invalidArgument(let detail):
             "Invalid argument: \(detail)."
         case .library(let code, let detail):
             "libmosquitto error \(code): \(detail)."
         }
+    }
+
+    /// "user 'Eve'" or "an anonymous client".
+    private static func account(_ username: String?) -> String {
+        username.map { "user '\($0)'" } ?? "an anonymous client"
     }
 }

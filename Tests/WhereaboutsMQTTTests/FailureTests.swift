@@ -55,7 +55,7 @@ struct FailureTests {
         #expect(host == "127.0.0.1" && failedPort == port)
     }
 
-    @Test("Publishing against the ACL is rejected with its MQTT 5 reason code")
+    @Test("Publishing against the ACL is refused with MQTT 5's reason code as a typed error naming topic and user; MQTT 3.1.1 cannot tell")
     func aclDenied() async throws {
         let broker = try await Broker.start(
             Broker.Options(
@@ -67,14 +67,33 @@ struct FailureTests {
             let error = try await #require(throws: MQTTError.self) {
                 try await client.publish(to: "owntracks/bob/phone", payload: "not mine", qos: .atLeastOnce)
             }
-            guard case .publishRejected(let topic, let code, _) = error else {
-                Issue.record("expected publishRejected, got \(error)")
-                return
+            #expect(error == .publishRefused(topic: "owntracks/bob/phone", reason: .notAuthorized, username: "ann"))
+            #expect(error.description.contains("'owntracks/bob/phone' by user 'ann': not authorized (0x87)"))
+            #expect(error.description.contains("ACL"))
+            #expect(!error.mayStillBeDelivered)
+            // QoS 2: the refusal comes in PUBREC.
+            await #expect(throws: MQTTError.publishRefused(topic: "owntracks/bob/phone", reason: .notAuthorized, username: "ann")) {
+                try await client.publish(to: "owntracks/bob/phone", payload: "not mine", qos: .exactlyOnce)
             }
-            #expect(topic == "owntracks/bob/phone" && code == 0x87)
-            // (mosquitto 2.0 grants SUBACK for a denied filter and filters at delivery instead.)
+            // The connection stays usable.
+            try await client.publish(to: "owntracks/ann/phone", payload: "mine again", qos: .atLeastOnce)
+        }
+        // The same denied publish over MQTT 3.1.1 is acknowledged as if delivered: nothing to see.
+        let old = broker.client("ann-311", credentials: .init(username: "ann", password: "pw")) { $0.protocolVersion = .v311 }
+        try await old.withConnection { client in
+            try await client.publish(to: "owntracks/bob/phone", payload: "silently dropped", qos: .atLeastOnce)
         }
         await broker.stop()
+    }
+
+    @Test("A reason code has a metric name, a readable description and advice")
+    func reasonCodes() {
+        #expect(MQTTReasonCode.notAuthorized.name == "not_authorized")
+        #expect(MQTTReasonCode.quotaExceeded.description == "quota exceeded (0x97)")
+        #expect(MQTTReasonCode.payloadFormatInvalid.rawValue == 0x99)
+        #expect(MQTTReasonCode(rawValue: 0x9A).name == "code_0x9a")
+        #expect(MQTTReasonCode(rawValue: 0x9A).description == "reason 0x9a")
+        #expect(MQTTReasonCode.notAuthorized.advice.contains("ACL"))
     }
 
     @Test("A broker that accepts TCP but never answers CONNECT gives a connect timeout")

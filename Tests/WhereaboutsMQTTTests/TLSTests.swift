@@ -6,12 +6,12 @@ import WhereaboutsTestSupport
 
 @Suite("TLS against a broker with a throwaway CA")
 struct TLSTests {
-    @Test("TLS with the right CA connects and carries messages; peer and host name are verified")
-    func rightCA() async throws {
+    @Test("TLS with the right CA connects and carries messages; peer and host name are verified", arguments: [MQTTConfiguration.ProtocolVersion.v311, .v5])
+    func rightCA(version: MQTTConfiguration.ProtocolVersion) async throws {
         let certificates = try TestCertificates.make()
         let broker = try await Broker.start(Broker.Options(tls: certificates))
         let tls = MQTTConfiguration.TLS(caFile: certificates.caCertificate.path)
-        let client = broker.client("tls", tls: tls)
+        let client = broker.client("tls", tls: tls) { $0.protocolVersion = version }
         try await client.withConnection { client in
             let messages = client.messages
             try await client.subscribe(to: "secure/#", qos: .atLeastOnce)

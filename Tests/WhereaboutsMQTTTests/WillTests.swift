@@ -6,8 +6,8 @@ import WhereaboutsTestSupport
 
 @Suite("Last will")
 struct WillTests {
-    @Test("The will is published when a client process is killed without DISCONNECT")
-    func willOnKill() async throws {
+    @Test("The will is published when a client process is killed without DISCONNECT", arguments: [MQTTConfiguration.ProtocolVersion.v311, .v5])
+    func willOnKill(version: MQTTConfiguration.ProtocolVersion) async throws {
         let broker = try await Broker.start()
         let watcher = broker.client("watcher")
         try await watcher.connect()
@@ -18,7 +18,7 @@ struct WillTests {
         let helper = try #require(TestPaths.builtExecutable(named: "mqtt-test-client"))
         let child = try ChildProcess.spawn(
             helper.path,
-            [broker.host, "\(broker.port)", "ann-phone", "owntracks/ann/phone", #"{"_type":"lwt","tst":1}"#],
+            [broker.host, "\(broker.port)", "ann-phone", "owntracks/ann/phone", #"{"_type":"lwt","tst":1}"#] + (version == .v5 ? ["v5"] : []),
             captureOutput: true)
         _ = try await child.waitForOutputLine { $0 == "connected" }
         child.signal(SIGKILL)
@@ -32,15 +32,18 @@ struct WillTests {
         await broker.stop()
     }
 
-    @Test("A clean disconnect does not publish the will")
-    func noWillOnDisconnect() async throws {
+    @Test("A clean disconnect does not publish the will", arguments: [MQTTConfiguration.ProtocolVersion.v311, .v5])
+    func noWillOnDisconnect(version: MQTTConfiguration.ProtocolVersion) async throws {
         let broker = try await Broker.start()
         let watcher = broker.client("watcher")
         try await watcher.connect()
         let messages = watcher.messages
         try await watcher.subscribe(to: [("will/#", .atLeastOnce), ("marker", .atLeastOnce)])
 
-        let polite = broker.client("polite") { $0.will = .init(topic: "will/polite", payload: Data("gone".utf8)) }
+        let polite = broker.client("polite") {
+            $0.will = .init(topic: "will/polite", payload: Data("gone".utf8))
+            $0.protocolVersion = version
+        }
         try await polite.connect()
         await polite.disconnect()
         // A marker published after the disconnect arrives first if no will was sent.

@@ -60,6 +60,13 @@ struct PublisherMetrics: Sendable {
             .increment()
     }
 
+    /// Counts a report the broker refused (an MQTT 5 PUBACK failure, e.g. `not_authorized`),
+    /// labelled with the reason; the report stays in the outbox (``PublishRefusals``).
+    func publishRefused(reason: String) {
+        Counter(label: "whereabouts_pub_publish_refused_total", dimensions: [("reason", reason)], factory: factory)
+            .increment()
+    }
+
     /// Counts a waypoint of a `setWaypoints` command that was refused.
     func waypointRejected() {
         waypointsRejected.increment()

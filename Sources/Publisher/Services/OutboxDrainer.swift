@@ -65,6 +65,7 @@ struct OutboxDrainer: Service {
         var retried = Set<Int64>()
         var pending = PendingRemoval()
         var failing = false
+        var refusals = PublishRefusals(metrics: metrics, logger: logger, retryDelay: settings.retryDelay)
         var recent = RecentAcknowledgements(grace: settings.acknowledgementGrace)
         let window = PublishWindow(connection: connection, settings: settings, metrics: metrics)
         while true {
@@ -137,6 +138,7 @@ struct OutboxDrainer: Service {
                 _ = await settle(&pending)
             }
             retried.formUnion(settlement.retry)
+            let pause = refusals.review(sent)  // refused by the broker: counted, logged, backed off
             if let error = sent.lazy.compactMap(\.error).first {
                 // One warning per run of failures; the retries after it log at debug level.
                 logger.log(level: failing ? .debug : .warning, "Publish failed; the report stays in the outbox.", metadata: [
@@ -148,7 +150,7 @@ struct OutboxDrainer: Service {
                 logger.info("Publishing again.", metadata: ["whereabouts.outbox.depth": "\(outbox.depth)"])
             }
             if failing {
-                try? await Task.sleep(for: remaining(until: deadline(), atMost: settings.retryDelay))
+                try? await Task.sleep(for: remaining(until: deadline(), atMost: pause))
             }
         }
     }

@@ -7,12 +7,17 @@ internal import WhereaboutsCore
 /// Sessions (one per `connect()`/`start()`) report into the hub from libmosquitto's thread;
 /// the hub never calls into libmosquitto, so it can be locked from anywhere.
 final class ClientHub: Sendable {
-    /// A subscription to restore after a reconnect.
+    /// A subscription to restore after a reconnect, and to retry while the broker refuses it.
     struct Subscription: Sendable {
         var filter: String
         var qos: QoS
         /// Whether the broker has granted it (so a resumed persistent session still has it).
         var acknowledged: Bool
+        /// Failed attempts since it was last granted (refused in SUBACK, or no SUBACK in time).
+        var failures = 0
+        /// When the next attempt is due after a failure; `nil` while none is scheduled (granted,
+        /// waiting for its SUBACK, or waiting for the connection, which restores it anyway).
+        var retryAt: ContinuousClock.Instant?
     }
 
     private struct State {
@@ -37,6 +42,9 @@ final class ClientHub: Sendable {
         var coalescingPeriods = 0
         /// The subscriptions in the order they were first made.
         var subscriptions: [Subscription] = []
+        /// Failed subscription attempts since the client was made, by reason
+        /// (``MQTTReasonCode/name``, or `no_answer` when no SUBACK came in time).
+        var subscriptionFailures: [String: Int] = [:]
         var nextListenerID: UInt64 = 0
         /// Only the newest session may report state: an old one may still be winding down.
         var currentSessionID: UInt64 = 0
@@ -211,14 +219,68 @@ final class ClientHub: Sendable {
         }
     }
 
-    /// Notes that the broker granted `filter`.
-    func markAcknowledged(_ filter: String) {
+    /// Notes that the broker granted `filter`; returns how many attempts had failed before.
+    @discardableResult
+    func markAcknowledged(_ filter: String) -> Int {
         state.withLock { state in
-            if let index = state.subscriptions.firstIndex(where: { $0.filter == filter }) {
+            guard let index = state.subscriptions.firstIndex(where: { $0.filter == filter }) else { return 0 }
+            defer {
                 state.subscriptions[index].acknowledged = true
+                state.subscriptions[index].failures = 0
+                state.subscriptions[index].retryAt = nil
             }
+            return state.subscriptions[index].failures
         }
     }
+
+    /// Notes that an attempt to subscribe to `filter` failed for `reason` (a SUBACK failure's
+    /// ``MQTTReasonCode/name``, `no_answer`), counts it, and schedules the next attempt after
+    /// `policy`'s backoff for the number of failures so far. Returns that number and the delay,
+    /// or `nil` when the filter was unsubscribed meanwhile (nothing to retry, nothing counted).
+    func subscriptionFailed(
+        _ filter: String, reason: String, policy: MQTTReconnectPolicy, now: ContinuousClock.Instant = .now
+    ) -> (failures: Int, retryIn: Duration)? {
+        state.withLock { state in
+            guard let index = state.subscriptions.firstIndex(where: { $0.filter == filter }) else { return nil }
+            state.subscriptionFailures[reason, default: 0] += 1
+            state.subscriptions[index].acknowledged = false
+            state.subscriptions[index].failures += 1
+            let failures = state.subscriptions[index].failures
+            let delay = policy.delay(forAttempt: failures)
+            state.subscriptions[index].retryAt = now + delay
+            return (failures, delay)
+        }
+    }
+
+    /// The subscriptions whose retry is due at `now`; their schedule is cleared (the caller
+    /// subscribes now, and a failure schedules the next one).
+    func subscriptionsDue(now: ContinuousClock.Instant) -> [Subscription] {
+        state.withLock { state in
+            var due: [Subscription] = []
+            for index in state.subscriptions.indices {
+                guard let at = state.subscriptions[index].retryAt, at <= now else { continue }
+                state.subscriptions[index].retryAt = nil
+                due.append(state.subscriptions[index])
+            }
+            return due
+        }
+    }
+
+    /// The subscriptions to send on a new connection (every one when the broker kept no session,
+    /// else those it has not granted); their retry schedules are cleared, as they go out now.
+    func subscriptionsToRestore(sessionPresent: Bool) -> [Subscription] {
+        state.withLock { state in
+            var restore: [Subscription] = []
+            for index in state.subscriptions.indices where !sessionPresent || !state.subscriptions[index].acknowledged {
+                state.subscriptions[index].retryAt = nil
+                restore.append(state.subscriptions[index])
+            }
+            return restore
+        }
+    }
+
+    /// Failed subscription attempts by reason since the client was made.
+    var subscriptionFailures: [String: Int] { state.withLock { $0.subscriptionFailures } }
 
     /// Forgets subscriptions.
     func removeSubscriptions(_ filters: [String]) {

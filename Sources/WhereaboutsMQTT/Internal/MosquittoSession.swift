@@ -283,21 +283,48 @@ extension MosquittoSession {
     }
 
     /// Subscribes again after a reconnect: everything when the broker kept no session, else only
-    /// what the broker never acknowledged.
+    /// what the broker never granted. Each SUBACK is checked (``subscriptionAnswered(_:code:)``).
     private func restoreSubscriptions(sessionPresent: Bool) {
-        for subscription in hub.subscriptions where !sessionPresent || !subscription.acknowledged {
-            let rc = mosquitto_subscribe_v5(handle, nil, subscription.filter, Int32(subscription.qos.rawValue), 0, nil)
-            if rc != MosquittoCode.success {
-                logger.warning(
-                    "MQTT resubscription failed",
-                    metadata: ["whereabouts.mqtt.filter": "\(subscription.filter)", "whereabouts.mqtt.error": "\(MosquittoCode.text(rc))"])
-            } else {
-                logger.debug("MQTT resubscribed", metadata: ["whereabouts.mqtt.filter": "\(subscription.filter)"])
-            }
+        for subscription in hub.subscriptionsToRestore(sessionPresent: sessionPresent) {
+            sendSubscription(subscription)
+        }
+    }
+
+    /// Subscribes again to the filters whose retry after a failure is due, and counts the
+    /// SUBACKs that did not come in time as failures (each then scheduled for a retry). Runs on
+    /// the session thread while connected.
+    private func retrySubscriptions(now: ContinuousClock.Instant) {
+        for filter in state.withLock({ $0.expireResubscriptions(now: now) }) {
+            subscriptionUnanswered(filter, after: configuration.operationTimeout)
+        }
+        for subscription in hub.subscriptionsDue(now: now) {
+            sendSubscription(subscription)
+        }
+    }
+
+    /// Sends SUBSCRIBE for `subscription` from the session thread and registers its message id,
+    /// so that its SUBACK is checked like that of `subscribe()`.
+    private func sendSubscription(_ subscription: ClientHub.Subscription) {
+        var mid: Int32 = 0
+        let rc = mosquitto_subscribe_v5(handle, &mid, subscription.filter, Int32(subscription.qos.rawValue), 0, nil)
+        if rc == MosquittoCode.success {
+            // The SUBACK comes through this thread's `mosquitto_loop`, after this registration.
+            let deadline = ContinuousClock.now + configuration.operationTimeout
+            state.withLock { $0.resubscribing(mid, filter: subscription.filter, deadline: deadline) }
+            logger.debug("MQTT resubscribing", metadata: ["whereabouts.mqtt.filter": "\(subscription.filter)"])
+        } else {
+            // Not sent (the connection went away meanwhile): the next connection restores it.
+            logger.warning(
+                "MQTT resubscription failed",
+                metadata: ["whereabouts.mqtt.filter": "\(subscription.filter)", "whereabouts.mqtt.error": "\(MosquittoCode.text(rc))"])
         }
     }
 
     private func didAcknowledge(_ mid: Int32, _ ack: Ack) {
+        if case .subscribed(let granted) = ack, let filter = state.withLock({ $0.resubscribed(mid) }) {
+            subscriptionAnswered(filter, code: granted.first)
+            return
+        }
         let waiter = state.withLock { $0.acks.acknowledge(mid, ack) }
         waiter?.continuation.resume(returning: ack)
     }
@@ -383,6 +410,7 @@ extension MosquittoSession {
         let connackDeadline = ContinuousClock.now + configuration.connectTimeout
         var disconnectDeadline: ContinuousClock.Instant?
         var firstUnwokenMessage: ContinuousClock.Instant?
+        var nextSubscriptionCheck = ContinuousClock.now + Self.subscriptionCheckInterval
         var coalescing = AcknowledgementCoalescing(now: .now, delivered: hub.deliveredCount())
         defer { if coalescing.isOn { hub.noteCoalescing(false) } }
         while true {
@@ -407,6 +435,10 @@ extension MosquittoSession {
                 adaptCoalescing(&coalescing, now: now)
             }
             sweepDeadlines(now: now)
+            if rc == MosquittoCode.success, now >= nextSubscriptionCheck {
+                nextSubscriptionCheck = now + Self.subscriptionCheckInterval
+                if state.withLock({ $0.isConnected }) { retrySubscriptions(now: now) }
+            }
             if rc != MosquittoCode.success {
                 let end = state.withLock { $0.connectionEnded() }
                 let lost = MQTTError.connectionLost(detail: end.libraryError ?? MosquittoCode.text(rc))
@@ -425,6 +457,9 @@ extension MosquittoSession {
             }
         }
     }
+
+    /// How often the session thread looks for subscriptions to retry and overdue SUBACKs.
+    static let subscriptionCheckInterval = Duration.milliseconds(100)
 
     /// At most this many received messages wait in `messages` buffers before their consumers
     /// are woken.

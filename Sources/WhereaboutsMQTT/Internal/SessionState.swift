@@ -75,6 +75,9 @@ struct SessionState {
     private(set) var lastLibraryError: String?
     /// The broker the current (or last) attempt connects to.
     private(set) var endpoint: MQTTConfiguration.Endpoint?
+    /// Subscriptions the session thread sent itself (restored after a connect, or retried after
+    /// a refusal), by message id, with the instant their SUBACK is due.
+    private var resubscriptions: [Int32: (filter: String, deadline: ContinuousClock.Instant)] = [:]
     private var connectWaiters: [UInt64: ConnectWaiter] = [:]
     private var exitWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
     private var nextWaiterID: UInt64 = 0
@@ -143,8 +146,31 @@ struct SessionState {
         return Array(connectWaiters.values)
     }
 
+    /// The session thread sent a SUBSCRIBE for `filter` as message `mid`.
+    mutating func resubscribing(_ mid: Int32, filter: String, deadline: ContinuousClock.Instant) {
+        resubscriptions[mid] = (filter, deadline)
+    }
+
+    /// The SUBACK for `mid` arrived: the filter, if the session thread sent it.
+    mutating func resubscribed(_ mid: Int32) -> String? {
+        resubscriptions.removeValue(forKey: mid)?.filter
+    }
+
+    /// The filters whose SUBACK is overdue at `now`, forgotten (a late SUBACK is then ignored).
+    mutating func expireResubscriptions(now: ContinuousClock.Instant) -> [String] {
+        guard !resubscriptions.isEmpty else { return [] }
+        var expired: [String] = []
+        for (mid, entry) in resubscriptions where entry.deadline <= now {
+            resubscriptions.removeValue(forKey: mid)
+            expired.append(entry.filter)
+        }
+        return expired
+    }
+
     /// `mosquitto_loop` failed: the connection is gone.
     mutating func connectionEnded() -> ConnectionEnd {
+        // Their SUBACKs will not come; the next connection restores the filters anyway.
+        resubscriptions.removeAll()
         let end = ConnectionEnd(
             wasConnected: isConnected, refusal: refusal, libraryError: lastLibraryError,
             dropped: acks.removeUnqueued())
