@@ -117,7 +117,7 @@ struct InviteEndToEndTests {
         #expect(alice.host == "127.0.0.1" && alice.port == setup.broker.port && !alice.tls && alice.mode == 0 && alice.auth)
         #expect(alice.username == "whereabouts-alice-phone" && alice.clientId == "whereabouts-alice-phone")
         #expect(alice.deviceId == "phone" && alice.tid == "ce" && alice.pubTopicBase == "owntracks/alice/phone")
-        #expect(alice.subTopic == "whereabouts/circles/family/owntracks/#" && alice.sub)  // work has no tree
+        #expect(alice.subTopic == "whereabouts-circles-family/#" && alice.sub)  // work has no tree
         #expect(alice.encryptionKey == secret.trimmingCharacters(in: .newlines) && secret.count > 20)
         let password = try String(contentsOf: setup.passwords.appendingPathComponent("whereabouts-alice-phone"), encoding: .utf8)
         #expect(alice.password == password.trimmingCharacters(in: .newlines))
@@ -129,7 +129,7 @@ struct InviteEndToEndTests {
         let carolRun = try await setup.invite("carol", "laptop", ["--circle", "family"])
         #expect(carolRun.status == 0, "\(carolRun.stdout)\(carolRun.stderr)")
         let carol = try JSONDecoder().decode(AppConfiguration.self, from: Data(contentsOf: setup.output.appendingPathComponent("carol-laptop.otrc")))
-        #expect(carol.subTopic == "whereabouts/circles/family/owntracks/#" && carol.username == "whereabouts-carol-laptop")
+        #expect(carol.subTopic == "whereabouts-circles-family/#" && carol.username == "whereabouts-carol-laptop")
         #expect(try String(contentsOfFile: setup.circlesPath, encoding: .utf8).contains("      - user: \"carol\"\n        device: \"laptop\""))
 
         // The subscriber, as it runs in production, under the account dynsec made for it.
@@ -146,7 +146,7 @@ struct InviteEndToEndTests {
             while !logText().contains("Subscribed to the circles' members.") { try await Task.sleep(for: .milliseconds(50)) }
         }
 
-        let tree = "whereabouts/circles/family/owntracks"
+        let tree = "whereabouts-circles-family"
         // Bob's iPhone publishes and finds himself in the tree.
         let bobFirst = try await setup.app(bob, shape: "ios", ["--lat", "52.52", "--lon", "13.40", "--wait-for", "\(tree)/bob/phone"])
         #expect(bobFirst.status == 0, "\(bobFirst.stdout)\(bobFirst.stderr)\n\(logText())")

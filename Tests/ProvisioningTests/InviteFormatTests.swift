@@ -11,7 +11,7 @@ struct InviteFormatTests {
     static let sample = AppConfiguration(
         host: "broker.example.org", port: 8883, tls: true, username: "whereabouts-alice-phone", password: "p+w/d=?&é",
         clientId: "whereabouts-alice-phone", deviceId: "phone", tid: "ce", pubTopicBase: "owntracks/alice/phone",
-        subTopic: "whereabouts/circles/family/owntracks/# whereabouts/circles/carpool/owntracks/#", encryptionKey: "s3cret")
+        subTopic: "whereabouts-circles-family/# whereabouts-circles-carpool/#", encryptionKey: "s3cret")
 
     @Test("The link holds the configuration, its base64 percent-encoded, and reads back")
     func linkRoundTrip() throws {

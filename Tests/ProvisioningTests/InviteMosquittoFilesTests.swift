@@ -47,7 +47,7 @@ struct InviteMosquittoFilesTests {
             AppConfiguration.self, from: Data(contentsOf: directory.appendingPathComponent("out/alice-phone.otrc")))
         #expect(configuration.username == "alice" && configuration.port == broker.port && configuration.encryptionKey == nil)
         let rules = try String(contentsOf: acl, encoding: .utf8)
-        #expect(rules.contains("user alice\ntopic readwrite owntracks/alice/#") && rules.contains("topic read whereabouts/circles/family/owntracks/#"))
+        #expect(rules.contains("user alice\ntopic readwrite owntracks/alice/#") && rules.contains("topic read whereabouts-circles-family/#"))
         try await broker.restart()  // mosquitto reads both files again (as on SIGHUP with --reload-pid-file)
         let admitted = try await app(configuration)
         #expect(admitted.status == 0 && admitted.stdout.contains("\"connack\": 0"), "\(admitted.stdout)\(admitted.stderr)")
