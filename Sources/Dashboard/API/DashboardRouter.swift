@@ -28,6 +28,7 @@ enum DashboardRouter {
         router.middlewares.add(LogRequestsMiddleware(.debug))
         router.middlewares.add(JSONNotFoundMiddleware())
         router.middlewares.add(RequestOriginMiddleware(policy: configuration.originPolicy))
+        router.middlewares.add(CrossOriginMiddleware(policy: configuration.crossOriginPolicy))  // --cors-origin
         router.middlewares.add(LoginMiddleware(authenticator: configuration.login))
 
         addLoginRoutes(to: router, authenticator: configuration.login, source: source, title: configuration.title)  // Login/
