@@ -83,6 +83,7 @@ extension MessageDecoder {
 
         static let informationalLocationKeys: Set<String> = [
             "acc", "alt", "vac", "vel", "cog", "batt", "bs", "m", "created_at", "ve", "vn", "ms", "due", "inregions",
+            "SSID", "BSSID", "poi",
         ]
 
         init(wire: WirePayload, now: Int, futureTolerance: Int) {
@@ -130,7 +131,7 @@ extension MessageDecoder {
                 ve = nil
                 vn = nil
             }
-            let message = LocationMessage(
+            var message = LocationMessage(
                 tid: boundedString(wire.tid, "tid", maxBytes: 8) ?? "",
                 tst: tst,
                 lat: lat,
@@ -150,6 +151,10 @@ extension MessageDecoder {
                 ms: int(wire.ms, "ms", in: 1...86_400),
                 due: promise(wire.due, after: tst)
             )
+            // Kept with the live fix for the Recorder API's /last (not stored in the history).
+            message.ssid = boundedString(wire.ssid, "SSID", maxBytes: 64)
+            message.bssid = boundedString(wire.bssid, "BSSID", maxBytes: 64)
+            message.poi = boundedString(wire.poi, "poi", maxBytes: 256)
             var regions = wire.inregions
             if let list = regions, list.contains(where: { $0.isEmpty || $0.utf8.count > 200 }) {
                 drop("inregions")

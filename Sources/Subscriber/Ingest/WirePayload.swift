@@ -33,6 +33,9 @@ struct WirePayload {
     var desc: String?
     var face: String?
     var inregions: [String]?
+    var ssid: String?
+    var bssid: String?
+    var poi: String?
     /// Known keys whose value had the wrong JSON type, in payload order.
     var wrongTypes: [String] = []
 
@@ -96,6 +99,12 @@ struct WirePayload {
             if `is`("due") { return Self.number(value, into: &due) }
         case UInt8(ascii: "f"):
             if `is`("face") { return Self.string(value, into: &face) }
+        case UInt8(ascii: "S"):
+            if `is`("SSID") { return Self.string(value, into: &ssid) }
+        case UInt8(ascii: "B"):
+            if `is`("BSSID") { return Self.string(value, into: &bssid) }
+        case UInt8(ascii: "p"):
+            if `is`("poi") { return Self.string(value, into: &poi) }
         case UInt8(ascii: "i"):
             if `is`("inregions") {
                 guard case .strings(let regions) = value else { return false }

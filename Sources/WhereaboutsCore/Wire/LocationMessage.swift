@@ -52,12 +52,20 @@ public struct LocationMessage: Sendable, Hashable, Codable {
     public var inregions: [String]?
     /// The region ids of those places (`inrids`, as the iOS app sends them); absent when none.
     public var inrids: [String]?
+    /// The name of the Wi-Fi network the device was on (OwnTracks `SSID`), when it says.
+    public var ssid: String?
+    /// The access point's MAC address (OwnTracks `BSSID`), when it says.
+    public var bssid: String?
+    /// The name of a point of interest the user marked this location as (OwnTracks `poi`, sent
+    /// by the apps' "publish with POI").
+    public var poi: String?
 
     enum CodingKeys: String, CodingKey {
         case type = "_type"
         case tid, tst, lat, lon, acc, alt, vac, vel, cog, batt, bs, t, m
         case createdAt = "created_at"
         case ve, vn, ms, due, inregions, inrids
+        case ssid = "SSID", bssid = "BSSID", poi
     }
 
     /// Creates a message from already-rounded wire values.
