@@ -78,12 +78,21 @@ enum MalformedRequestResponder {
             context.fireChannelReadComplete()
         }
 
+        func channelInactive(context: ChannelHandlerContext) {
+            // Closed from both sides after the answer: say "input closed" first, for the reason
+            // given below (without it, the removal of the waiting handler is logged as an error).
+            if progress.discarding { context.fireUserInboundEventTriggered(ChannelEvent.inputClosed) }
+            context.fireChannelInactive()
+        }
+
         func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+            context.fireUserInboundEventTriggered(event)
+            // The client closed its side after the answer: done. The event went on first, so that
+            // the handler waiting for a request (Hummingbird's upgrade handler) ends on "input
+            // closed", which it takes quietly, rather than on removal, which it logs as an error.
             if progress.discarding, let event = event as? ChannelEvent, event == .inputClosed {
                 context.close(promise: nil)
-                return
             }
-            context.fireUserInboundEventTriggered(event)
         }
     }
 
@@ -141,10 +150,11 @@ enum MalformedRequestResponder {
         }
 
         func errorCaught(context: ChannelHandlerContext, error: any Error) {
-            guard let parserError = error as? HTTPParserError, !progress.discarding else {
+            guard let parserError = error as? HTTPParserError else {
                 context.fireErrorCaught(error)
                 return
             }
+            guard !progress.discarding else { return }  // answered already
             progress.discarding = true
             let uriTooLong = progress.inRequestLine || progress.requestLine >= MalformedRequestResponder.longestField
             let status = Self.status(for: parserError, uriTooLong: uriTooLong)
@@ -162,11 +172,17 @@ enum MalformedRequestResponder {
                 "Connection": "close", "Content-Length": "0",
             ])
             context.write(wrapOutboundOut(.head(head)), promise: nil)
-            let channel = context.channel
-            context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
-                channel.close(mode: .output, promise: nil)
-                channel.read()
-                channel.eventLoop.scheduleTask(in: MalformedRequestResponder.lingerTime) { channel.close(promise: nil) }
+            let loop = context.eventLoop.assumeIsolated()
+            context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in
+                context.close(mode: .output, promise: nil)
+                context.read()
+                loop.scheduleTask(in: MalformedRequestResponder.lingerTime) {
+                    // The client did not close in time. "Input closed" first, as the meter does,
+                    // so that the handlers behind end quietly, then close.
+                    guard context.channel.isActive else { return }
+                    context.fireUserInboundEventTriggered(ChannelEvent.inputClosed)
+                    context.close(promise: nil)
+                }
             }
         }
 
