@@ -123,15 +123,15 @@ struct SessionRevocationTests {
         try await Self.withDashboard { port, users, store in
             let base = "ws://127.0.0.1:\(port)"
             var headers: HTTPFields = [:]
-            var bobToken: String?
+            var bobToken = ""  // the session a logout ends (none for basic)
             switch opening {
             case .cookie:
                 let form = try await LoginHTTP(port: port).formLogin(user: "bob", password: Self.password)
-                bobToken = try #require(LoginHTTP.sessionToken(form))
-                headers[.cookie] = "whereabouts_session=\(bobToken!)"
+                bobToken = try #require(LoginHTTP.sessionToken(form), "form login: \(form.status)")
+                headers[.cookie] = "whereabouts_session=\(bobToken)"
             case .bearer:
                 bobToken = try await Self.token("bob", port: port)
-                headers[.authorization] = "Bearer \(bobToken!)"
+                headers[.authorization] = "Bearer \(bobToken)"
             case .basic:
                 headers[.authorization] = "Basic \(Data("bob:\(Self.password)".utf8).base64EncodedString())"
             }
@@ -146,8 +146,8 @@ struct SessionRevocationTests {
             case .logout:
                 var logout = ["Content-Length: 0"]
                 switch opening {
-                case .cookie: logout.append("Cookie: whereabouts_session=\(bobToken!)")
-                case .bearer: logout.append("Authorization: Bearer \(bobToken!)")
+                case .cookie: logout.append("Cookie: whereabouts_session=\(bobToken)")
+                case .bearer: logout.append("Authorization: Bearer \(bobToken)")
                 case .basic:  // no session to end: logging out ends nothing, so the socket must stay (checked below)
                     logout.append("Authorization: Basic \(Data("bob:\(Self.password)".utf8).base64EncodedString())")
                 }
