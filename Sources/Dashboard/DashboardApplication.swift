@@ -1,6 +1,7 @@
 import Hummingbird
 import HummingbirdWebSocket
 import Logging
+import ServiceLifecycle
 
 /// Builds the dashboard's Hummingbird application: HTTP routes and WebSocket upgrades on one port,
 /// and the ``ViewBroadcaster`` service that feeds every WebSocket.
@@ -27,6 +28,9 @@ public enum DashboardApplication {
         // have fired, so freed memory is given back once more after the longer of the two.
         let broadcaster = ViewBroadcaster(
             source: source, lateMemoryRelease: max(pingPeriod, closeTimeout) + .seconds(2), logger: logger)
+        var services: [any Service] = [broadcaster]
+        // Closes WebSockets whose login ended (Login/AccessWatchService.swift).
+        if let login = configuration.login { services.append(AccessWatchService(authenticator: login)) }
         return Application(
             router: DashboardRouter.build(source: source, configuration: configuration, logger: logger),
             server: .originCheckedWebSocketUpgrade(
@@ -41,7 +45,7 @@ public enum DashboardApplication {
                 address: .hostname(configuration.host, port: configuration.port),
                 serverName: nil
             ),
-            services: [broadcaster],
+            services: services,
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? configuration.port
                 logger.info(

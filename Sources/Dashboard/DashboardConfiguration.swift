@@ -25,6 +25,11 @@ public struct DashboardConfiguration: Sendable, Hashable {
     /// the dashboard's own; a request with any other `Origin` gets 403. Needed when a proxy
     /// rewrites `Host`, or another site of yours embeds the views.
     public var allowedOrigins: [String]
+    /// Origins whose scripts may read the API across origins (CORS: `Access-Control-Allow-Origin`
+    /// and answered preflights), such as the OwnTracks Frontend served from another origin. Each
+    /// is also an allowed origin. Cookies are never allowed across origins: such a page logs in
+    /// with `POST /api/login` and sends the token as `Authorization: Bearer`.
+    public var corsOrigins: [String]
     /// The folder holding Leaflet (`leaflet.js` or `leaflet.min.js`, `leaflet.css`, `images/`),
     /// read once at start; by default where Debian's `libjs-leaflet` installs it. When it is
     /// missing the dashboard logs a warning and the page lists members without a map.
@@ -44,6 +49,7 @@ public struct DashboardConfiguration: Sendable, Hashable {
         title: String = "Whereabouts",
         allowedHosts: [String] = [],
         allowedOrigins: [String] = [],
+        corsOrigins: [String] = [],
         leafletDirectory: String = "/usr/share/javascript/leaflet"
     ) {
         self.host = host
@@ -53,6 +59,7 @@ public struct DashboardConfiguration: Sendable, Hashable {
         self.title = title
         self.allowedHosts = allowedHosts
         self.allowedOrigins = allowedOrigins
+        self.corsOrigins = corsOrigins
         self.leafletDirectory = leafletDirectory
     }
 }
@@ -60,6 +67,11 @@ public struct DashboardConfiguration: Sendable, Hashable {
 extension DashboardConfiguration {
     /// The `Host`/`Origin` check for this configuration.
     var originPolicy: RequestOriginPolicy {
-        RequestOriginPolicy(bindHost: host, allowedHosts: allowedHosts, allowedOrigins: allowedOrigins)
+        RequestOriginPolicy(bindHost: host, allowedHosts: allowedHosts, allowedOrigins: allowedOrigins + corsOrigins)
+    }
+
+    /// The CORS allow-list for this configuration.
+    var crossOriginPolicy: CrossOriginPolicy {
+        CrossOriginPolicy(origins: corsOrigins)
     }
 }

@@ -53,6 +53,14 @@ public struct DashboardOptions: ParsableArguments {
             valueName: "origin"))
     public var allowedOrigins: [String] = []
 
+    /// Origins whose scripts may read the API across origins (CORS).
+    @Option(
+        name: .customLong("cors-origin"),
+        help: ArgumentHelp(
+            "An origin (scheme://host[:port]) whose pages may read the API across origins (CORS), such as the OwnTracks Frontend served from elsewhere with api.baseUrl pointing here. Implies --allowed-origin for it. Answers preflights; never allows cookies across origins (send a bearer token from POST /api/login). Repeat for several.",
+            valueName: "origin"))
+    public var corsOrigins: [String] = []
+
     /// The users file that turns on logins.
     @Option(
         name: .customLong("users"),
@@ -100,12 +108,14 @@ public struct DashboardOptions: ParsableArguments {
                 throw ValidationError("--allowed-host takes a host name without scheme or port (such as dash.example.org or .example.org), not '\(name)'.")
             }
         }
-        for origin in allowedOrigins {
-            let parts = origin.split(separator: "://", maxSplits: 1)
-            guard parts.count == 2, ["http", "https"].contains(parts[0].lowercased()), !parts[1].isEmpty,
-                  !parts[1].contains("/") || parts[1].hasSuffix("/") && parts[1].dropLast().allSatisfy({ $0 != "/" })
-            else {
-                throw ValidationError("--allowed-origin takes an origin such as https://dash.example.org or http://10.0.0.5:8080 (scheme, host and optional port, no path), not '\(origin)'.")
+        for (flag, origins) in [("--allowed-origin", allowedOrigins), ("--cors-origin", corsOrigins)] {
+            for origin in origins {
+                let parts = origin.split(separator: "://", maxSplits: 1)
+                guard parts.count == 2, ["http", "https"].contains(parts[0].lowercased()), !parts[1].isEmpty,
+                      !parts[1].contains("/") || parts[1].hasSuffix("/") && parts[1].dropLast().allSatisfy({ $0 != "/" })
+                else {
+                    throw ValidationError("\(flag) takes an origin such as https://dash.example.org or http://10.0.0.5:8080 (scheme, host and optional port, no path), not '\(origin)'.")
+                }
             }
         }
         if usersFile == nil, !Self.isLoopback(httpHost) {
@@ -149,6 +159,6 @@ public struct DashboardOptions: ParsableArguments {
     public func configuration(port: Int) -> DashboardConfiguration {
         DashboardConfiguration(
             host: httpHost, port: port, tileURLTemplate: tileURL, tileAttribution: tileAttribution,
-            allowedHosts: allowedHosts, allowedOrigins: allowedOrigins, leafletDirectory: leafletDirectory)
+            allowedHosts: allowedHosts, allowedOrigins: allowedOrigins, corsOrigins: corsOrigins, leafletDirectory: leafletDirectory)
     }
 }

@@ -2,7 +2,7 @@ import CommandLineSupport
 
 /// The keys a `whereabouts-sub --config` file accepts: every long flag of `whereabouts-sub run`
 /// except `--config`, `--help` and `--version` (and the broker flags' old aliases), with the kind
-/// of value it takes. `allowed-host` and `allowed-origin` take one value in the file; give more on
+/// of value it takes. `allowed-host`, `allowed-origin` and `cors-origin` take one value in the file; give more on
 /// the command line.
 enum SubscriberConfigKeys {
     static let all: [ConfigKey] = [
@@ -24,6 +24,7 @@ enum SubscriberConfigKeys {
         ConfigKey("leaflet-dir", .string),
         ConfigKey("allowed-host", .string),
         ConfigKey("allowed-origin", .string),
+        ConfigKey("cors-origin", .string),
         ConfigKey("users", .string),
         ConfigKey("secure-cookie", .boolean),
         ConfigKey("session-hours", .number),

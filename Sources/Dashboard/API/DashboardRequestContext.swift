@@ -21,6 +21,9 @@ package struct DashboardRequestContext: RequestContext, WebSocketRequestContext 
     /// Who is asking, as the login check decided (Login/LoginMiddleware.swift); until it has run,
     /// nobody, who sees nothing.
     var viewer = Viewer.nobody
+    /// The session token (cookie or bearer) the request was let in with; `nil` for HTTP basic or
+    /// the open mode. An open WebSocket closes when this session ends.
+    var session: String?
     /// The client's IP address (the peer of the TCP connection), for the login rate limit.
     let clientAddress: String
 

@@ -28,6 +28,7 @@ enum DashboardRouter {
         router.middlewares.add(LogRequestsMiddleware(.debug))
         router.middlewares.add(JSONNotFoundMiddleware())
         router.middlewares.add(RequestOriginMiddleware(policy: configuration.originPolicy))
+        router.middlewares.add(CrossOriginMiddleware(policy: configuration.crossOriginPolicy))  // --cors-origin
         router.middlewares.add(LoginMiddleware(authenticator: configuration.login))
 
         addLoginRoutes(to: router, authenticator: configuration.login, source: source, title: configuration.title)  // Login/
@@ -88,7 +89,10 @@ enum DashboardRouter {
             context.requestContext.releaseUpgradeHandler()
             // The circles it may see when it connects (every circle in the open mode).
             let circles = ViewerAccess.of(context.requestContext.viewer, views: await source.currentViews()).circles
-            try await pusher.push(circles: circles, inbound: inbound, outbound: outbound, logger: context.logger)
+            let logger = context.logger
+            try await WebSocketAccess.run(context: context.requestContext, authenticator: configuration.login, outbound: outbound) {
+                try await pusher.push(circles: circles, inbound: inbound, outbound: outbound, logger: logger)
+            }
         }
         router.ws("/api/circles/:id/ws") { _, context in
             let id = try context.parameters.require("id")
@@ -99,9 +103,14 @@ enum DashboardRouter {
         } onUpgrade: { inbound, outbound, context in
             context.requestContext.releaseUpgradeHandler()
             let id = context.requestContext.parameters.get("id")
-            try await pusher.push(circles: id.map { [$0] } ?? [], inbound: inbound, outbound: outbound, logger: context.logger)
+            let logger = context.logger
+            try await WebSocketAccess.run(context: context.requestContext, authenticator: configuration.login, outbound: outbound) {
+                try await pusher.push(circles: id.map { [$0] } ?? [], inbound: inbound, outbound: outbound, logger: logger)
+            }
         }
-        if let history = configuration.history { addRecorderWebSocket(to: router, history: history, source: source) }  // Recorder/
+        if let history = configuration.history {
+            addRecorderWebSocket(to: router, history: history, source: source, authenticator: configuration.login)
+        }  // Recorder/
         return router
     }
 

@@ -10,6 +10,9 @@ protocol SubscriberDetailsSource: Sendable {
     /// The face of a member of `circle` from its OwnTracks card, or `nil` when the circle has no
     /// such member or the member sent no face.
     func memberFace(circle: String, user: String, device: String) async -> MemberFace?
+    /// What is known of every member beyond the history (card, regions, the live fix's extra
+    /// keys), which the Recorder API merges into `/api/0/last` and `/ws/last`.
+    func memberDetails() async -> [MemberID: MemberDetails]
 }
 
 extension CircleViewStore: SubscriberDetailsSource {
@@ -21,6 +24,11 @@ extension CircleViewStore: SubscriberDetailsSource {
     /// ``CircleViewStore/face(circle:user:device:)``.
     func memberFace(circle: String, user: String, device: String) -> MemberFace? {
         face(circle: circle, user: user, device: device)
+    }
+
+    /// ``CircleViewStore/details(of:)`` of every member.
+    func memberDetails() -> [MemberID: MemberDetails] {
+        details()
     }
 }
 

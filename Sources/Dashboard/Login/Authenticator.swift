@@ -29,12 +29,14 @@ public final class Authenticator: Sendable, Hashable {
     }
 
     private struct Counts {
-        var accepted = 0, refused = 0, limited = 0, sessionsStarted = 0
+        var accepted = 0, refused = 0, limited = 0, sessionsStarted = 0, webSocketsRevoked = 0
     }
 
     let configuration: LoginConfiguration
     let sessions: SessionStore
     private let limiter: LoginRateLimiter
+    /// The open WebSockets, closed when their access ends.
+    private let access = AccessWatch()
     private let users: Mutex<Users>
     private let counts = Mutex(Counts())
     private let logger: Logger
@@ -50,11 +52,12 @@ public final class Authenticator: Sendable, Hashable {
             file: file, modified: Self.modificationDate(configuration.usersPath), checked: Date(), decoy: Self.decoy(for: file)))
     }
 
-    /// The accounts now (rereading the file when it changed).
-    func accounts(now: Date = Date()) -> [String: Account] {
+    /// The accounts now (rereading the file when it changed; its modification time is looked at
+    /// when the last look is `maxAge` seconds old).
+    func accounts(now: Date = Date(), maxAge: TimeInterval = 1) -> [String: Account] {
         let path = configuration.usersPath
         return users.withLock { users in
-            guard now.timeIntervalSince(users.checked) >= 1 else { return users.file.accounts }
+            guard now.timeIntervalSince(users.checked) >= maxAge else { return users.file.accounts }
             users.checked = now
             let modified = Self.modificationDate(path)
             guard modified != users.modified else { return users.file.accounts }
@@ -71,9 +74,15 @@ public final class Authenticator: Sendable, Hashable {
         }
     }
 
-    /// Checks `password` for `name`, tried from `address`, under the rate limit.
+    /// Checks `password` for `name`, tried from `address`, under the rate limit: the check is
+    /// reserved before the password is hashed, so parallel attempts never make more checks than
+    /// the limit allows (``LoginRateLimiter``).
     func check(name: String, password: String, address: String) async -> Outcome {
-        if let wait = limiter.retryAfter(account: name, address: address) {
+        let reservation: LoginRateLimiter.Reservation
+        switch await limiter.reserve(account: name, address: address) {
+        case .check(let reserved):
+            reservation = reserved
+        case .limited(let wait):
             counts.withLock { $0.limited += 1 }
             logger.notice("Login refused: too many failed attempts.", metadata: ["whereabouts.user": "\(name.prefix(64))", "whereabouts.client": "\(address)", "whereabouts.retryAfter": "\(wait)"])
             return .limited(retryAfter: wait)
@@ -82,12 +91,12 @@ public final class Authenticator: Sendable, Hashable {
         let hash = account?.passwordHash ?? users.withLock { $0.decoy }
         let matches = await PasswordHashing.verify(password, hash: hash)
         guard let account, matches else {
-            limiter.recordFailure(account: name, address: address)
+            limiter.finish(reservation, succeeded: false)
             counts.withLock { $0.refused += 1 }
             logger.notice("Login refused: unknown user or wrong password.", metadata: ["whereabouts.user": "\(name.prefix(64))", "whereabouts.client": "\(address)"])
             return .refused
         }
-        limiter.recordSuccess(account: name)
+        limiter.finish(reservation, succeeded: true)
         counts.withLock { $0.accepted += 1 }
         return .accepted(account)
     }
@@ -104,6 +113,51 @@ public final class Authenticator: Sendable, Hashable {
         sessions.account(for: token, in: accounts())
     }
 
+    /// Ends the session `token` (logout), and closes the WebSockets opened with it at once.
+    func endSession(_ token: String) {
+        sessions.end(token)
+        closeEndedAccess()
+    }
+
+    /// What let `viewer` in on a request with `session` (a cookie or bearer token; `nil` for HTTP
+    /// basic); `nil` when it is not an account.
+    static func credential(of viewer: Viewer, session: String?) -> Credential? {
+        guard case .account(let account) = viewer else { return nil }
+        return Credential(account: account.name, passwordHash: account.passwordHash, session: session)
+    }
+
+    /// Whether `credential` still gives access: its session is live (not ended, not expired, its
+    /// account still there with the same password), or without a session, its account still has
+    /// the same password.
+    func isValid(_ credential: Credential, accounts: [String: Account]? = nil) -> Bool {
+        let accounts = accounts ?? self.accounts()
+        if let token = credential.session {
+            return sessions.account(for: token, in: accounts)?.name == credential.account
+        }
+        return accounts[credential.account]?.passwordHash == credential.passwordHash
+    }
+
+    /// Returns when `credential`'s access ends (logout, a changed password, the account removed
+    /// from the users file, the session expired), or when the task is cancelled. An open WebSocket
+    /// waits on this and closes when it returns.
+    func untilAccessEnds(_ credential: Credential) async {
+        await access.untilRevoked(credential) { isValid(credential) }
+    }
+
+    /// Looks at the users file now and ends the wait of every open WebSocket whose access has
+    /// ended. ``AccessWatchService`` calls it four times a second while WebSockets are open.
+    func closeEndedAccess(now: Date = Date()) {
+        guard access.count > 0 else { return }
+        let accounts = accounts(now: now, maxAge: 0)
+        let closed = access.revoke { !isValid($0, accounts: accounts) }
+        guard !closed.isEmpty else { return }
+        counts.withLock { $0.webSocketsRevoked += closed.count }
+        for (name, count) in Dictionary(grouping: closed, by: { $0 }).mapValues(\.count) {
+            logger.info("Closed WebSockets whose access ended (logout, changed password, removed account or expired session).",
+                        metadata: ["whereabouts.user": "\(name)", "whereabouts.connections": "\(count)"])
+        }
+    }
+
     /// The login counters in the Prometheus text format.
     func metricsText() -> String {
         let counts = counts.withLock { $0 }
@@ -116,6 +170,9 @@ public final class Authenticator: Sendable, Hashable {
             # HELP whereabouts_dashboard_sessions_started_total Dashboard sessions started (cookie or bearer token).
             # TYPE whereabouts_dashboard_sessions_started_total counter
             whereabouts_dashboard_sessions_started_total \(counts.sessionsStarted)
+            # HELP whereabouts_dashboard_websockets_revoked_total Open WebSockets closed because their access ended (logout, changed password, removed account, expired session).
+            # TYPE whereabouts_dashboard_websockets_revoked_total counter
+            whereabouts_dashboard_websockets_revoked_total \(counts.webSocketsRevoked)
 
             """
     }

@@ -60,9 +60,10 @@ extension DashboardRouter {
             }
         }
         router.post("/logout") { request, _ in
-            if let token = request.cookies[LoginMiddleware.cookieName]?.value { authenticator?.sessions.end(token) }
+            // Ending a session also closes the WebSockets opened with it.
+            if let token = request.cookies[LoginMiddleware.cookieName]?.value { authenticator?.endSession(token) }
             if let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer ") {
-                authenticator?.sessions.end(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces))
+                authenticator?.endSession(String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces))
             }
             let secure = authenticator?.configuration.secureCookie == true ? "; Secure" : ""
             return Response(status: .seeOther, headers: [

@@ -1,6 +1,8 @@
 import Hummingbird
+import HTTPTypes
 
-/// A login the dashboard refuses: 401 (with a `WWW-Authenticate` challenge) or 429 (with
+/// A login the dashboard refuses: 401 (with a `WWW-Authenticate` challenge, unless the request
+/// carries `X-Requested-With`) or 429 (with
 /// `Retry-After`), and a JSON body `{"error": code, "message": text}` like every API error.
 struct LoginError: Error, Sendable, Hashable, HTTPResponseError {
     /// The HTTP status answered with.
@@ -38,10 +40,18 @@ struct LoginError: Error, Sendable, Hashable, HTTPResponseError {
     /// Writes the JSON body with the challenge or the wait.
     func response(from request: Request, context: some RequestContext) throws -> Response {
         var response = try JSONBody.response(Body(error: code, message: message), status: status)
-        if status == .unauthorized { response.headers[.wwwAuthenticate] = "Basic realm=\"whereabouts\", charset=\"UTF-8\"" }
+        // Scripts that mark their calls (`X-Requested-With`, as the dashboard page does) get no
+        // challenge: a browser would answer it with a password dialog instead of the page's form.
+        let marked = Self.requestedWith.map { request.headers[$0] != nil } ?? false
+        if status == .unauthorized, !marked {
+            response.headers[.wwwAuthenticate] = "Basic realm=\"whereabouts\", charset=\"UTF-8\""
+        }
         if let retryAfter { response.headers[.retryAfter] = "\(retryAfter)" }
         return response
     }
+
+    /// `X-Requested-With`, which scripts set on their own calls.
+    private static let requestedWith = HTTPField.Name("X-Requested-With")
 
     private struct Body: Encodable {
         var error: String

@@ -26,11 +26,14 @@ struct LoginMiddleware: RouterMiddleware {
         }
         if Self.publicPaths.contains(request.uri.path) { return try await next(request, context) }
         if let authorization = request.headers[.authorization] {
-            context.viewer = .account(try await Self.account(authorization, authenticator: authenticator, address: context.clientAddress))
+            let (account, session) = try await Self.account(authorization, authenticator: authenticator, address: context.clientAddress)
+            context.viewer = .account(account)
+            context.session = session
             return try await next(request, context)
         }
         if let token = request.cookies[Self.cookieName]?.value, let account = authenticator.account(forSession: token) {
             context.viewer = .account(account)
+            context.session = token
             return try await next(request, context)
         }
         if request.method == .get, request.uri.path == "/" {
@@ -50,22 +53,22 @@ struct LoginMiddleware: RouterMiddleware {
         return false
     }
 
-    /// The account an `Authorization` header names: a bearer session or basic credentials.
-    private static func account(_ header: String, authenticator: Authenticator, address: String) async throws -> Account {
+    /// The account an `Authorization` header names, and its session token: a bearer session or
+    /// basic credentials (no session).
+    private static func account(_ header: String, authenticator: Authenticator, address: String) async throws -> (Account, String?) {
         let parts = header.split(separator: " ", maxSplits: 1).map(String.init)
         guard parts.count == 2 else { throw LoginError.badAuthorization }
         switch parts[0].lowercased() {
         case "bearer":
-            guard let account = authenticator.account(forSession: parts[1].trimmingCharacters(in: .whitespaces)) else {
-                throw LoginError.badSession
-            }
-            return account
+            let token = parts[1].trimmingCharacters(in: .whitespaces)
+            guard let account = authenticator.account(forSession: token) else { throw LoginError.badSession }
+            return (account, token)
         case "basic":
             guard let data = Data(base64Encoded: parts[1].trimmingCharacters(in: .whitespaces)),
                   let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":")
             else { throw LoginError.badAuthorization }
             switch await authenticator.check(name: String(text[..<colon]), password: String(text[text.index(after: colon)...]), address: address) {
-            case .accepted(let account): return account
+            case .accepted(let account): return (account, nil)
             case .refused: throw LoginError.refused
             case .limited(let wait): throw LoginError.limited(retryAfter: wait)
             }

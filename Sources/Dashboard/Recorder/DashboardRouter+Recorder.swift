@@ -39,7 +39,8 @@ extension DashboardRouter {
             let user = query["user"].flatMap { $0.isEmpty ? nil : $0 }
             let device = user == nil ? nil : query["device"].flatMap { $0.isEmpty ? nil : $0 }
             let fields = RecorderLocation.fieldList(query["fields"])
-            return jsonResponse(try await lastArray(history: history, user: user, device: device, fields: fields, scope: scope))
+            let extras = await recorderExtras(source: source, fields: fields)
+            return jsonResponse(try await lastArray(history: history, user: user, device: device, fields: fields, extras: extras, scope: scope))
         }
         router.get("/api/0/locations") { request, context in
             let scope = await RecorderScope.of(context.viewer, in: source)
@@ -66,11 +67,14 @@ extension DashboardRouter {
     /// The `/api/0/last` array: each member's last location the caller may see, ordered by user
     /// and device. Without a `user`, the members are split in two halves read and encoded side by
     /// side (two cores; 10,000 members in about 20 ms, BENCHMARKS.md "Recorder API").
-    private static func lastArray(history: HistoryStore, user: String?, device: String?, fields: [String]?, scope: RecorderScope) async throws -> ByteBuffer {
+    /// Each location ends with what the Recorder merges in (``RecorderExtras``).
+    private static func lastArray(
+        history: HistoryStore, user: String?, device: String?, fields: [String]?, extras: RecorderExtras, scope: RecorderScope
+    ) async throws -> ByteBuffer {
         let encoder = RecorderEncoder(format: .json, fields: fields)
         @Sendable func objects(_ users: HistoryUserRange) async throws(HistoryError) -> (ByteBuffer, Int) {
             try await history.scanLastLocations(user: user, device: device, users: users) { rows throws(HistoryError) in
-                try encoder.objects(&rows) { scope.contains($0.memberID) }
+                try encoder.objects(&rows, extras: extras) { scope.contains($0.memberID) }
             }
         }
         let parts: [(ByteBuffer, Int)]
@@ -89,6 +93,13 @@ extension DashboardRouter {
         }
         array.writeStaticString("]")
         return array
+    }
+
+    /// The keys the Recorder merges into `/last` locations (card, regions, the live fix's extra
+    /// keys), when `source` is the subscriber itself; none otherwise.
+    static func recorderExtras<Source: CircleViewSource>(source: Source, fields: [String]?) async -> RecorderExtras {
+        guard let details = source as? any SubscriberDetailsSource else { return .none }
+        return RecorderExtras(await details.memberDetails(), fields: fields)
     }
 
     private static func visibleUsers(_ users: [String], history: HistoryStore, scope: RecorderScope) async throws -> [String] {

@@ -6,16 +6,19 @@ import Subscriber
 import Synchronization
 
 extension DashboardRouter {
-    /// Adds the Recorder's WebSocket `/ws/last` over `history` (``RecorderLastPusher``).
+    /// Adds the Recorder's WebSocket `/ws/last` over `history` (``RecorderLastPusher``); it closes
+    /// when the login that opened it ends (``WebSocketAccess``).
     static func addRecorderWebSocket<Source: CircleViewSource>(
-        to router: Router<DashboardRequestContext>, history: HistoryStore, source: Source
+        to router: Router<DashboardRequestContext>, history: HistoryStore, source: Source, authenticator: Authenticator?
     ) {
         router.ws("/ws/last") { _, _ in
             .upgrade()
         } onUpgrade: { inbound, outbound, context in
             context.requestContext.releaseUpgradeHandler()
             let pusher = RecorderLastPusher(history: history, source: source, viewer: context.requestContext.viewer)
-            try await pusher.run(inbound: inbound, outbound: outbound)
+            try await WebSocketAccess.run(context: context.requestContext, authenticator: authenticator, outbound: outbound) {
+                try await pusher.run(inbound: inbound, outbound: outbound)
+            }
         }
     }
 }

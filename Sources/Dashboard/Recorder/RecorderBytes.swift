@@ -199,6 +199,32 @@ struct RecorderBytes: TextOutputStream {
         }
     }
 
+    /// `text` (UTF-8) as the value of an XML attribute in double quotes: `&`, `<`, `>`, `"` and
+    /// `'` as entities, control characters (which XML 1.0 does not allow) as spaces, text that is
+    /// not valid UTF-8 repaired first. At most `6 × text.count` bytes.
+    mutating func xmlText(_ text: UnsafeRawBufferPointer) {
+        let special: (UInt8) -> Bool = { $0 < 0x20 || $0 >= 0x80 || $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<")
+            || $0 == UInt8(ascii: ">") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "'") }
+        guard text.contains(where: special) else {
+            bytes(text)
+            return
+        }
+        var repaired = String(decoding: text, as: UTF8.self)
+        repaired.withUTF8 { utf8 in
+            for byte in utf8 {
+                switch byte {
+                case UInt8(ascii: "&"): ascii("&amp;")
+                case UInt8(ascii: "<"): ascii("&lt;")
+                case UInt8(ascii: ">"): ascii("&gt;")
+                case UInt8(ascii: "\""): ascii("&quot;")
+                case UInt8(ascii: "'"): ascii("&apos;")
+                case ..<0x20: self.byte(UInt8(ascii: " "))
+                default: self.byte(byte)
+                }
+            }
+        }
+    }
+
     /// `text` (UTF-8) as a CSV cell: as it is, or quoted (RFC 4180) when it holds a comma, a
     /// quote or a line break. At most `6 × text.count + 2` bytes.
     mutating func csvCell(_ text: UnsafeRawBufferPointer) {
@@ -222,6 +248,17 @@ struct RecorderBytes: TextOutputStream {
         let plain = text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x80 && $0 != UInt8(ascii: ",") && $0 != UInt8(ascii: "\"") }
         guard !plain, text.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) else { return text }
         return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// `text` escaped as ``xmlText(_:)`` writes it.
+    static func xmlEscaped(_ text: String) -> [UInt8] {
+        var text = text
+        let bound = max(1, 6 * text.utf8.count)
+        return [UInt8](unsafeUninitializedCapacity: bound) { storage, initialized in
+            var bytes = RecorderBytes(UnsafeMutableRawBufferPointer(storage))
+            text.withUTF8 { bytes.xmlText(UnsafeRawBufferPointer($0)) }
+            initialized = bytes.count
+        }
     }
 
     /// `text` as a JSON string literal.

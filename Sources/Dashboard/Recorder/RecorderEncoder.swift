@@ -80,6 +80,8 @@ struct RecorderEncoder: Sendable {
                          Array(RecorderBytes.csvQuoted(topic).utf8))
             case .gpx, .geojson, .linestring:
                 texts = ([], [], [])
+            case .xml:
+                texts = (RecorderBytes.xmlEscaped(member.user), RecorderBytes.xmlEscaped(member.device), RecorderBytes.xmlEscaped(topic))
             }
         }
 
@@ -109,7 +111,7 @@ struct RecorderEncoder: Sendable {
 
     /// Whether the format puts a comma between locations (the JSON formats), one byte before
     /// each but the first.
-    var separatesWithComma: Bool { format != .csv && format != .gpx }
+    var separatesWithComma: Bool { format != .csv && format != .gpx && format != .xml }
 
     @inline(__always)
     private func has(_ key: Key) -> Bool { keys & (1 << UInt32(key.rawValue)) != 0 }
@@ -124,11 +126,17 @@ struct RecorderEncoder: Sendable {
 
     /// Appends `point` of `member`, the `index`th of the answer (JSON formats put a comma
     /// before all but the first).
-    func append<Point: RecorderPoint & ~Copyable>(_ point: borrowing Point, of member: Member, index: Int, to buffer: inout ByteBuffer) {
-        RecorderBytes.append(to: &buffer, bound: bound(point, member: member)) { bytes in
+    ///
+    /// `extra`: keys to add at the end of a JSON object (``RecorderExtras``), each with the comma
+    /// before it; other formats ignore it.
+    func append<Point: RecorderPoint & ~Copyable>(
+        _ point: borrowing Point, of member: Member, index: Int, extra: [UInt8]? = nil, to buffer: inout ByteBuffer
+    ) {
+        RecorderBytes.append(to: &buffer, bound: bound(point, member: member) + (extra?.count ?? 0)) { bytes in
             if index > 0, separatesWithComma { bytes.byte(UInt8(ascii: ",")) }
             switch format {
-            case .json: json(point, of: member, to: &bytes)
+            case .json: json(point, of: member, extra: extra, to: &bytes)
+            case .xml: xml(point, of: member, to: &bytes)
             case .csv: csv(point, of: member, to: &bytes)
             case .geojson:
                 bytes.ascii(#"{"type":"Feature","geometry":{"type":"Point","coordinates":["#)
@@ -137,6 +145,17 @@ struct RecorderEncoder: Sendable {
                 bytes.double(point.lat)
                 bytes.ascii(#"]},"properties":{"name":"#)
                 point.withText(.tid) { bytes.jsonString($0) }
+                // As the Recorder's geo_json: the accuracy, altitude and speed the device sent.
+                bytes.ascii(#","acc":"#)
+                bytes.int(point.int(.acc) ?? 0)
+                if let alt = point.int(.alt) {
+                    bytes.ascii(#","alt":"#)
+                    bytes.int(alt)
+                }
+                if let vel = point.int(.vel) {
+                    bytes.ascii(#","vel":"#)
+                    bytes.int(vel)
+                }
                 bytes.ascii(#","tst":"#)
                 bytes.int(point.tst)
                 bytes.ascii(#","isotst":""#)
@@ -168,26 +187,31 @@ struct RecorderEncoder: Sendable {
 
     /// Each location `rows` holds for which `include` says yes, as JSON objects each with the
     /// comma that separates it from the one before (`/api/0/last` strips the first), and how many.
-    func objects(_ rows: inout HistoryLocationRows, include: (borrowing HistoryLocationRows) -> Bool) throws(HistoryError) -> (ByteBuffer, Int) {
+    /// Each object ends with the member's ``RecorderExtras``.
+    func objects(
+        _ rows: inout HistoryLocationRows, extras: RecorderExtras = .none, include: (borrowing HistoryLocationRows) -> Bool
+    ) throws(HistoryError) -> (ByteBuffer, Int) {
         var buffer = ByteBuffer()
         buffer.reserveCapacity(64 * 1024)
         var count = 0
         while try rows.next() {
             guard include(rows) else { continue }
-            append(rows, of: .ofEachPoint, index: 1, to: &buffer)
+            let extra = extras.isEmpty ? nil : extras.bytes(for: rows.memberID, tst: rows.tst)
+            append(rows, of: .ofEachPoint, index: 1, extra: extra, to: &buffer)
             count += 1
         }
         return (buffer, count)
     }
 
-    /// `location` as one JSON object (a `/ws/last` message).
-    func object(_ location: HistoryLocation) -> ByteBuffer {
+    /// `location` as one JSON object (a `/ws/last` message), ending with its ``RecorderExtras``.
+    func object(_ location: HistoryLocation, extras: RecorderExtras = .none) -> ByteBuffer {
         var buffer = ByteBuffer()
-        append(location, of: Member(location.member, format: format), index: 0, to: &buffer)
+        append(location, of: Member(location.member, format: format), index: 0,
+               extra: extras.bytes(for: location.member, tst: location.fix.tst), to: &buffer)
         return buffer
     }
 
-    private func json<Point: RecorderPoint & ~Copyable>(_ point: borrowing Point, of member: Member, to bytes: inout RecorderBytes) {
+    private func json<Point: RecorderPoint & ~Copyable>(_ point: borrowing Point, of member: Member, extra: [UInt8]?, to bytes: inout RecorderBytes) {
         var first = true
         // `name` is the key with its quotes and colon: one copy per key.
         func key(_ key: Key, _ name: StaticString) -> Bool {
@@ -258,7 +282,65 @@ struct RecorderEncoder: Sendable {
         }
         int(.vac, .vac, #""vac":"#)
         int(.vel, .vel, #""vel":"#)
+        if let extra, !extra.isEmpty {
+            // Each extra key comes with its comma; the first key of an object has none.
+            if first { bytes.byte(UInt8(ascii: "{")) }
+            extra.withUnsafeBytes { bytes.bytes(first ? UnsafeRawBufferPointer(rebasing: $0.dropFirst()) : $0) }
+            first = false
+        }
         bytes.ascii(first ? "{}" : "}")
+    }
+
+    /// One `<point .../>` element: the keys of the JSON object as attributes, in the same order,
+    /// values escaped for an XML attribute (`&`, `<`, `>`, `"`, `'` and control characters).
+    private func xml<Point: RecorderPoint & ~Copyable>(_ point: borrowing Point, of member: Member, to bytes: inout RecorderBytes) {
+        bytes.ascii("  <point")
+        func attribute(_ key: Key, _ name: StaticString, _ value: (inout RecorderBytes) -> Void) {
+            guard has(key) else { return }
+            bytes.byte(UInt8(ascii: " "))
+            bytes.ascii(name)
+            bytes.ascii("=\"")
+            value(&bytes)
+            bytes.byte(UInt8(ascii: "\""))
+        }
+        func int(_ column: HistoryLocationRows.IntColumn, _ key: Key, _ name: StaticString) {
+            if let value = point.int(column) { attribute(key, name) { $0.int(value) } }
+        }
+        attribute(.acc, "acc") { $0.int(point.int(.acc) ?? 0) }
+        int(.alt, .alt, "alt")
+        int(.batt, .batt, "batt")
+        int(.bs, .bs, "bs")
+        int(.cog, .cog, "cog")
+        int(.createdAt, .createdAt, "created_at")
+        attribute(.device, "device") { bytes in
+            if let texts = member.texts { bytes.bytes(texts.device) } else { point.withMember { bytes.xmlText($1) } }
+        }
+        attribute(.disptst, "disptst") { $0.time(point.tst, separator: UInt8(ascii: " "), zone: false) }
+        attribute(.isotst, "isotst") { $0.time(point.tst) }
+        attribute(.lat, "lat") { $0.double(point.lat) }
+        attribute(.lon, "lon") { $0.double(point.lon) }
+        int(.m, .m, "m")
+        if point.hasText(.t) { attribute(.t, "t") { bytes in point.withText(.t) { bytes.xmlText($0) } } }
+        attribute(.tid, "tid") { bytes in point.withText(.tid) { bytes.xmlText($0) } }
+        attribute(.topic, "topic") { bytes in
+            if let texts = member.texts {
+                bytes.bytes(texts.topic)
+            } else {
+                point.withMember { user, device in
+                    bytes.ascii("owntracks/")
+                    bytes.xmlText(user)
+                    bytes.byte(UInt8(ascii: "/"))
+                    bytes.xmlText(device)
+                }
+            }
+        }
+        attribute(.tst, "tst") { $0.int(point.tst) }
+        attribute(.username, "username") { bytes in
+            if let texts = member.texts { bytes.bytes(texts.user) } else { point.withMember { user, _ in bytes.xmlText(user) } }
+        }
+        int(.vac, .vac, "vac")
+        int(.vel, .vel, "vel")
+        bytes.ascii("/>\n")
     }
 
     private func csv<Point: RecorderPoint & ~Copyable>(_ point: borrowing Point, of member: Member, to bytes: inout RecorderBytes) {

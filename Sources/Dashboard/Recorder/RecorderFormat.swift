@@ -10,8 +10,10 @@
 /// - `linestring`: one `Feature` whose `geometry` is a `LineString` of `[lon, lat]`.
 /// - `gpx`: GPX 1.1, one `trk` with one `trkseg` of `trkpt lat lon`; beyond the Recorder's, each
 ///   point carries `ele` (when the device sent `alt`) and `time`, so the file replays in time.
+/// - `xml`: an `<owntracks>` document with one `<point .../>` per location, the keys of the JSON
+///   location as attributes (the Recorder's `xml_output`; `fields=` picks them).
 enum RecorderFormat: String, CaseIterable, Sendable {
-    case json, csv, gpx, geojson, linestring
+    case json, csv, gpx, geojson, linestring, xml
 
     /// The CSV columns when `fields` is not given.
     static let csvColumns = ["tst", "isotst", "lat", "lon", "acc", "alt", "vac", "vel", "cog", "batt", "tid", "t", "m", "username", "device"]
@@ -23,6 +25,7 @@ enum RecorderFormat: String, CaseIterable, Sendable {
         case .geojson: "application/geo+json; charset=utf-8"
         case .csv: "text/csv; charset=utf-8; header=present"
         case .gpx: "application/gpx+xml; charset=utf-8"
+        case .xml: "application/xml; charset=utf-8"
         }
     }
 
@@ -42,6 +45,7 @@ enum RecorderFormat: String, CaseIterable, Sendable {
         case .gpx:
             "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\" ?>\n"
                 + "<gpx version=\"1.1\" creator=\"Whereabouts\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n <trk>\n  <trkseg>\n"
+        case .xml: "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<owntracks>\n"
         }
     }
 
@@ -53,6 +57,7 @@ enum RecorderFormat: String, CaseIterable, Sendable {
         case .geojson: "]}"
         case .linestring: "]}}"
         case .gpx: "  </trkseg>\n </trk>\n</gpx>\n"
+        case .xml: "</owntracks>\n"
         }
     }
 }

@@ -5,7 +5,8 @@ import Synchronization
 
 /// One `/ws/last` client, seen through its viewer's history scope (docs/recorder-api.md): when
 /// it sends `LAST` it gets the newest location of each device it may read, one text message each
-/// (the Recorder's location object); from the moment it connects it also gets every newer
+/// (the Recorder's location object, with the card and the other keys the Recorder merges in,
+/// ``RecorderExtras``); from the moment it connects it also gets every newer
 /// location of those devices as it is stored, never one older than it was sent before. New
 /// locations are found by reading the newest of each device once a second, so two fixes of one
 /// device within a second arrive as the newer one only.
@@ -31,9 +32,10 @@ struct RecorderLastPusher<Source: CircleViewSource>: Sendable {
             group.addTask {
                 for try await message in inbound.messages(maxSize: 4_096) {
                     guard case .text(let text) = message, text.trimmingCharacters(in: .whitespacesAndNewlines).uppercased() == "LAST" else { continue }
+                    let extras = await DashboardRouter.recorderExtras(source: source, fields: nil)
                     for location in try await visibleLast() {
                         sent.tst.withLock { $0[location.member] = max($0[location.member] ?? .min, location.fix.tst) }
-                        try await send(location, to: outbound)
+                        try await send(location, extras: extras, to: outbound)
                     }
                 }
             }
@@ -47,7 +49,9 @@ struct RecorderLastPusher<Source: CircleViewSource>: Sendable {
                             return true
                         }
                     }
-                    for location in newer { try await send(location, to: outbound) }
+                    guard !newer.isEmpty else { continue }
+                    let extras = await DashboardRouter.recorderExtras(source: source, fields: nil)
+                    for location in newer { try await send(location, extras: extras, to: outbound) }
                 }
             }
             // The client leaving ends the reader; that ends the poller too.
@@ -65,7 +69,7 @@ struct RecorderLastPusher<Source: CircleViewSource>: Sendable {
         return try await history.lastLocations().filter { scope.contains($0.member) }
     }
 
-    private func send(_ location: HistoryLocation, to outbound: WebSocketOutboundWriter) async throws {
-        try await outbound.write(.text(String(buffer: RecorderEncoder(format: .json, fields: nil).object(location))))
+    private func send(_ location: HistoryLocation, extras: RecorderExtras, to outbound: WebSocketOutboundWriter) async throws {
+        try await outbound.write(.text(String(buffer: RecorderEncoder(format: .json, fields: nil).object(location, extras: extras))))
     }
 }

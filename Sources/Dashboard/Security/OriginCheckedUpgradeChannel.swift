@@ -6,7 +6,8 @@ import NIOCore
 import NIOHTTP1
 
 /// The dashboard's server channel: hummingbird-websocket's HTTP/1 channel with WebSocket upgrades,
-/// plus a ``RefusedUpgradeFilter`` in front of its upgrade handler.
+/// plus a ``RefusedUpgradeFilter`` in front of its upgrade handler and a
+/// ``MalformedRequestResponder`` that answers requests the HTTP decoder refuses.
 struct OriginCheckedUpgradeChannel: ServerChildChannel {
     typealias Value = HTTP1WebSocketUpgradeChannel.Value
 
@@ -17,7 +18,10 @@ struct OriginCheckedUpgradeChannel: ServerChildChannel {
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         base.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
-            try channel.pipeline.syncOperations.addHandler(RefusedUpgradeFilter(policy: policy, login: login), position: .after(decoder))
+            let filter = RefusedUpgradeFilter(policy: policy, login: login)
+            try channel.pipeline.syncOperations.addHandler(filter, position: .after(decoder))
+            // Requests the decoder refuses get 414, 431 or 400 instead of silence.
+            try MalformedRequestResponder.add(to: channel.pipeline.syncOperations, after: filter)
             return value
         }
     }

@@ -143,7 +143,7 @@ struct RequestOriginPolicy: Sendable, Hashable {
         return lower
     }
 
-    private static func normalisedOrigin(_ origin: String) -> String {
+    static func normalisedOrigin(_ origin: String) -> String {
         var lower = origin.lowercased().trimmingCharacters(in: .whitespaces)
         while lower.hasSuffix("/") { lower.removeLast() }
         for scheme in ["http://", "https://", "ws://", "wss://"] where lower.hasPrefix(scheme) {

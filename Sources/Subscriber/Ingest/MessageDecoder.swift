@@ -111,7 +111,7 @@ extension MessageDecoder {
 
         static let informationalLocationKeys: Set<String> = [
             "acc", "alt", "vac", "vel", "cog", "batt", "bs", "m", "created_at", "ve", "vn", "ms", "due", "inregions",
-            "inrids", "p", "motionactivities", "image",
+            "inrids", "p", "motionactivities", "image", "SSID", "BSSID", "poi",
         ]
 
         init(wire: WirePayload, now: Int, futureTolerance: Int) {
@@ -189,6 +189,7 @@ extension MessageDecoder {
             message.bssid = boundedString(wire.bssid, "BSSID", maxBytes: 64)
             message.inrids = boundedList(wire.inrids, "inrids")
             message.motionactivities = boundedList(wire.motionactivities, "motionactivities")
+            message.poi = boundedString(wire.poi, "poi", maxBytes: 256)
             var regions = wire.inregions
             if let list = regions, list.contains(where: { $0.isEmpty || $0.utf8.count > 200 }) {
                 drop("inregions")

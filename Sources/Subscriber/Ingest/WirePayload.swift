@@ -45,6 +45,7 @@ struct WirePayload {
     /// UTF-8 bytes of `data` (an encrypted message's ciphertext), which ``MessageDecoder``'s size
     /// limit does not count in an `encrypted` message.
     var dataBytes = 0
+    var poi: String?
     /// Known keys whose value had the wrong JSON type, in payload order.
     var wrongTypes: [String] = []
 
@@ -100,6 +101,7 @@ struct WirePayload {
             if `is`("motionactivities") { return Self.strings(value, into: &motionactivities) }
         case UInt8(ascii: "p"):
             if `is`("p") { return Self.number(value, into: &p) }
+            if `is`("poi") { return Self.string(value, into: &poi) }
         case UInt8(ascii: "S"):
             if `is`("SSID") { return Self.string(value, into: &ssid) }
         case UInt8(ascii: "B"):

@@ -110,6 +110,19 @@ public actor CircleViewStore {
         return state.cards[id]?.face
     }
 
+    /// What is known of each of `members` (`nil`: every member) beyond the history (card,
+    /// reported regions, the live fix's extra keys), for the Recorder API; members the store has
+    /// nothing of are absent.
+    public func details(of members: [MemberID]? = nil) -> [MemberID: MemberDetails] {
+        var details: [MemberID: MemberDetails] = [:]
+        for id in members ?? Array(Set(state.members.keys).union(state.cards.keys).union(state.regions.keys)) {
+            let card = state.cards[id], regions = state.regions[id]?.names ?? [], fix = state.members[id]?.fix
+            guard card != nil || !regions.isEmpty || fix != nil else { continue }
+            details[id] = MemberDetails(name: card?.name, face: card?.face, inregions: regions, fix: fix)
+        }
+        return details
+    }
+
     /// The ingest and publishing counters.
     public func statistics() -> IngestStatistics {
         state.stats

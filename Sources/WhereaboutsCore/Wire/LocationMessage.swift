@@ -63,12 +63,15 @@ public struct LocationMessage: Sendable, Hashable, Codable {
     /// The motion activities the phone reports (`motionactivities`, the iOS app: `stationary`,
     /// `walking`, `automotive` ...).
     public var motionactivities: [String]?
+    /// The name of a point of interest the user marked this location as (OwnTracks `poi`, sent
+    /// by the apps' "publish with POI").
+    public var poi: String?
 
     enum CodingKeys: String, CodingKey {
         case type = "_type"
         case tid, tst, lat, lon, acc, alt, vac, vel, cog, batt, bs, t, m
         case createdAt = "created_at"
-        case ve, vn, ms, due, inregions, inrids, conn, p, motionactivities
+        case ve, vn, ms, due, inregions, inrids, conn, p, motionactivities, poi
         case ssid = "SSID", bssid = "BSSID"
     }
 

@@ -113,8 +113,25 @@ extension RecorderFormat {
             }
             return line + "\n"
         case .geojson:
+            let alt = fix.alt.map { #","alt":\#($0)"# } ?? ""
+            let vel = fix.vel.map { #","vel":\#($0)"# } ?? ""
             return comma + #"{"type":"Feature","geometry":{"type":"Point","coordinates":[\#(fix.lon),\#(fix.lat)]},"#
-                + #""properties":{"name":\#(Self.referenceJSONString(fix.tid)),"tst":\#(fix.tst),"isotst":"\#(RecorderLocation.isoTime(fix.tst))"}}"#
+                + #""properties":{"name":\#(Self.referenceJSONString(fix.tid)),"acc":\#(fix.acc)\#(alt)\#(vel),"tst":\#(fix.tst),"isotst":"\#(RecorderLocation.isoTime(fix.tst))"}}"#
+        case .xml:
+            let iso = RecorderLocation.isoTime(fix.tst)
+            let member = location.member
+            var attributes: [(String, String?)] = [
+                ("acc", String(fix.acc)), ("alt", fix.alt.map(String.init)), ("batt", fix.batt.map(String.init)), ("bs", fix.bs.map(String.init)),
+                ("cog", fix.cog.map(String.init)), ("created_at", fix.createdAt.map(String.init)), ("device", member.device),
+                ("disptst", String(iso.dropLast()).replacingOccurrences(of: "T", with: " ")), ("isotst", iso),
+                ("lat", "\(fix.lat)"), ("lon", "\(fix.lon)"), ("m", fix.m.map(String.init)), ("t", fix.t), ("tid", fix.tid),
+                ("topic", "owntracks/\(member.user)/\(member.device)"), ("tst", String(fix.tst)), ("username", member.user),
+                ("vac", fix.vac.map(String.init)), ("vel", fix.vel.map(String.init)),
+            ]
+            if let fields { attributes = attributes.filter { fields.contains($0.0) } }
+            var element = "  <point"
+            for case let (name, value?) in attributes { element += " \(name)=\"\(Self.referenceXML(value))\"" }
+            return element + "/>\n"
         case .linestring:
             return comma + "[\(fix.lon),\(fix.lat)]"
         case .gpx:
@@ -152,6 +169,23 @@ extension RecorderFormat {
         case "topic": return referenceQuoted("owntracks/\(location.member.user)/\(location.member.device)")
         default: return ""
         }
+    }
+
+    /// `text` as an XML attribute value: the five entities, control characters as spaces.
+    private static func referenceXML(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            case _ where scalar.value < 0x20: out += " "
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 
     private static func referenceQuoted(_ text: String) -> String {

@@ -25,6 +25,10 @@
     W.renderList();
   };
 
+  // Marks the page's own calls, so that a 401 comes without a basic-auth challenge: the page
+  // goes to its login form instead of the browser opening a password dialog.
+  const SCRIPT = { "X-Requested-With": "XMLHttpRequest" };
+
   function setConnection(text, open) {
     const pill = $("connection");
     pill.textContent = text;
@@ -41,7 +45,7 @@
 
   // Loads the circle list into the selector, keeping the chosen circle when it still exists.
   async function loadCircles() {
-    const response = await fetch("api/circles", { cache: "no-store" });
+    const response = await fetch("api/circles", { cache: "no-store", headers: SCRIPT });
     if (response.status === 401) { location.href = "login"; return new Promise(() => {}); }  // the session ended
     if (!response.ok) throw new Error("GET /api/circles answered " + response.status);
     circles = (await response.json()).circles;
@@ -108,7 +112,11 @@
       updateSummary(view);
       W.render();
     };
-    ws.onclose = () => { if (socket === ws) retry(); };
+    ws.onclose = (event) => {
+      if (socket !== ws) return;
+      if (event.code === 1008) { location.href = "login"; return; }  // the login ended (logout, new password)
+      retry();
+    };
   }
 
   function retry() {
@@ -120,7 +128,7 @@
 
   // Shows who is logged in, and the log-out button, when the dashboard has logins.
   async function showAccount() {
-    const response = await fetch("api/me", { cache: "no-store" });
+    const response = await fetch("api/me", { cache: "no-store", headers: SCRIPT });
     if (!response.ok) return;
     const me = await response.json();
     if (me.open || !me.user) return;
