@@ -13,10 +13,22 @@ public struct CorpusSummary: Sendable, Codable {
         public var mode: String
         /// Its half of the split (``CorpusSplit/half(of:)``).
         public var half: String
+        /// The dataset it comes from, when a manifest names it (``CorpusManifest``).
+        public var dataset: String?
         /// Accepted fixes.
         public var fixes: Int
         /// One entry per policy, in order.
         public var policies: [Cell]
+
+        /// A row from its values.
+        public init(name: String, mode: String, half: String, dataset: String? = nil, fixes: Int, policies: [Cell]) {
+            self.name = name
+            self.mode = mode
+            self.half = half
+            self.dataset = dataset
+            self.fixes = fixes
+            self.policies = policies
+        }
     }
 
     /// One policy on one track.
@@ -30,6 +42,14 @@ public struct CorpusSummary: Sendable, Codable {
         /// Whether the live error under `predict` stayed within the policy's bound at every fix
         /// (`nil` for policies without a bound).
         public var boundHeld: Bool?
+
+        /// A cell from its values.
+        public init(policy: String, reports: Int, ratioToOptimum: Double?, boundHeld: Bool?) {
+            self.policy = policy
+            self.reports = reports
+            self.ratioToOptimum = ratioToOptimum
+            self.boundHeld = boundHeld
+        }
     }
 
     /// One policy's numbers over a group of tracks.
@@ -58,7 +78,7 @@ public struct CorpusSummary: Sendable, Codable {
 
     /// A group of tracks and its policies' totals.
     public struct Group: Sendable, Codable {
-        /// `all`, `half A`, `half B`, or `mode <name>`.
+        /// `all`, `half A`, `half B`, `mode <name>` or `dataset <name>`.
         public var name: String
         /// Tracks in the group.
         public var tracks: Int
@@ -70,22 +90,44 @@ public struct CorpusSummary: Sendable, Codable {
 
     /// Every track, in the order evaluated.
     public var rows: [Row]
-    /// All tracks, then each half, then each mode (alphabetical).
+    /// All tracks, then each half and each mode (alphabetical), or each group of ``GroupBy``.
     public var groups: [Group]
+    /// The leave-one-dataset-out results, one per epsilon, when asked for.
+    public var leaveOneDatasetOut: [LeaveOneDatasetOut]?
 
-    /// Summarises rows already collected.
-    public init(rows: [Row]) {
+    /// How tracks are grouped after `all`.
+    public enum GroupBy: String, Sendable, CaseIterable {
+        /// By the dataset the manifest names.
+        case dataset
+        /// By mode of travel.
+        case mode
+    }
+
+    /// Summarises rows already collected: all tracks, then each half and each mode, or with
+    /// `groupBy` each dataset or each mode.
+    public init(rows: [Row], groupBy: GroupBy? = nil) {
         self.rows = rows
         var groups = [Self.group("all", rows)]
-        for half in ["A", "B"] { groups.append(Self.group("half \(half)", rows.filter { $0.half == half })) }
-        for mode in Set(rows.map(\.mode)).sorted() { groups.append(Self.group("mode \(mode)", rows.filter { $0.mode == mode })) }
+        switch groupBy {
+        case nil:
+            for half in ["A", "B"] { groups.append(Self.group("half \(half)", rows.filter { $0.half == half })) }
+            for mode in Set(rows.map(\.mode)).sorted() { groups.append(Self.group("mode \(mode)", rows.filter { $0.mode == mode })) }
+        case .mode:
+            for mode in Set(rows.map(\.mode)).sorted() { groups.append(Self.group("mode \(mode)", rows.filter { $0.mode == mode })) }
+        case .dataset:
+            for dataset in Set(rows.map { $0.dataset ?? "unlisted" }).sorted() {
+                groups.append(Self.group("dataset \(dataset)", rows.filter { ($0.dataset ?? "unlisted") == dataset }))
+            }
+        }
         self.groups = groups
     }
 
-    /// The summary row of one evaluated track.
-    public static func row(_ evaluation: TrackEvaluation) -> Row {
+    /// The summary row of one evaluated track; its mode and dataset come from `entry` when given,
+    /// else the mode from the file name.
+    public static func row(_ evaluation: TrackEvaluation, entry: CorpusManifest.Entry? = nil) -> Row {
         Row(
-            name: evaluation.name, mode: CorpusSplit.mode(of: evaluation.name), half: CorpusSplit.half(of: evaluation.name),
+            name: evaluation.name, mode: entry?.mode ?? CorpusSplit.mode(of: evaluation.name), half: CorpusSplit.half(of: evaluation.name),
+            dataset: entry?.dataset,
             fixes: evaluation.track.count,
             policies: evaluation.runs.map { run in
                 let e = run.evaluation

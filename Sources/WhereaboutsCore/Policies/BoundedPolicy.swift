@@ -13,9 +13,11 @@ import Foundation
 /// device turns steadily (circling), the chord of the arc ahead, sent from a position a quarter of
 /// `epsilon` off the fix (``TurnChord``). Otherwise the velocity of the estimator (receiver
 /// velocity, its speed along the last two fixes' heading, else the last two fixes'; least squares
-/// over 2 and 8 s; hold) whose shadow of dead reckoning has
-/// needed the fewest reports on this track so far (`VelocityExperts`), and no velocity at all
-/// (hold) when that is slower than `stationarySpeed`, which also costs no `maxSilence` reports. Two rules read a
+/// over 8 s) whose shadow of dead reckoning has needed the fewest reports on this track so far
+/// (`VelocityExperts`), and no velocity at all (hold) when that is slower than `stationarySpeed`,
+/// which also costs no `maxSilence` reports. Why each rule is kept, measured on datasets it was
+/// not chosen on (leave-one-dataset-out), is in docs/policies.md, "Why each rule is there". Two
+/// rules read a
 /// quadratic fit of the last few fixes (when it explains them within ``kinematicTolerance``):
 /// while the device turns (at least ``turnRate`` at ``turnSpeed`` or faster, and the receiver
 /// measured no velocity) the freshest velocity, that of the last two fixes, is sent; and while it
@@ -44,6 +46,9 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
         /// The fastest velocity (m/s) a report may carry; `nil` for no cap. Default 100 m/s, the
         /// rejection filters' `maxSpeed` (`--max-speed` sets both).
         public var maxSpeed: Double?
+        /// The rules switched off, to measure what each is worth (`whereabouts-eval --without`,
+        /// `--ablate`); empty (the default) for the policy as documented.
+        public var without: Set<Rule>
 
         /// Creates parameters; every argument defaults to the documented value.
         public init(
@@ -51,13 +56,15 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
             maxSilence: Int = Self.defaultMaxSilence,
             stationarySpeed: Double = 0.2,
             fitTolerance: Double = 0.1,
-            maxSpeed: Double? = FixFilter.Settings.defaultMaxSpeed
+            maxSpeed: Double? = FixFilter.Settings.defaultMaxSpeed,
+            without: Set<Rule> = []
         ) {
             self.epsilon = epsilon
             self.maxSilence = maxSilence
             self.stationarySpeed = stationarySpeed
             self.fitTolerance = fitTolerance
             self.maxSpeed = maxSpeed
+            self.without = without
         }
 
         /// The default `maxSilence`: 120 seconds. Only a message that carries a velocity puts a
@@ -107,10 +114,6 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
     /// How many recent fixes the policy remembers for its velocity fit.
     public static let historyCapacity = 256
 
-    /// How far back (s) a report looks at the remembered fixes when the last 30 s (the quadratic
-    /// fit's reach) hold fewer than the five a steady turn needs: 64 s.
-    static let lookBack = 64.0
-
     /// The parameters in force.
     public let parameters: Parameters
     private var guardian: PredictionGuard
@@ -123,15 +126,23 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
         guardian = PredictionGuard(epsilon: parameters.epsilon, maxSilence: parameters.maxSilence, maxSpeed: parameters.maxSpeed)
         experts = VelocityExperts(
             epsilon: parameters.epsilon, maxSilence: parameters.maxSilence, maxSpeed: parameters.maxSpeed,
-            stationarySpeed: parameters.stationarySpeed
+            stationarySpeed: parameters.stationarySpeed, without: parameters.without
         )
     }
 
     /// The policy's `epsilon`.
     public var errorBound: Double { parameters.epsilon }
 
-    /// `bounded(50m)`, with the epsilon in force.
-    public var name: String { "bounded(\(formatted(parameters.epsilon))m)" }
+    /// `bounded(50m)`, with the epsilon in force; `bounded-without-braking+turn(50m)` with rules
+    /// switched off.
+    public var name: String {
+        let without = parameters.without.isEmpty ? "" : "-without-" + parameters.without.sorted().map(\.rawValue).joined(separator: "+")
+        return "bounded\(without)(\(formatted(parameters.epsilon))m)"
+    }
+
+    private var stationarySpeed: Double { uses(.stationary) ? parameters.stationarySpeed : 0 }
+
+    private func uses(_ rule: Rule) -> Bool { !parameters.without.contains(rule) }
 
     /// Reports the fix when the displayed position misses it by more than `epsilon` or dashboards
     /// have extrapolated for `maxSilence` seconds (not when the last report's horizon was shorter:
@@ -151,11 +162,8 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
     }
 
     private mutating func report(_ fix: Fix, trigger: Trigger) -> Report {
-        var points = SentFrame.recentPoints(history: history, fix: fix, within: Kinematics.reach)
-        if points.count < TurnChord.modelTurns + 2 {
-            points = SentFrame.recentPoints(history: history, fix: fix, within: Self.lookBack)
-        }
-        if let chord = turnChord(fix, points: points) {
+        let points = SentFrame.recentPoints(history: history, fix: fix, within: Kinematics.reach)
+        if uses(.chord), let chord = turnChord(fix, points: points) {
             return guardian.report(fix, trigger: trigger, velocity: chord.velocity, position: chord.position)
         }
         let measured = fix.measuredVelocity
@@ -164,13 +172,13 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
         if let chosen = velocity, let motion = Kinematics.fit(points: points),
            motion.residual <= Self.kinematicTolerance * parameters.epsilon, motion.speed >= 0.2 {
             // Turning: the longer fits lag behind the heading; the last two fixes do not.
-            if measured == nil, motion.speed >= Self.turnSpeed, abs(motion.turnRate) >= Self.turnRate,
-               let freshest = SentFrame.lastTwo(points: points), freshest.speed >= parameters.stationarySpeed {
+            if uses(.turn), measured == nil, motion.speed >= Self.turnSpeed, abs(motion.turnRate) >= Self.turnRate,
+               let freshest = SentFrame.lastTwo(points: points), freshest.speed >= stationarySpeed {
                 velocity = freshest
             }
             // Braking: move on for as long as the display follows the way to the stop, then hold.
             let deceleration = motion.deceleration
-            if deceleration >= Self.brakingDeceleration, motion.speed / deceleration <= Self.brakingTime {
+            if uses(.braking), deceleration >= Self.brakingDeceleration, motion.speed / deceleration <= Self.brakingTime {
                 horizon = motion.brakingHorizon(
                     for: velocity ?? chosen,
                     tolerance: Self.brakingTolerance * parameters.epsilon,
@@ -178,7 +186,7 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
                 )
             }
         }
-        let behind = velocity.flatMap { lagging(fix, velocity: $0) }
+        let behind = uses(.lag) ? velocity.flatMap { lagging(fix, velocity: $0) } : nil
         return guardian.report(fix, trigger: trigger, velocity: velocity, horizon: horizon, position: behind)
     }
 
