@@ -6,7 +6,7 @@ public enum CorpusSummaryTable {
     /// The column headings of a group's table.
     public static let headings = [
         "policy", "reports", "total vs optimum", "median vs optimum", "worst vs optimum",
-        "better/worse than DR", "bound broken", "worst track",
+        "better/worse than DR", "bound broken", "per hour", "bytes", "wake-ups", "error median/p95/max (m)", "worst track",
     ]
 
     /// The whole text.
@@ -29,7 +29,8 @@ public enum CorpusSummaryTable {
                     t.policy, String(t.reports), EvaluationTable.ratio(t.totalRatio), EvaluationTable.ratio(t.medianRatio),
                     EvaluationTable.ratio(t.worstRatio),
                     t.betterThanDeadReckoning.map { "\($0) / \(t.worseThanDeadReckoning ?? 0)" } ?? "-",
-                    t.boundBroken.map(String.init) ?? "-", t.worstTrack ?? "-",
+                    t.boundBroken.map(String.init) ?? "-", String(format: "%.1f", t.reportsPerHour), String(t.bytes), String(t.wakeUps),
+                    String(format: "%.0f / %.0f / %.0f", t.errorMedian, t.errorP95, t.errorMax), t.worstTrack ?? "-",
                 ]
             }
             lines += EvaluationTable.align([headings] + rows).map { "  " + $0 }

@@ -108,6 +108,16 @@ struct WhereaboutsEvalCLITests {
                 #expect(policy["boundBroken"] as? Int == 0)
             }
             #expect(all[2]["totalRatio"] as? Double == 1)
+            // The comparison's measures: reports per hour, bytes, wake-ups, the pooled live error.
+            for policy in all.prefix(2) {
+                #expect(try #require(policy["reportsPerHour"] as? Double) > 0)
+                #expect(try #require(policy["bytes"] as? Int) > 0)
+                #expect(try #require(policy["wakeUps"] as? Int) > 0)
+                let median = try #require(policy["errorMedian"] as? Double), p95 = try #require(policy["errorP95"] as? Double)
+                #expect(median <= p95)
+                #expect(p95 <= (policy["errorMax"] as? Double ?? 0))
+                #expect(try #require(policy["errorMax"] as? Double) <= 50)
+            }
         }
         // The table form names the groups too.
         let table = try await EvalBinary.run(["--summary", directory.path])
