@@ -82,7 +82,7 @@ extension MessageDecoder {
         var dropped: [String] = []
 
         static let informationalLocationKeys: Set<String> = [
-            "acc", "alt", "vac", "vel", "cog", "batt", "bs", "m", "created_at", "ve", "vn", "ms", "due", "inregions",
+            "acc", "alt", "vac", "vel", "cog", "batt", "bs", "m", "created_at", "ve", "vn", "ms", "tr", "due", "inregions",
         ]
 
         init(wire: WirePayload, now: Int, futureTolerance: Int) {
@@ -148,7 +148,8 @@ extension MessageDecoder {
                 ve: ve,
                 vn: vn,
                 ms: int(wire.ms, "ms", in: 1...86_400),
-                due: promise(wire.due, after: tst)
+                due: promise(wire.due, after: tst),
+                tr: velocity(wire.tr, "tr")
             )
             var regions = wire.inregions
             if let list = regions, list.contains(where: { $0.isEmpty || $0.utf8.count > 200 }) {
