@@ -129,14 +129,14 @@ struct BoundedRuleTests {
     @Test("A variant is named by the rules it goes without, in the documented order; the policy as documented keeps its name")
     func names() {
         #expect(BoundedPolicy().name == "bounded(50m)")
-        #expect(BoundedPolicy(parameters: .init(epsilon: 25, without: [.turn, .chord])).name == "bounded-without-chord+turn(25m)")
+        #expect(BoundedPolicy(parameters: .init(epsilon: 25, without: [.turn, .lag])).name == "bounded-without-turn+lag(25m)")
     }
 
     @Test("Rule lists parse; an unknown rule names the ones there are")
     func parse() throws {
         #expect(try BoundedPolicy.Rule.parseList("braking, LAG") == [.braking, .lag])
         #expect(throws: PolicySettingsError.unknownRule("window2")) { try BoundedPolicy.Rule.parseList("window2") }
-        #expect(PolicySettingsError.unknownRule("window2").description.contains("chord, turn, braking, lag, experts, measured, window8, hold, parked, stationary"))
+        #expect(PolicySettingsError.unknownRule("window2").description.contains("turn, braking, lag, experts, measured, window8, hold, turning, parked, stationary"))
     }
 
     @Test("Without any one rule, the bound still holds on a winding, braking track", arguments: BoundedPolicy.Rule.allCases)

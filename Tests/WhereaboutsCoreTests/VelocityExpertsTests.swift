@@ -56,10 +56,10 @@ struct VelocityExpertsTests {
 
     @Test("The estimators in use: the receiver's and least squares over 8 s; without a rule, fewer; without the experts, dead reckoning's")
     func estimatorsInUse() {
-        #expect(Self.experts.inUse == [.measured, .window(8), .hold])
-        #expect(VelocityExperts(epsilon: 50, maxSilence: 120, maxSpeed: 100, stationarySpeed: 0.2, without: [.window8]).inUse == [.measured, .hold])
+        #expect(Self.experts.inUse == [.measured, .window(8), .hold, .turning])
+        #expect(VelocityExperts(epsilon: 50, maxSilence: 120, maxSpeed: 100, stationarySpeed: 0.2, without: [.window8]).inUse == [.measured, .hold, .turning])
         #expect(VelocityExperts(epsilon: 50, maxSilence: 120, maxSpeed: 100, stationarySpeed: 0.2, without: [.experts]).inUse == [.lastTwo])
-        #expect(VelocityExperts(epsilon: 50, maxSilence: 120, maxSpeed: 100, stationarySpeed: 0.2, without: [.measured, .window8, .hold]).inUse == [.lastTwo])
+        #expect(VelocityExperts(epsilon: 50, maxSilence: 120, maxSpeed: 100, stationarySpeed: 0.2, without: [.measured, .window8, .hold, .turning]).inUse == [.lastTwo])
     }
 
     @Test("Without the parked rule a parked receiver's Doppler noise is sent as a velocity")

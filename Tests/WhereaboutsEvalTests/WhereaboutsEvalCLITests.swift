@@ -51,9 +51,9 @@ struct WhereaboutsEvalCLITests {
         let output = try await EvalBinary.run([Self.track, "--policy", "seed,bounded", "--reports", csv.path, "--format", "json"])
         #expect(output.status == 0)
         let rows = try String(contentsOf: csv, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
-        #expect(rows.first == ["policy", "index", "time", "lat", "lon", "trigger", "ve", "vn", "ms"])
+        #expect(rows.first == ["policy", "index", "time", "lat", "lon", "trigger", "ve", "vn", "ms", "tr"])
         let body = rows.dropFirst()
-        #expect(body.allSatisfy { $0.count == 9 })
+        #expect(body.allSatisfy { $0.count == 10 })
         // A message with a velocity carries its horizon; a held one carries none.
         #expect(body.allSatisfy { ($0[6] == "0.00" && $0[7] == "0.00") == $0[8].isEmpty })
         #expect(body.filter { !$0[8].isEmpty }.allSatisfy { Int($0[8]).map { (1...120).contains($0) } ?? false })

@@ -5,8 +5,6 @@ extension BoundedPolicy {
     /// policy can run without any of them, so that each rule's effect can be measured on data it
     /// was not chosen on (docs/policies.md, "Why each rule is there").
     public enum Rule: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
-        /// The chord of the arc ahead while the device circles steadily (``TurnChord``).
-        case chord
         /// The last two fixes' velocity while the quadratic fit turns (`turnRate`, `turnSpeed`).
         case turn
         /// A shorter horizon `ms` while the quadratic fit brakes towards a stop.
@@ -22,6 +20,9 @@ extension BoundedPolicy {
         case window8
         /// Hold (no velocity) as an estimator.
         case hold
+        /// The turning estimator: the last two fixes' velocity turning at the recent rate, sent
+        /// with the wire's `tr` while its shadow leads.
+        case turning
         /// The receiver's estimate holds below `parkedSpeed` (0.5 m/s).
         case parked
         /// No velocity below `stationarySpeed`.

@@ -9,11 +9,10 @@ import Foundation
 /// live error under the `predict` display model never exceeds `epsilon` at any accepted fix. While
 /// dashboards extrapolate, a report goes out at least every `maxSilence` seconds (trigger `T`).
 ///
-/// What makes it send fewer reports than plain dead reckoning is what a report carries. While the
-/// device turns steadily (circling), the chord of the arc ahead, sent from a position a quarter of
-/// `epsilon` off the fix (``TurnChord``). Otherwise the velocity of the estimator (receiver
-/// velocity, its speed along the last two fixes' heading, else the last two fixes'; least squares
-/// over 8 s) whose shadow of dead reckoning has needed the fewest reports on this track so far
+/// What makes it send fewer reports than plain dead reckoning is what a report carries: the
+/// velocity of the estimator (receiver velocity, its speed along the last two fixes' heading, else
+/// the last two fixes'; least squares over 8 s; hold; turning, which also sends a turn rate `tr`
+/// so that dashboards follow an arc) whose shadow of dead reckoning has needed the fewest reports on this track so far
 /// (`VelocityExperts`), and no velocity at all (hold) when that is slower than `stationarySpeed`,
 /// which also costs no `maxSilence` reports. Why each rule is kept, measured on datasets it was
 /// not chosen on (leave-one-dataset-out), is in docs/policies.md, "Why each rule is there". Two
@@ -26,7 +25,7 @@ import Foundation
 /// that long and then hold it where the device is expected to stop (docs/policies.md, "Turning
 /// and braking"); such a display stops moving before `maxSilence` and needs no `T` report.
 ///
-/// A moving report other than a chord is sent from ``lag`` times `epsilon` behind the fix along its
+/// A moving report other than a turning one is sent from ``lag`` times `epsilon` behind the fix along its
 /// velocity, which leaves more room for the device to slow down than to speed up.
 ///
 /// Trigger letters: `f` first, `t` prediction missed, `T` maxSilence, `k` moving to stationary,
@@ -163,10 +162,13 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
 
     private mutating func report(_ fix: Fix, trigger: Trigger) -> Report {
         let points = SentFrame.recentPoints(history: history, fix: fix, within: Kinematics.reach)
-        if uses(.chord), let chord = turnChord(fix, points: points) {
-            return guardian.report(fix, trigger: trigger, velocity: chord.velocity, position: chord.position)
-        }
         let measured = fix.measuredVelocity
+        if experts.leader == .turning {
+            // Turning has predicted best on this track so far: the arc, from the fix itself.
+            let velocity = experts.velocity(.turning, points: points, fix: fix)
+            return guardian.report(fix, trigger: trigger, velocity: velocity,
+                                   turnRate: velocity == nil ? nil : VelocityExperts.turnRate(points: points))
+        }
         var velocity = experts.velocity(experts.leader, points: points, fix: fix)
         var horizon: Int? = nil
         if let chosen = velocity, let motion = Kinematics.fit(points: points),
@@ -198,22 +200,5 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
         let back = Self.lag * parameters.epsilon / speed
         let origin = SentFrame.origin(of: fix)
         return LocalProjection(origin: origin).unproject(east: -velocity.east * back, north: -velocity.north * back)
-    }
-
-    /// While the device turns steadily, the chord of the arc ahead (``TurnChord``): the position to
-    /// send, off the fix by at most a quarter of `epsilon`, and the chord's velocity; `nil` when
-    /// it does not turn steadily or the line would miss the fix itself.
-    private func turnChord(_ fix: Fix, points: [SentFrame.Point]) -> (position: Coordinate, velocity: Velocity)? {
-        guard let newest = points.first, let chord = TurnChord.line(points: points, epsilon: parameters.epsilon) else { return nil }
-        // The points are in the frame of the sent (rounded) fix with times from the wire `tst`:
-        // the line passes `newest + offset` at the fix's own time, so it starts `tau` earlier.
-        let velocity = chord.velocity
-        let origin = SentFrame.origin(of: fix)
-        let position = LocalProjection(origin: origin).unproject(
-            east: newest.east + chord.east - velocity.east * newest.tau,
-            north: newest.north + chord.north - velocity.north * newest.tau
-        )
-        guard guardian.keeps(fix, from: position, velocity: velocity) else { return nil }
-        return (position, velocity)
     }
 }
