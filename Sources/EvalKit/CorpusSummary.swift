@@ -13,10 +13,25 @@ public struct CorpusSummary: Sendable, Codable {
         public var mode: String
         /// Its half of the split (``CorpusSplit/half(of:)``).
         public var half: String
+        /// The dataset it comes from, when a manifest names it (``CorpusManifest``).
+        public var dataset: String?
         /// Accepted fixes.
         public var fixes: Int
+        /// Hours from the first to the last accepted fix.
+        public var hours: Double = 0
         /// One entry per policy, in order.
         public var policies: [Cell]
+
+        /// A row from its values.
+        public init(name: String, mode: String, half: String, dataset: String? = nil, fixes: Int, hours: Double = 0, policies: [Cell]) {
+            self.name = name
+            self.mode = mode
+            self.half = half
+            self.dataset = dataset
+            self.fixes = fixes
+            self.hours = hours
+            self.policies = policies
+        }
     }
 
     /// One policy on one track.
@@ -30,6 +45,28 @@ public struct CorpusSummary: Sendable, Codable {
         /// Whether the live error under `predict` stayed within the policy's bound at every fix
         /// (`nil` for policies without a bound).
         public var boundHeld: Bool?
+        /// Bytes on the wire (``PolicyEvaluation/bytes``).
+        public var bytes: Int = 0
+        /// Radio wake-ups (``PolicyEvaluation/wakeUps``).
+        public var wakeUps: Int = 0
+        /// The dashboard's live error (`predict`) at every accepted fix, binned; not in the JSON.
+        public var errors = ErrorHistogram()
+
+        enum CodingKeys: String, CodingKey {
+            case policy, reports, ratioToOptimum, boundHeld, bytes, wakeUps
+        }
+
+        /// A cell from its values.
+        public init(policy: String, reports: Int, ratioToOptimum: Double?, boundHeld: Bool?,
+                    bytes: Int = 0, wakeUps: Int = 0, errors: ErrorHistogram = ErrorHistogram()) {
+            self.policy = policy
+            self.reports = reports
+            self.ratioToOptimum = ratioToOptimum
+            self.boundHeld = boundHeld
+            self.bytes = bytes
+            self.wakeUps = wakeUps
+            self.errors = errors
+        }
     }
 
     /// One policy's numbers over a group of tracks.
@@ -54,11 +91,24 @@ public struct CorpusSummary: Sendable, Codable {
         public var worseThanDeadReckoning: Int?
         /// Tracks where the bound was not held (`nil` for policies without a bound).
         public var boundBroken: Int?
+        /// Reports per hour of track time over the group.
+        public var reportsPerHour: Double = 0
+        /// Bytes on the wire over the group.
+        public var bytes: Int = 0
+        /// Radio wake-ups over the group.
+        public var wakeUps: Int = 0
+        /// The dashboard's live error (`predict`) over every fix of the group: median, 95th
+        /// percentile (to the metre above) and largest, in metres.
+        public var errorMedian: Double = 0
+        /// See ``errorMedian``.
+        public var errorP95: Double = 0
+        /// See ``errorMedian``.
+        public var errorMax: Double = 0
     }
 
     /// A group of tracks and its policies' totals.
     public struct Group: Sendable, Codable {
-        /// `all`, `half A`, `half B`, or `mode <name>`.
+        /// `all`, `half A`, `half B`, `mode <name>` or `dataset <name>`.
         public var name: String
         /// Tracks in the group.
         public var tracks: Int
@@ -70,28 +120,51 @@ public struct CorpusSummary: Sendable, Codable {
 
     /// Every track, in the order evaluated.
     public var rows: [Row]
-    /// All tracks, then each half, then each mode (alphabetical).
+    /// All tracks, then each half and each mode (alphabetical), or each group of ``GroupBy``.
     public var groups: [Group]
+    /// The leave-one-dataset-out results, one per epsilon, when asked for.
+    public var leaveOneDatasetOut: [LeaveOneDatasetOut]?
 
-    /// Summarises rows already collected.
-    public init(rows: [Row]) {
+    /// How tracks are grouped after `all`.
+    public enum GroupBy: String, Sendable, CaseIterable {
+        /// By the dataset the manifest names.
+        case dataset
+        /// By mode of travel.
+        case mode
+    }
+
+    /// Summarises rows already collected: all tracks, then each half and each mode, or with
+    /// `groupBy` each dataset or each mode.
+    public init(rows: [Row], groupBy: GroupBy? = nil) {
         self.rows = rows
         var groups = [Self.group("all", rows)]
-        for half in ["A", "B"] { groups.append(Self.group("half \(half)", rows.filter { $0.half == half })) }
-        for mode in Set(rows.map(\.mode)).sorted() { groups.append(Self.group("mode \(mode)", rows.filter { $0.mode == mode })) }
+        switch groupBy {
+        case nil:
+            for half in ["A", "B"] { groups.append(Self.group("half \(half)", rows.filter { $0.half == half })) }
+            for mode in Set(rows.map(\.mode)).sorted() { groups.append(Self.group("mode \(mode)", rows.filter { $0.mode == mode })) }
+        case .mode:
+            for mode in Set(rows.map(\.mode)).sorted() { groups.append(Self.group("mode \(mode)", rows.filter { $0.mode == mode })) }
+        case .dataset:
+            for dataset in Set(rows.map { $0.dataset ?? "unlisted" }).sorted() {
+                groups.append(Self.group("dataset \(dataset)", rows.filter { ($0.dataset ?? "unlisted") == dataset }))
+            }
+        }
         self.groups = groups
     }
 
-    /// The summary row of one evaluated track.
-    public static func row(_ evaluation: TrackEvaluation) -> Row {
+    /// The summary row of one evaluated track; its mode and dataset come from `entry` when given,
+    /// else the mode from the file name.
+    public static func row(_ evaluation: TrackEvaluation, entry: CorpusManifest.Entry? = nil) -> Row {
         Row(
-            name: evaluation.name, mode: CorpusSplit.mode(of: evaluation.name), half: CorpusSplit.half(of: evaluation.name),
-            fixes: evaluation.track.count,
+            name: evaluation.name, mode: entry?.mode ?? CorpusSplit.mode(of: evaluation.name), half: CorpusSplit.half(of: evaluation.name),
+            dataset: entry?.dataset,
+            fixes: evaluation.track.count, hours: evaluation.duration / 3600,
             policies: evaluation.runs.map { run in
                 let e = run.evaluation
                 return Cell(
                     policy: e.policy, reports: e.reports, ratioToOptimum: e.ratioToOptimum,
-                    boundHeld: e.errorBound.map { e.predictError.max <= $0 + 1e-9 }
+                    boundHeld: e.errorBound.map { e.predictError.max <= $0 + 1e-9 },
+                    bytes: e.bytes, wakeUps: e.wakeUps, errors: ErrorHistogram(run.predictErrors)
                 )
             }
         )
@@ -115,12 +188,18 @@ public struct CorpusSummary: Sendable, Codable {
                 worse = rows.filter { $0.policies[column].reports > $0.policies[baseline].reports }.count
             }
             let held = cells.compactMap(\.boundHeld)
+            var errors = ErrorHistogram()
+            for cell in cells { errors.merge(cell.errors) }
+            let hours = rows.reduce(0) { $0 + $1.hours }
             totals.append(Totals(
                 policy: policy, reports: reports,
                 totalRatio: optimum > 0 ? Double(reports) / optimum.rounded() : nil,
                 medianRatio: median(ratios.map(\.1)), worstRatio: worst?.1, worstTrack: worst?.0,
                 betterThanDeadReckoning: better, worseThanDeadReckoning: worse,
-                boundBroken: held.isEmpty ? nil : held.filter { !$0 }.count
+                boundBroken: held.isEmpty ? nil : held.filter { !$0 }.count,
+                reportsPerHour: hours > 0 ? Double(reports) / hours : 0,
+                bytes: cells.reduce(0) { $0 + $1.bytes }, wakeUps: cells.reduce(0) { $0 + $1.wakeUps },
+                errorMedian: errors.quantile(0.5), errorP95: errors.quantile(0.95), errorMax: errors.max
             ))
         }
         return Group(name: name, tracks: rows.count, fixes: rows.reduce(0) { $0 + $1.fixes }, policies: totals)

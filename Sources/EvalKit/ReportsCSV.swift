@@ -4,15 +4,16 @@ import WhereaboutsCore
 /// Every report of every policy as CSV (`--reports`), so anyone can check the numbers with their
 /// own tools.
 ///
-/// Columns: `policy,index,time,lat,lon,trigger,ve,vn,ms`. `index` is the reported fix's position in
+/// Columns: `policy,index,time,lat,lon,trigger,ve,vn,ms,tr`. `index` is the reported fix's position in
 /// the accepted track (from 0), `time` its time in epoch seconds, `lat`/`lon` the position as
 /// sent (6 decimals), `ve`/`vn` the east and north velocity in m/s a dashboard extrapolates with
 /// (0 when the message says hold), `ms` the horizon in seconds the message carried (empty when
-/// it carried none: a held position, or a policy without prediction). With `tst` = `time` rounded
+/// it carried none: a held position, or a policy without prediction), `tr` the turn rate in degrees
+/// per second (empty for a straight line). With `tst` = `time` rounded
 /// down, these reproduce ``LocationMessage/displayedPosition(at:)`` exactly.
 public enum ReportsCSV {
     /// The header line's columns.
-    public static let columns = ["policy", "index", "time", "lat", "lon", "trigger", "ve", "vn", "ms"]
+    public static let columns = ["policy", "index", "time", "lat", "lon", "trigger", "ve", "vn", "ms", "tr"]
 
     /// The CSV text for every run of `evaluation`, with a header line.
     public static func render(_ evaluation: TrackEvaluation) -> String {
@@ -25,7 +26,7 @@ public enum ReportsCSV {
                     policy, String(report.index), decimal(report.report.fix.time.timeIntervalSince1970, places: 3),
                     decimal(message.lat, places: 6), decimal(message.lon, places: 6), message.t ?? "",
                     decimal(message.ve ?? 0, places: 2), decimal(message.vn ?? 0, places: 2),
-                    message.ms.map(String.init) ?? "",
+                    message.ms.map(String.init) ?? "", message.tr.map { decimal($0, places: 2) } ?? "",
                 ].joined(separator: ",") + "\n"
             }
         }

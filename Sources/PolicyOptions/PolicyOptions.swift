@@ -12,7 +12,7 @@ public struct PolicyOptions: ParsableArguments, Sendable {
 
     /// The value of `--policy` (its help text says what it does).
     @Option(name: .long, help: ArgumentHelp(
-        "The reporting policies to use, separated by commas: seed, interval, distance, significant, dead-reckoning, bounded (default: all six and optimum in whereabouts-eval, bounded in whereabouts-pub). whereabouts-eval also takes optimum: the fewest dead-reckoning reports that keep the bound, chosen with hindsight.",
+        "The reporting policies to use, separated by commas: seed, interval, distance, significant, dead-reckoning, bounded (default: all six and optimum in whereabouts-eval, bounded in whereabouts-pub), and for comparison owntracks-move and traccar (those apps' defaults). whereabouts-eval also takes optimum: the fewest dead-reckoning reports that keep the bound, chosen with hindsight.",
         valueName: "names"))
     public var policy: String?
 
@@ -93,7 +93,7 @@ public struct PolicyOptions: ParsableArguments, Sendable {
     public var futureTolerance: Double = FixFilter.Settings.defaultFutureTolerance
 
     /// The policies named by `--policy`, in order, or `defaultKinds` when the flag is absent.
-    public func kinds(default defaultKinds: [PolicyKind] = PolicyKind.allCases) throws -> [PolicyKind] {
+    public func kinds(default defaultKinds: [PolicyKind] = PolicyKind.standard) throws -> [PolicyKind] {
         guard let policy else { return defaultKinds }
         return try wrap { () throws(PolicySettingsError) in try PolicyKind.parseList(policy) }
     }
@@ -104,7 +104,7 @@ public struct PolicyOptions: ParsableArguments, Sendable {
     /// What `whereabouts-eval` runs: the policies named by `--policy` (default all) and whether
     /// the flag names the offline optimum (`optimum`; default yes).
     public func evaluationKinds() throws -> (kinds: [PolicyKind], optimum: Bool) {
-        guard let policy else { return (PolicyKind.allCases, true) }
+        guard let policy else { return (PolicyKind.standard, true) }
         let names = policy.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         let optimum = names.contains(Self.optimumName)
         let rest = names.filter { $0 != Self.optimumName }

@@ -40,7 +40,7 @@ struct WhereaboutsEval: ParsableCommand {
     var format: Format = .table
 
     @Option(name: .long, help: ArgumentHelp(
-        "Write every report of every policy to this CSV file (columns policy,index,time,lat,lon,trigger,ve,vn,ms); with several tracks, one file per track named after it.",
+        "Write every report of every policy to this CSV file (columns policy,index,time,lat,lon,trigger,ve,vn,ms,tr); with several tracks, one file per track named after it.",
         valueName: "file.csv"))
     var reports: String?
 
@@ -58,6 +58,29 @@ struct WhereaboutsEval: ParsableCommand {
         "Corpus mode: one line per track (each policy's reports and ratio to the optimum), then totals, median and worst ratios over all tracks, each half of the split and each mode (default policies: dead-reckoning, bounded, optimum)."))
     var summary = false
 
+    @Option(name: .long, help: ArgumentHelp(
+        "With --summary, group the tracks after 'all' by dataset or by mode (from the manifest; mode from the file name without one) instead of by half and mode.",
+        valueName: "dataset|mode"))
+    var groupBy: CorpusSummary.GroupBy?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "The corpus manifest naming each track's dataset and mode (a MANIFEST.md table: | file | source repo @ commit : path | licence | mode | …); default MANIFEST.md in the folder named as a track.",
+        valueName: "file.md"))
+    var manifest: String?
+
+    @Flag(name: .long, help: ArgumentHelp(
+        "With --summary: for each dataset, choose among the bounded variants that ran the one with the fewest reports on the other datasets, measure it on the one left out, and report the left-out totals per mode, and each rule's effect on left-out data."))
+    var leaveOneDatasetOut = false
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Run bounded without these of its rules (comma-separated: \(BoundedPolicy.Rule.allCases.map(\.rawValue).joined(separator: ", "))), to measure what they are worth.",
+        valueName: "rules"))
+    var without: String?
+
+    @Flag(name: .long, help: ArgumentHelp(
+        "Also run bounded without each of its rules in turn (after any --without), one variant per rule."))
+    var ablate = false
+
     @Flag(name: .long, help: "Log every skipped input line or point on standard error.")
     var verbose = false
 
@@ -72,13 +95,18 @@ struct WhereaboutsEval: ParsableCommand {
         if summary, plot != nil || reports != nil {
             throw ValidationError("--summary prints totals only; run without it for --reports or --plot.")
         }
+        if !summary, groupBy != nil || leaveOneDatasetOut {
+            throw ValidationError("--group-by and --leave-one-dataset-out summarise a corpus; add --summary.")
+        }
+        _ = try withoutRules()
     }
 
     func run() throws {
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         var logger = Logger(label: "whereabouts-eval")
         logger.logLevel = verbose ? .debug : .error
-        let settings = try policies.settings()
+        var settings = try policies.settings()
+        settings.bounded.without = try withoutRules()
         let filter = try policies.filterSettings()
         var (kinds, listOptimum) = try policies.evaluationKinds()
         if summary, policies.policy == nil { kinds = [.deadReckoning, .bounded] }
@@ -90,6 +118,15 @@ struct WhereaboutsEval: ParsableCommand {
         }
         let paths = try TrackPaths.expand(tracks)
         let progress = ProgressBar()
+        let manifest = try loadManifest(paths: paths)
+        var made = settings.makePolicies(kinds, epsilons: epsilons)
+        if ablate, kinds.contains(.bounded) {
+            for rule in BoundedPolicy.Rule.allCases where !settings.bounded.without.contains(rule) {
+                var variant = settings
+                variant.bounded.without.insert(rule)
+                made += variant.makePolicies([.bounded], epsilons: epsilons)
+            }
+        }
 
         var evaluations: [TrackEvaluation] = []
         var rows: [CorpusSummary.Row] = []
@@ -101,7 +138,7 @@ struct WhereaboutsEval: ParsableCommand {
                 fixes: loaded.fixes,
                 sourceRejections: loaded.rejections,
                 filter: filter,
-                policies: settings.makePolicies(kinds, epsilons: epsilons),
+                policies: made,
                 optimum: optimum,
                 listOptimum: listOptimum,
                 evaluator: heartbeat.evaluator()
@@ -113,7 +150,7 @@ struct WhereaboutsEval: ParsableCommand {
                 }
             }
             if summary {
-                rows.append(CorpusSummary.row(evaluation))
+                rows.append(CorpusSummary.row(evaluation, entry: manifest?.manifest[name]))
                 continue
             }
             progress.finish()
@@ -122,7 +159,8 @@ struct WhereaboutsEval: ParsableCommand {
         }
         progress.finish()
         if summary {
-            let corpus = CorpusSummary(rows: rows)
+            var corpus = CorpusSummary(rows: rows, groupBy: groupBy)
+            if leaveOneDatasetOut { corpus.leaveOneDatasetOut = LeaveOneDatasetOut.evaluate(rows) }
             print(format == .json ? try corpus.encoded() : CorpusSummaryTable.render(corpus), terminator: "")
             return
         }
@@ -134,6 +172,47 @@ struct WhereaboutsEval: ParsableCommand {
             if let plot {
                 try writePlot(of: evaluation, to: outputPath(plot, for: evaluation, count: paths.count))
             }
+        }
+    }
+
+    /// The rules `--without` names (none without the flag).
+    func withoutRules() throws -> Set<BoundedPolicy.Rule> {
+        guard let without else { return [] }
+        do {
+            return try BoundedPolicy.Rule.parseList(without)
+        } catch {
+            throw ValidationError(error.description)
+        }
+    }
+
+    /// The manifest `--manifest` names, else MANIFEST.md in a folder named as a track; required
+    /// (and every track must be in it) for `--group-by dataset` and `--leave-one-dataset-out`.
+    func loadManifest(paths: [String]) throws -> (path: String, manifest: CorpusManifest)? {
+        let needed = groupBy == .dataset || leaveOneDatasetOut
+        var path = manifest
+        if path == nil {
+            path = tracks.lazy.compactMap { argument -> String? in
+                var isDirectory: ObjCBool = false
+                let candidate = URL(fileURLWithPath: argument).appendingPathComponent("MANIFEST.md").path
+                guard FileManager.default.fileExists(atPath: argument, isDirectory: &isDirectory), isDirectory.boolValue,
+                      FileManager.default.fileExists(atPath: candidate) else { return nil }
+                return candidate
+            }.first
+        }
+        guard let path else {
+            if needed { throw ValidationError("--group-by dataset and --leave-one-dataset-out need a manifest; give one with --manifest.") }
+            return nil
+        }
+        do {
+            let loaded = try CorpusManifest(contentsOf: path)
+            if needed, let missing = paths.first(where: { loaded[URL(fileURLWithPath: $0).lastPathComponent] == nil }) {
+                throw CorpusManifestError.unlisted(track: missing, manifest: path)
+            }
+            return (path, loaded)
+        } catch let error as CorpusManifestError {
+            // A folder's MANIFEST.md that is not a manifest is only an error when one is needed.
+            if needed || manifest != nil { throw ValidationError(error.description) }
+            return nil
         }
     }
 
@@ -165,3 +244,5 @@ struct WhereaboutsEval: ParsableCommand {
         }
     }
 }
+
+extension CorpusSummary.GroupBy: ExpressibleByArgument {}

@@ -17,6 +17,7 @@ struct PageBehaviourTests {
         var vn: Double?
         var ms: Int?
         var elapsed: Double
+        var tr: Double? = nil
         var testDescription: String { "(\(lat), \(lon)) v=(\(ve.map { "\($0)" } ?? "-"), \(vn.map { "\($0)" } ?? "-")) ms=\(ms.map { "\($0)" } ?? "-") after \(elapsed) s" }
     }
 
@@ -32,6 +33,8 @@ struct PageBehaviourTests {
         Case(lat: 69.6492, lon: 18.9553, ve: 30, vn: 5, ms: 60, elapsed: 60),       // high latitude
         Case(lat: 0.5, lon: 179.9999, ve: 50, vn: 0, ms: 60, elapsed: 60),          // across the antimeridian
         Case(lat: 10, lon: -179.9999, ve: -50, vn: 0, ms: 60, elapsed: 60),
+        Case(lat: 52.6638, lon: -8.6267, ve: 40, vn: 5, ms: 60, elapsed: 25, tr: 6.5),   // turning left: an arc
+        Case(lat: 52.6638, lon: -8.6267, ve: -12, vn: 30, ms: 20, elapsed: 45, tr: -14),  // turning right, past ms
     ]
 
     @Test("The page extrapolates exactly like Core's LocationMessage.displayedPosition")
@@ -41,11 +44,11 @@ struct PageBehaviourTests {
             let json = String(decoding: try JSONEncoder().encode(Self.cases), as: UTF8.self)
             let fromPage = try await page.value(
                 [Position].self,
-                "\(json).map((c) => window.whereabouts.displayedPosition({ tst: 1700000000, lat: c.lat, lon: c.lon, ve: c.ve, vn: c.vn, ms: c.ms }, c.elapsed))"
+                "\(json).map((c) => window.whereabouts.displayedPosition({ tst: 1700000000, lat: c.lat, lon: c.lon, ve: c.ve, vn: c.vn, ms: c.ms, tr: c.tr }, c.elapsed))"
             )
             try #require(fromPage.count == Self.cases.count)
             for (c, shown) in zip(Self.cases, fromPage) {
-                let message = LocationMessage(tid: "t", tst: 1_700_000_000, lat: c.lat, lon: c.lon, acc: 5, ve: c.ve, vn: c.vn, ms: c.ms)
+                let message = LocationMessage(tid: "t", tst: 1_700_000_000, lat: c.lat, lon: c.lon, acc: 5, ve: c.ve, vn: c.vn, ms: c.ms, tr: c.tr)
                 let core = message.displayedPosition(afterSeconds: c.elapsed)
                 #expect(abs(shown.lat - core.latitude) < 1e-9, "\(c.testDescription): page \(shown.lat), Core \(core.latitude)")
                 #expect(abs(shown.lon - core.longitude) < 1e-9, "\(c.testDescription): page \(shown.lon), Core \(core.longitude)")

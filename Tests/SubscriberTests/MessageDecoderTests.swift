@@ -18,6 +18,10 @@ struct MessageDecoderTests {
                                    cog: 90, batt: 80, t: "t", m: 2, ve: 10.01, vn: -0.5, ms: 60)
         let decoded = try decoder.decode(Array(try JSONEncoder().encode(sent)), now: now)
         #expect(decoded == .location(sent))
+        // With a turn rate (docs/policies.md, "A turn rate on the wire"), kept for the display.
+        var turning = sent
+        turning.tr = -12.5
+        #expect(try decoder.decode(Array(try JSONEncoder().encode(turning)), now: now) == .location(turning))
     }
 
     @Test("OwnTracks presence, lwt, transition and card messages decode")

@@ -40,6 +40,6 @@ struct BaselinePolicyTests {
         settings.bounded.epsilon = -1
         #expect(throws: PolicySettingsError.notPositive(parameter: "epsilon", value: -1)) { try settings.validate() }
         let names = PolicySettings().makePolicies(PolicyKind.allCases, epsilons: [25, 50]).map(\.name)
-        #expect(names == ["seed", "interval(10s)", "distance(50m)", "significant", "dead-reckoning(25m)", "dead-reckoning(50m)", "bounded(25m)", "bounded(50m)"])
+        #expect(names == ["seed", "interval(10s)", "distance(50m)", "significant", "dead-reckoning(25m)", "dead-reckoning(50m)", "bounded(25m)", "bounded(50m)", "owntracks-move", "traccar"])
     }
 }

@@ -102,13 +102,13 @@ struct BoundedPolicyTests {
         let (bounded, plain) = Self.compare(on: SyntheticTracks.stopAndGo(seed: 5), epsilon: epsilon)
         #expect(bounded.predictError.max <= epsilon)
         // 20 starts and 20 stops (each a jump between 0 and 12 m/s) plus the first report make 41.
-        // Since issue 12 the velocity is the leading estimator's (VelocityExperts): with the four
-        // estimators chosen on the corpus's half A, 50 reports at 50 m against dead reckoning's
-        // 60 (44 with the seven estimators before; the braking-horizon rule of the old candidate
-        // choice reached 41); at 25 m the noise costs more and bounded still needs fewer than
-        // three quarters of dead reckoning's.
-        #expect(bounded.reports <= plain.reports + 1)
-        if epsilon >= 50 { #expect(bounded.reports <= 50) } else { #expect(bounded.reports * 4 < plain.reports * 3) }
+        // With issue 12's four estimators bounded needed 50 reports at 50 m against dead
+        // reckoning's 60, and under three quarters of them at 25 m; issue 28 removed the 2 s
+        // least-squares estimator, which reacted fastest to these jumps, because it did not pay off
+        // on corpus datasets it was not chosen on: now 62 against 60 at 50 m, 100 against 101 at
+        // 25 m. The bound holds either way.
+        #expect(bounded.reports * 100 <= plain.reports * 105)
+        if epsilon < 50 { #expect(bounded.reports <= plain.reports) }
     }
 
     @Test("With heavy GPS noise, bounded needs far fewer reports than plain dead reckoning")
@@ -121,5 +121,48 @@ struct BoundedPolicyTests {
         let (bounded, plain) = Self.compare(on: SyntheticTracks.scenario("noise", seed: 42))
         #expect(bounded.predictError.max <= 50)
         #expect(bounded.reports * 10 < plain.reports * 7)
+    }
+}
+
+/// `bounded` without some of its rules, as `whereabouts-eval --without` and `--ablate` run it.
+struct BoundedRuleTests {
+    @Test("A variant is named by the rules it goes without, in the documented order; the policy as documented keeps its name")
+    func names() {
+        #expect(BoundedPolicy().name == "bounded(50m)")
+        #expect(BoundedPolicy(parameters: .init(epsilon: 25, without: [.turn, .lag])).name == "bounded-without-turn+lag(25m)")
+    }
+
+    @Test("Rule lists parse; an unknown rule names the ones there are")
+    func parse() throws {
+        #expect(try BoundedPolicy.Rule.parseList("braking, LAG") == [.braking, .lag])
+        #expect(throws: PolicySettingsError.unknownRule("window2")) { try BoundedPolicy.Rule.parseList("window2") }
+        #expect(PolicySettingsError.unknownRule("window2").description.contains("turn, braking, lag, experts, measured, window8, hold, turning, parked, stationary"))
+    }
+
+    @Test("Without any one rule, the bound still holds on a winding, braking track", arguments: BoundedPolicy.Rule.allCases)
+    func boundWithout(rule: BoundedPolicy.Rule) {
+        // A path that winds and stops: speed 0-12 m/s, heading turning at up to 9°/s.
+        var fixes: [Fix] = []
+        var east = 0.0, north = 0.0, heading = 0.0
+        for second in 0..<900 {
+            let speed = max(0, 12 * sin(Double(second) / 90))
+            heading += 0.16 * sin(Double(second) / 40)
+            east += speed * cos(heading)
+            north += speed * sin(heading)
+            fixes.append(Fix(time: Date(timeIntervalSince1970: 1_700_000_000 + Double(second) + 0.4),
+                             latitude: 52 + north / 111_195, longitude: 13 + east / (111_195 * cos(52 * .pi / 180))))
+        }
+        var policy = BoundedPolicy(parameters: .init(epsilon: 25, without: [rule]))
+        var last: LocationMessage?
+        var reports = 0
+        for fix in fixes {
+            if let report = policy.consider(fix) {
+                last = LocationMessage(report: report, tid: "--")
+                reports += 1
+            }
+            guard let last else { continue }
+            #expect(Geodesy.distance(last.displayedPosition(at: fix.time), fix.coordinate) <= 25 + 1e-6)
+        }
+        #expect(reports > 1)
     }
 }

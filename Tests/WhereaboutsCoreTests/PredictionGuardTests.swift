@@ -35,3 +35,23 @@ struct PredictionGuardTests {
         #expect(slower.report(fix, trigger: .firstPublish, velocity: Velocity(east: 20, north: 0)).velocity != nil)
     }
 }
+
+/// The policies' fast display check agrees with the display model when the message turns.
+struct TurningDisplayTrackerTests {
+    @Test("DisplayTracker.misses agrees with displayedPosition on an arc", arguments: [-20.0, -3, 3, 20])
+    func agrees(turnRate: Double) {
+        let message = LocationMessage(tid: "--", tst: 1_700_000_000, lat: 46.05, lon: 14.5, acc: 5, ve: 30, vn: -12, ms: 60, tr: turnRate)
+        let tracker = DisplayTracker(message: message)
+        let origin = LocalProjection(origin: message.coordinate)
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            let elapsed = Double.random(in: 0...90, using: &generator)
+            let shown = origin.project(message.displayedPosition(afterSeconds: elapsed))
+            let point = origin.unproject(east: shown.east + Double.random(in: -60...60, using: &generator),
+                                         north: shown.north + Double.random(in: -60...60, using: &generator))
+            let fix = Fix(time: Date(timeIntervalSince1970: 1_700_000_000 + elapsed), latitude: point.latitude, longitude: point.longitude)
+            let distance = Geodesy.distance(message.displayedPosition(at: fix.time), fix.coordinate)
+            #expect(tracker.misses(fix, by: 50) == (distance > 50))
+        }
+    }
+}

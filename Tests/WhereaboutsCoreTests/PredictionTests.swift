@@ -32,4 +32,28 @@ struct PredictionTests {
         let hold = LocationMessage(report: Report(fix: fix, trigger: .moving), tid: "ab")
         #expect(hold.displayedPosition(afterSeconds: 50) == hold.coordinate)
     }
+
+    @Test("With a turn rate the display follows the arc, for at most ms; without one, the straight line")
+    func arc() throws {
+        // 10 m/s east turning left at 9°/s: after 10 s a quarter circle of radius 10 / (π / 20) m.
+        let radius = 10 / (9 * Double.pi / 180)
+        let message = LocationMessage(tid: "ab", tst: 1_000, lat: 0, lon: 0, acc: 5, ve: 10, vn: 0, ms: 10, tr: 9)
+        let origin = LocalProjection(origin: Coordinate(latitude: 0, longitude: 0))
+        for elapsed in [10.0, 30.0] {
+            let (east, north) = origin.project(message.displayedPosition(afterSeconds: elapsed))
+            #expect(abs(east - radius) < 0.01)
+            #expect(abs(north - radius) < 0.01)
+        }
+        let right = LocationMessage.extrapolatedOffset(east: 10, north: 0, turnRate: -9, seconds: 10)
+        #expect(abs(right.east - radius) < 1e-9 && abs(right.north + radius) < 1e-9)
+        let straight = LocationMessage.extrapolatedOffset(east: 10, north: 2, turnRate: nil, seconds: 10)
+        #expect(straight == (100, 20))
+        #expect(LocationMessage.extrapolatedOffset(east: 10, north: 2, turnRate: 0, seconds: 10) == (100, 20))
+        // On the wire the field is `tr`, and absent when not set.
+        let text = String(decoding: try JSONEncoder().encode(message), as: UTF8.self)
+        #expect(text.contains("\"tr\":9"))
+        var plain = message
+        plain.tr = nil
+        #expect(!String(decoding: try JSONEncoder().encode(plain), as: UTF8.self).contains("\"tr\""))
+    }
 }

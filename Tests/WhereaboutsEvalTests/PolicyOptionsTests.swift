@@ -7,7 +7,7 @@ struct PolicyOptionsTests {
     @Test("Without --policy, eval runs all six and a publisher runs bounded")
     func defaults() throws {
         let options = try PolicyOptions.parse([])
-        #expect(try options.kinds() == PolicyKind.allCases)
+        #expect(try options.kinds() == PolicyKind.standard)
         #expect(try options.makeSinglePolicy().name == "bounded(50m)")
         #expect(try options.settings() == PolicySettings())
         #expect(try options.filterSettings() == FixFilter.Settings())

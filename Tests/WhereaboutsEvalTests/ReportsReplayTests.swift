@@ -35,7 +35,8 @@ struct ReportsReplayTests {
                 let time = Double(row[2]) ?? .nan
                 return (Int(row[1]) ?? -1, LocationMessage(
                     tid: "wb", tst: Int(time.rounded(.down)), lat: Double(row[3]) ?? .nan, lon: Double(row[4]) ?? .nan, acc: 5,
-                    t: row[5], ve: held ? nil : Double(row[6]), vn: held ? nil : Double(row[7]), ms: Int(row[8])
+                    t: row[5], ve: held ? nil : Double(row[6]), vn: held ? nil : Double(row[7]), ms: Int(row[8]),
+                    tr: row.count > 9 ? Double(row[9]) : nil
                 ))
             }
         }

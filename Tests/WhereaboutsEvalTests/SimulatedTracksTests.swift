@@ -24,7 +24,16 @@ struct SimulatedTracksTests {
         // Standing still, bounded holds and so never drifts; dead reckoning sends the jitter as a
         // velocity and keeps paying for it. (The few bounded reports are jitter and multipath
         // outliers of 80-100 m, which pass the 100 m/s speed filter at 1 Hz.)
-        if scenario == .still { #expect(bounded.reports * 3 < plain.reports) } else { #expect(bounded.reports < plain.reports) }
+        // On the spikes scenario at 25 m bounded needs 190 reports against dead reckoning's 184
+        // since issue 28 removed the 2 s least-squares estimator (it did not pay off on corpus
+        // datasets it was not chosen on): within 5 % there, fewer everywhere else.
+        if scenario == .still {
+            #expect(bounded.reports * 3 < plain.reports)
+        } else if scenario == .spikes {
+            #expect(bounded.reports * 100 <= plain.reports * 105)
+        } else {
+            #expect(bounded.reports < plain.reports)
+        }
         print("simulated \(scenario.rawValue) eps \(epsilon): rejected \(evaluation.filterRejections.total), " +
               evaluation.runs.map { "\($0.evaluation.policy) \($0.evaluation.reports)" }.joined(separator: ", "))
     }

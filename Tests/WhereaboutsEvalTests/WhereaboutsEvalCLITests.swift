@@ -51,9 +51,9 @@ struct WhereaboutsEvalCLITests {
         let output = try await EvalBinary.run([Self.track, "--policy", "seed,bounded", "--reports", csv.path, "--format", "json"])
         #expect(output.status == 0)
         let rows = try String(contentsOf: csv, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
-        #expect(rows.first == ["policy", "index", "time", "lat", "lon", "trigger", "ve", "vn", "ms"])
+        #expect(rows.first == ["policy", "index", "time", "lat", "lon", "trigger", "ve", "vn", "ms", "tr"])
         let body = rows.dropFirst()
-        #expect(body.allSatisfy { $0.count == 9 })
+        #expect(body.allSatisfy { $0.count == 10 })
         // A message with a velocity carries its horizon; a held one carries none.
         #expect(body.allSatisfy { ($0[6] == "0.00" && $0[7] == "0.00") == $0[8].isEmpty })
         #expect(body.filter { !$0[8].isEmpty }.allSatisfy { Int($0[8]).map { (1...120).contains($0) } ?? false })
@@ -108,6 +108,16 @@ struct WhereaboutsEvalCLITests {
                 #expect(policy["boundBroken"] as? Int == 0)
             }
             #expect(all[2]["totalRatio"] as? Double == 1)
+            // The comparison's measures: reports per hour, bytes, wake-ups, the pooled live error.
+            for policy in all.prefix(2) {
+                #expect(try #require(policy["reportsPerHour"] as? Double) > 0)
+                #expect(try #require(policy["bytes"] as? Int) > 0)
+                #expect(try #require(policy["wakeUps"] as? Int) > 0)
+                let median = try #require(policy["errorMedian"] as? Double), p95 = try #require(policy["errorP95"] as? Double)
+                #expect(median <= p95)
+                #expect(p95 <= (policy["errorMax"] as? Double ?? 0))
+                #expect(try #require(policy["errorMax"] as? Double) <= 50)
+            }
         }
         // The table form names the groups too.
         let table = try await EvalBinary.run(["--summary", directory.path])
@@ -115,6 +125,57 @@ struct WhereaboutsEvalCLITests {
         #expect(table.stdout.contains("mode walk: 1 tracks"))
         // --summary with --reports is a usage error.
         #expect(try await EvalBinary.run(["--summary", "--reports", "x.csv", directory.path]).status == 2)
+    }
+
+    @Test("--group-by dataset and --leave-one-dataset-out read the folder's MANIFEST.md; --ablate adds a variant per rule")
+    func leaveOneDatasetOut() async throws {
+        let directory = try EvalBinary.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let files = [("p-car-one.gpx", "owner/p", "car"), ("q-car-two.gpx", "owner/q", "car"), ("r-walk-three.gpx", "owner/r", "walk")]
+        var manifest = "# MANIFEST\n\n| file | source repo @ commit : path | licence | mode | fixes |\n|---|---|---|---|---:|\n"
+        for (name, dataset, mode) in files {
+            try FileManager.default.copyItem(at: EvalBinary.fixture("short-drive.gpx"), to: directory.appendingPathComponent(name))
+            manifest += "| \(name) | \(dataset) @ 0123abcd : x.gpx | MIT | \(mode) | 300 |\n"
+        }
+        try manifest.write(to: directory.appendingPathComponent("MANIFEST.md"), atomically: true, encoding: .utf8)
+        let output = try await EvalBinary.run([
+            "--summary", "--format", "json", "--group-by", "dataset", "--leave-one-dataset-out", "--ablate",
+            "--policy", "dead-reckoning,bounded", directory.path,
+        ])
+        #expect(output.status == 0, "\(output.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(output.stdout.utf8)) as? [String: Any])
+        let rows = try #require(object["rows"] as? [[String: Any]])
+        #expect(rows.map { $0["dataset"] as? String } == ["owner/p", "owner/q", "owner/r"])
+        let groups = try #require(object["groups"] as? [[String: Any]])
+        #expect(groups.map { $0["name"] as? String } == ["all", "dataset owner/p", "dataset owner/q", "dataset owner/r"])
+        let results = try #require(object["leaveOneDatasetOut"] as? [[String: Any]])
+        let result = try #require(results.first)
+        let candidates = try #require(result["candidates"] as? [String])
+        #expect(candidates.first == "bounded(50m)")
+        #expect(candidates.count == 1 + 10)
+        #expect(candidates.contains("bounded-without-braking(50m)"))
+        let choices = try #require(result["choices"] as? [[String: Any]])
+        #expect(choices.map { $0["dataset"] as? String } == ["owner/p", "owner/q", "owner/r"])
+        // Three copies of one track: the others always choose the candidate with the fewest reports.
+        let chosen = Set(choices.compactMap { $0["chosen"] as? String })
+        #expect(chosen.count == 1)
+        let totals = try #require(result["totals"] as? [[String: Any]])
+        #expect(totals.map { $0["group"] as? String } == ["all", "car", "walk"])
+        #expect(totals.map { $0["boundBroken"] as? Int } == [0, 0, 0])
+        let all = try #require(totals.first)
+        #expect(all["chosen"] as? Int == (all["candidates"] as? [Int])?.min())
+        #expect((result["ruleEffects"] as? [[String: Any]])?.count == 10)
+        // The table form prints the left-out tables.
+        let table = try await EvalBinary.run(["--summary", "--leave-one-dataset-out", "--policy", "dead-reckoning,bounded", directory.path])
+        #expect(table.stdout.contains("leave one dataset out, 50m"))
+        #expect(table.stdout.contains("left-out reports per group"))
+        // A track the manifest does not list, or no manifest at all, is a usage error naming it.
+        try FileManager.default.copyItem(at: EvalBinary.fixture("short-drive.gpx"), to: directory.appendingPathComponent("s-car-four.gpx"))
+        let unlisted = try await EvalBinary.run(["--summary", "--group-by", "dataset", directory.path])
+        #expect(unlisted.status == 2)
+        #expect(unlisted.stderr.contains("s-car-four.gpx"))
+        #expect(try await EvalBinary.run(["--summary", "--leave-one-dataset-out", Self.track]).status == 2)
+        #expect(try await EvalBinary.run(["--group-by", "mode", Self.track]).status == 2)
     }
 
     @Test("--plot draws an SVG of the chosen policy")

@@ -110,7 +110,7 @@ extension MessageDecoder {
         var dropped: [String] = []
 
         static let informationalLocationKeys: Set<String> = [
-            "acc", "alt", "vac", "vel", "cog", "batt", "bs", "m", "created_at", "ve", "vn", "ms", "due", "inregions",
+            "acc", "alt", "vac", "vel", "cog", "batt", "bs", "m", "created_at", "ve", "vn", "ms", "tr", "due", "inregions",
             "inrids", "p", "motionactivities", "image", "SSID", "BSSID", "poi",
         ]
 
@@ -179,7 +179,8 @@ extension MessageDecoder {
                 ve: ve,
                 vn: vn,
                 ms: int(wire.ms, "ms", in: 1...86_400),
-                due: promise(wire.due, after: tst)
+                due: promise(wire.due, after: tst),
+                tr: velocity(wire.tr, "tr")
             )
             // Kept for the history (every field a device sent), never shown in views.
             message.conn = boundedString(wire.conn, "conn", maxBytes: 8)

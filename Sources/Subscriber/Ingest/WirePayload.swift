@@ -25,6 +25,7 @@ struct WirePayload {
     var ve: Double?
     var vn: Double?
     var ms: Double?
+    var tr: Double?
     var due: Double?
     var state: String?
     var since: Double?
@@ -77,6 +78,7 @@ struct WirePayload {
             if `is`("tst") { return Self.number(value, into: &tst) }
             if `is`("tid") { return Self.string(value, into: &tid) }
             if `is`("t") { return Self.string(value, into: &t) }
+            if `is`("tr") { return Self.number(value, into: &tr) }
         case UInt8(ascii: "l"):
             if `is`("lat") { return Self.number(value, into: &lat) }
             if `is`("lon") { return Self.number(value, into: &lon) }

@@ -30,13 +30,17 @@ public struct FixView: Sendable, Hashable, Codable {
     /// How long (s) the display extrapolates before it holds: the publisher's `maxSilence`, or
     /// less when the `bounded` policy predicts a stop (its braking horizon).
     public var ms: Int?
+    /// Turn rate (degrees per second, counter-clockwise positive) the display turns the velocity
+    /// at while it extrapolates; absent means a straight line.
+    public var tr: Double?
 
     /// Creates a fix view from its wire fields.
     public init(
         tst: Int, lat: Double, lon: Double, acc: Int, alt: Int? = nil, vel: Int? = nil,
         cog: Int? = nil, t: String? = nil, batt: Int? = nil, ve: Double? = nil, vn: Double? = nil,
-        ms: Int? = nil
+        ms: Int? = nil, tr: Double? = nil
     ) {
+        self.tr = tr
         self.tst = tst
         self.lat = lat
         self.lon = lon
@@ -56,7 +60,7 @@ public struct FixView: Sendable, Hashable, Codable {
         self.init(
             tst: message.tst, lat: message.lat, lon: message.lon, acc: message.acc,
             alt: message.alt, vel: message.vel, cog: message.cog, t: message.t,
-            batt: message.batt, ve: message.ve, vn: message.vn, ms: message.ms
+            batt: message.batt, ve: message.ve, vn: message.vn, ms: message.ms, tr: message.tr
         )
     }
 
@@ -64,7 +68,7 @@ public struct FixView: Sendable, Hashable, Codable {
     func locationMessage(tid: String) -> LocationMessage {
         LocationMessage(
             tid: tid, tst: tst, lat: lat, lon: lon, acc: acc, alt: alt, vel: vel, cog: cog,
-            batt: batt, t: t, ve: ve, vn: vn, ms: ms
+            batt: batt, t: t, ve: ve, vn: vn, ms: ms, tr: tr
         )
     }
 }

@@ -35,7 +35,7 @@ extension Fix {
 
 extension Fix {
     /// The same fix with its position replaced: what a report sends when the policy chose a
-    /// position other than the measured one (``BoundedPolicy``'s turn chord).
+    /// position other than the measured one (``BoundedPolicy``'s lag).
     func moved(to position: Coordinate) -> Fix {
         var moved = self
         moved.latitude = position.latitude

@@ -11,9 +11,13 @@ public struct Report: Sendable, Hashable, Codable {
     /// How many seconds a dashboard may extrapolate this report (the wire's `ms`), when the policy
     /// that made it bounds its error with that horizon; `nil` leaves it to the publisher.
     public var maxSilence: Int?
+    /// The turn rate (degrees per second, counter-clockwise positive) a dashboard turns the
+    /// velocity at while it extrapolates (the wire's `tr`); `nil` for a straight line.
+    public var turnRate: Double?
 
     /// Creates a report.
-    public init(fix: Fix, trigger: Trigger, velocity: Velocity? = nil, maxSilence: Int? = nil) {
+    public init(fix: Fix, trigger: Trigger, velocity: Velocity? = nil, maxSilence: Int? = nil, turnRate: Double? = nil) {
+        self.turnRate = turnRate
         self.fix = fix
         self.trigger = trigger
         self.velocity = velocity

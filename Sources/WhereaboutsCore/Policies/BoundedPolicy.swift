@@ -9,13 +9,14 @@ import Foundation
 /// live error under the `predict` display model never exceeds `epsilon` at any accepted fix. While
 /// dashboards extrapolate, a report goes out at least every `maxSilence` seconds (trigger `T`).
 ///
-/// What makes it send fewer reports than plain dead reckoning is what a report carries. While the
-/// device turns steadily (circling), the chord of the arc ahead, sent from a position a quarter of
-/// `epsilon` off the fix (``TurnChord``). Otherwise the velocity of the estimator (receiver
-/// velocity, its speed along the last two fixes' heading, else the last two fixes'; least squares
-/// over 2 and 8 s; hold) whose shadow of dead reckoning has
-/// needed the fewest reports on this track so far (`VelocityExperts`), and no velocity at all
-/// (hold) when that is slower than `stationarySpeed`, which also costs no `maxSilence` reports. Two rules read a
+/// What makes it send fewer reports than plain dead reckoning is what a report carries: the
+/// velocity of the estimator (receiver velocity, its speed along the last two fixes' heading, else
+/// the last two fixes'; least squares over 8 s; hold; turning, which also sends a turn rate `tr`
+/// so that dashboards follow an arc) whose shadow of dead reckoning has needed the fewest reports on this track so far
+/// (`VelocityExperts`), and no velocity at all (hold) when that is slower than `stationarySpeed`,
+/// which also costs no `maxSilence` reports. Why each rule is kept, measured on datasets it was
+/// not chosen on (leave-one-dataset-out), is in docs/policies.md, "Why each rule is there". Two
+/// rules read a
 /// quadratic fit of the last few fixes (when it explains them within ``kinematicTolerance``):
 /// while the device turns (at least ``turnRate`` at ``turnSpeed`` or faster, and the receiver
 /// measured no velocity) the freshest velocity, that of the last two fixes, is sent; and while it
@@ -24,7 +25,7 @@ import Foundation
 /// that long and then hold it where the device is expected to stop (docs/policies.md, "Turning
 /// and braking"); such a display stops moving before `maxSilence` and needs no `T` report.
 ///
-/// A moving report other than a chord is sent from ``lag`` times `epsilon` behind the fix along its
+/// A moving report other than a turning one is sent from ``lag`` times `epsilon` behind the fix along its
 /// velocity, which leaves more room for the device to slow down than to speed up.
 ///
 /// Trigger letters: `f` first, `t` prediction missed, `T` maxSilence, `k` moving to stationary,
@@ -44,6 +45,9 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
         /// The fastest velocity (m/s) a report may carry; `nil` for no cap. Default 100 m/s, the
         /// rejection filters' `maxSpeed` (`--max-speed` sets both).
         public var maxSpeed: Double?
+        /// The rules switched off, to measure what each is worth (`whereabouts-eval --without`,
+        /// `--ablate`); empty (the default) for the policy as documented.
+        public var without: Set<Rule>
 
         /// Creates parameters; every argument defaults to the documented value.
         public init(
@@ -51,13 +55,15 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
             maxSilence: Int = Self.defaultMaxSilence,
             stationarySpeed: Double = 0.2,
             fitTolerance: Double = 0.1,
-            maxSpeed: Double? = FixFilter.Settings.defaultMaxSpeed
+            maxSpeed: Double? = FixFilter.Settings.defaultMaxSpeed,
+            without: Set<Rule> = []
         ) {
             self.epsilon = epsilon
             self.maxSilence = maxSilence
             self.stationarySpeed = stationarySpeed
             self.fitTolerance = fitTolerance
             self.maxSpeed = maxSpeed
+            self.without = without
         }
 
         /// The default `maxSilence`: 120 seconds. Only a message that carries a velocity puts a
@@ -107,10 +113,6 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
     /// How many recent fixes the policy remembers for its velocity fit.
     public static let historyCapacity = 256
 
-    /// How far back (s) a report looks at the remembered fixes when the last 30 s (the quadratic
-    /// fit's reach) hold fewer than the five a steady turn needs: 64 s.
-    static let lookBack = 64.0
-
     /// The parameters in force.
     public let parameters: Parameters
     private var guardian: PredictionGuard
@@ -123,15 +125,23 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
         guardian = PredictionGuard(epsilon: parameters.epsilon, maxSilence: parameters.maxSilence, maxSpeed: parameters.maxSpeed)
         experts = VelocityExperts(
             epsilon: parameters.epsilon, maxSilence: parameters.maxSilence, maxSpeed: parameters.maxSpeed,
-            stationarySpeed: parameters.stationarySpeed
+            stationarySpeed: parameters.stationarySpeed, without: parameters.without
         )
     }
 
     /// The policy's `epsilon`.
     public var errorBound: Double { parameters.epsilon }
 
-    /// `bounded(50m)`, with the epsilon in force.
-    public var name: String { "bounded(\(formatted(parameters.epsilon))m)" }
+    /// `bounded(50m)`, with the epsilon in force; `bounded-without-braking+turn(50m)` with rules
+    /// switched off.
+    public var name: String {
+        let without = parameters.without.isEmpty ? "" : "-without-" + parameters.without.sorted().map(\.rawValue).joined(separator: "+")
+        return "bounded\(without)(\(formatted(parameters.epsilon))m)"
+    }
+
+    private var stationarySpeed: Double { uses(.stationary) ? parameters.stationarySpeed : 0 }
+
+    private func uses(_ rule: Rule) -> Bool { !parameters.without.contains(rule) }
 
     /// Reports the fix when the displayed position misses it by more than `epsilon` or dashboards
     /// have extrapolated for `maxSilence` seconds (not when the last report's horizon was shorter:
@@ -151,26 +161,26 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
     }
 
     private mutating func report(_ fix: Fix, trigger: Trigger) -> Report {
-        var points = SentFrame.recentPoints(history: history, fix: fix, within: Kinematics.reach)
-        if points.count < TurnChord.modelTurns + 2 {
-            points = SentFrame.recentPoints(history: history, fix: fix, within: Self.lookBack)
-        }
-        if let chord = turnChord(fix, points: points) {
-            return guardian.report(fix, trigger: trigger, velocity: chord.velocity, position: chord.position)
-        }
+        let points = SentFrame.recentPoints(history: history, fix: fix, within: Kinematics.reach)
         let measured = fix.measuredVelocity
+        if experts.leader == .turning {
+            // Turning has predicted best on this track so far: the arc, from the fix itself.
+            let velocity = experts.velocity(.turning, points: points, fix: fix)
+            return guardian.report(fix, trigger: trigger, velocity: velocity,
+                                   turnRate: velocity == nil ? nil : VelocityExperts.turnRate(points: points))
+        }
         var velocity = experts.velocity(experts.leader, points: points, fix: fix)
         var horizon: Int? = nil
         if let chosen = velocity, let motion = Kinematics.fit(points: points),
            motion.residual <= Self.kinematicTolerance * parameters.epsilon, motion.speed >= 0.2 {
             // Turning: the longer fits lag behind the heading; the last two fixes do not.
-            if measured == nil, motion.speed >= Self.turnSpeed, abs(motion.turnRate) >= Self.turnRate,
-               let freshest = SentFrame.lastTwo(points: points), freshest.speed >= parameters.stationarySpeed {
+            if uses(.turn), measured == nil, motion.speed >= Self.turnSpeed, abs(motion.turnRate) >= Self.turnRate,
+               let freshest = SentFrame.lastTwo(points: points), freshest.speed >= stationarySpeed {
                 velocity = freshest
             }
             // Braking: move on for as long as the display follows the way to the stop, then hold.
             let deceleration = motion.deceleration
-            if deceleration >= Self.brakingDeceleration, motion.speed / deceleration <= Self.brakingTime {
+            if uses(.braking), deceleration >= Self.brakingDeceleration, motion.speed / deceleration <= Self.brakingTime {
                 horizon = motion.brakingHorizon(
                     for: velocity ?? chosen,
                     tolerance: Self.brakingTolerance * parameters.epsilon,
@@ -178,7 +188,7 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
                 )
             }
         }
-        let behind = velocity.flatMap { lagging(fix, velocity: $0) }
+        let behind = uses(.lag) ? velocity.flatMap { lagging(fix, velocity: $0) } : nil
         return guardian.report(fix, trigger: trigger, velocity: velocity, horizon: horizon, position: behind)
     }
 
@@ -190,22 +200,5 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
         let back = Self.lag * parameters.epsilon / speed
         let origin = SentFrame.origin(of: fix)
         return LocalProjection(origin: origin).unproject(east: -velocity.east * back, north: -velocity.north * back)
-    }
-
-    /// While the device turns steadily, the chord of the arc ahead (``TurnChord``): the position to
-    /// send, off the fix by at most a quarter of `epsilon`, and the chord's velocity; `nil` when
-    /// it does not turn steadily or the line would miss the fix itself.
-    private func turnChord(_ fix: Fix, points: [SentFrame.Point]) -> (position: Coordinate, velocity: Velocity)? {
-        guard let newest = points.first, let chord = TurnChord.line(points: points, epsilon: parameters.epsilon) else { return nil }
-        // The points are in the frame of the sent (rounded) fix with times from the wire `tst`:
-        // the line passes `newest + offset` at the fix's own time, so it starts `tau` earlier.
-        let velocity = chord.velocity
-        let origin = SentFrame.origin(of: fix)
-        let position = LocalProjection(origin: origin).unproject(
-            east: newest.east + chord.east - velocity.east * newest.tau,
-            north: newest.north + chord.north - velocity.north * newest.tau
-        )
-        guard guardian.keeps(fix, from: position, velocity: velocity) else { return nil }
-        return (position, velocity)
     }
 }

@@ -15,6 +15,7 @@ struct DisplayTracker: Sendable {
     private let ve: Double?
     private let vn: Double?
     private let ms: Int?
+    private let tr: Double?
     private let projection: LocalProjection
     private let east: Double
     private let north: Double
@@ -31,6 +32,7 @@ struct DisplayTracker: Sendable {
         ve = message.ve
         vn = message.vn
         ms = message.ms
+        tr = message.tr
         projection = LocalProjection(origin: message.coordinate)
         let velocity = message.extrapolationVelocity ?? .zero
         east = velocity.east
@@ -43,7 +45,7 @@ struct DisplayTracker: Sendable {
     /// The part of the message sent that decides what dashboards display (position, time,
     /// velocity and horizon), for ``LocationMessage/displayedPosition(at:)``.
     var message: LocationMessage {
-        LocationMessage(tid: "--", tst: wireTime, lat: lat, lon: lon, acc: 1, ve: ve, vn: vn, ms: ms)
+        LocationMessage(tid: "--", tst: wireTime, lat: lat, lon: lon, acc: 1, ve: ve, vn: vn, ms: ms, tr: tr)
     }
 
     /// Whether dashboards extrapolate this message (it carries a non-zero velocity).
@@ -56,8 +58,10 @@ struct DisplayTracker: Sendable {
     func misses(_ fix: Fix, by epsilon: Double) -> Bool {
         let (e, n) = projection.project(fix.coordinate)
         let elapsed = min(max(fix.time.timeIntervalSince1970 - tst, 0), horizon)
-        let dx = e - east * elapsed
-        let dy = n - north * elapsed
+        let moved = tr == nil ? (east: east * elapsed, north: north * elapsed)
+            : LocationMessage.extrapolatedOffset(east: east, north: north, turnRate: tr, seconds: elapsed)
+        let dx = e - moved.east
+        let dy = n - moved.north
         let planar = (dx * dx + dy * dy).squareRoot()
         let margin = 0.5 + distortion * (abs(e) + abs(n))
         if planar < epsilon - margin { return false }

@@ -14,6 +14,13 @@ public enum PolicyKind: String, Sendable, Hashable, Codable, CaseIterable {
     case deadReckoning = "dead-reckoning"
     /// ``BoundedPolicy``: Whereabouts' own error-bounded policy.
     case bounded
+    /// ``AppDefaultPolicy/ownTracksMove``: the OwnTracks app's move mode, for comparison.
+    case ownTracksMove = "owntracks-move"
+    /// ``AppDefaultPolicy/traccarClient``: the Traccar Client's defaults, for comparison.
+    case traccar
+
+    /// The six policies `whereabouts-eval` runs by default (the two app defaults only on request).
+    public static let standard: [PolicyKind] = [.seed, .interval, .distance, .significant, .deadReckoning, .bounded]
 
     /// Reads a comma-separated list of policy names such as `seed,bounded`.
     public static func parseList(_ text: String) throws(PolicySettingsError) -> [PolicyKind] {

@@ -60,6 +60,8 @@ public struct PolicySettings: Sendable, Hashable, Codable {
             var parameters = bounded
             if let epsilon { parameters.epsilon = epsilon }
             return BoundedPolicy(parameters: parameters)
+        case .ownTracksMove: return AppDefaultPolicy(parameters: AppDefaultPolicy.ownTracksMove)
+        case .traccar: return AppDefaultPolicy(parameters: AppDefaultPolicy.traccarClient)
         }
     }
 

@@ -9,6 +9,8 @@ public enum PolicySettingsError: Error, Sendable, Hashable, CustomStringConverti
     case unknownPolicy(String)
     /// A list of values could not be read.
     case malformedList(parameter: String, text: String)
+    /// The name is not one of `bounded`'s rules.
+    case unknownRule(String)
 
     /// A sentence saying what is wrong and what to do.
     public var description: String {
@@ -21,6 +23,8 @@ public enum PolicySettingsError: Error, Sendable, Hashable, CustomStringConverti
             "There is no policy named '\(name)'; choose from \(PolicyKind.allCases.map(\.rawValue).joined(separator: ", "))."
         case let .malformedList(parameter, text):
             "The value '\(text)' of --\(parameter) is not a comma-separated list of numbers."
+        case let .unknownRule(name):
+            "bounded has no rule named '\(name)'; choose from \(BoundedPolicy.Rule.allCases.map(\.rawValue).joined(separator: ", "))."
         }
     }
 }

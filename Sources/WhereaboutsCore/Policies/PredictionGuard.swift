@@ -37,11 +37,11 @@ struct PredictionGuard: Sendable {
     /// `tst` is the fix's time rounded down to the second, so by the fix's own time dashboards
     /// have moved the position on by up to one second of `velocity`. Such a report holds instead,
     /// which keeps the bound at the reported fix too.
-    private func missesOwnFix(_ fix: Fix, velocity: Velocity, ms: Int) -> Bool {
+    private func missesOwnFix(_ fix: Fix, velocity: Velocity, ms: Int, turnRate: Double?) -> Bool {
         let time = fix.time.timeIntervalSince1970
         let fraction = time - time.rounded(.down)
         guard velocity.speed * fraction > epsilon - 1 else { return false }
-        let message = LocationMessage(report: Report(fix: fix, trigger: .moving, velocity: velocity, maxSilence: ms), tid: "--")
+        let message = LocationMessage(report: Report(fix: fix, trigger: .moving, velocity: velocity, maxSilence: ms, turnRate: turnRate), tid: "--")
         return DisplayTracker(message: message).misses(fix, by: epsilon)
     }
 
@@ -69,13 +69,13 @@ struct PredictionGuard: Sendable {
     /// `maxSilence` when `horizon` is nil. With `position`, the report is sent from there instead
     /// of the fix's own position (check it with ``keeps(_:from:velocity:)`` first; it is ignored
     /// for a report that holds).
-    mutating func report(_ fix: Fix, trigger: Trigger, velocity: Velocity?, horizon: Int? = nil, position: Coordinate? = nil) -> Report {
+    mutating func report(_ fix: Fix, trigger: Trigger, velocity: Velocity?, horizon: Int? = nil, position: Coordinate? = nil, turnRate: Double? = nil) -> Report {
         var velocity = velocity.flatMap { $0 == .zero || !allowed($0) ? nil : $0 }
         let ms = horizon.map { min(max($0, 1), maxSilence) } ?? maxSilence
         var sent = fix
         if let position, let moving = velocity, keeps(fix, from: position, velocity: moving) {
             sent = fix.moved(to: position)
-        } else if let moving = velocity, missesOwnFix(fix, velocity: moving, ms: ms) {
+        } else if let moving = velocity, missesOwnFix(fix, velocity: moving, ms: ms, turnRate: turnRate) {
             velocity = nil
         }
         var trigger = trigger
@@ -83,7 +83,8 @@ struct PredictionGuard: Sendable {
             if display.isMoving, velocity == nil { trigger = .becameStationary }
             if !display.isMoving, velocity != nil { trigger = .startedMoving }
         }
-        let report = Report(fix: sent, trigger: trigger, velocity: velocity, maxSilence: velocity == nil ? nil : ms)
+        let report = Report(fix: sent, trigger: trigger, velocity: velocity, maxSilence: velocity == nil ? nil : ms,
+                            turnRate: velocity == nil ? nil : turnRate)
         display = DisplayTracker(message: LocationMessage(report: report, tid: "--"))
         hasDisplay = true
         return report

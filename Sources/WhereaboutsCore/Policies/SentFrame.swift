@@ -2,7 +2,7 @@ import Foundation
 
 /// The recent fixes as a dashboard will see a report's extrapolation: projected into the plane of
 /// the position being sent, with times relative to the wire `tst`. `bounded`'s estimators
-/// (`VelocityExperts`), its quadratic fit (`Kinematics`) and its turn chord (`TurnChord`) all read
+/// (`VelocityExperts`) and its quadratic fit (`Kinematics`) read
 /// them, so a velocity they compute is exactly the one dashboards extrapolate.
 enum SentFrame {
     /// How far back (s) the frame looks by default: 128 s. The newest two fixes within it are

@@ -26,7 +26,8 @@ extension LocationMessage {
             m: mode?.rawValue,
             ve: report.velocity.map { Self.roundVelocity($0.east) },
             vn: report.velocity.map { Self.roundVelocity($0.north) },
-            ms: report.velocity == nil ? nil : (report.maxSilence ?? maxSilence)
+            ms: report.velocity == nil ? nil : (report.maxSilence ?? maxSilence),
+            tr: report.velocity == nil ? nil : report.turnRate.map { Self.roundVelocity($0) }.flatMap { $0 == 0 ? nil : $0 }
         )
     }
 

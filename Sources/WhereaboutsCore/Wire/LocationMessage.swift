@@ -43,6 +43,10 @@ public struct LocationMessage: Sendable, Hashable, Codable {
     public var vn: Double?
     /// The publisher's `maxSilence` in seconds: a dashboard extrapolates at most this long.
     public var ms: Int?
+    /// Turn rate in degrees per second (2 decimals), positive counter-clockwise (turning left): a
+    /// dashboard turns the extrapolated velocity at this rate, so the display follows an arc, for
+    /// at most `ms`. Absent (and in every OwnTracks app's message): a straight line.
+    public var tr: Double?
     /// Epoch seconds by which the publisher's next message will have come at the latest (a
     /// location or a heartbeat presence): a receiver that passes it without news knows something
     /// is wrong. Absent from publishers that promise nothing (the OwnTracks apps).
@@ -71,7 +75,7 @@ public struct LocationMessage: Sendable, Hashable, Codable {
         case type = "_type"
         case tid, tst, lat, lon, acc, alt, vac, vel, cog, batt, bs, t, m
         case createdAt = "created_at"
-        case ve, vn, ms, due, inregions, inrids, conn, p, motionactivities, poi
+        case ve, vn, ms, tr, due, inregions, inrids, conn, p, motionactivities, poi
         case ssid = "SSID", bssid = "BSSID"
     }
 
@@ -80,8 +84,10 @@ public struct LocationMessage: Sendable, Hashable, Codable {
         tid: String, tst: Int, lat: Double, lon: Double, acc: Int,
         alt: Int? = nil, vac: Int? = nil, vel: Int? = nil, cog: Int? = nil,
         batt: Int? = nil, bs: Int? = nil, t: String? = nil, m: Int? = nil,
-        createdAt: Int? = nil, ve: Double? = nil, vn: Double? = nil, ms: Int? = nil, due: Int? = nil
+        createdAt: Int? = nil, ve: Double? = nil, vn: Double? = nil, ms: Int? = nil, due: Int? = nil,
+        tr: Double? = nil
     ) {
+        self.tr = tr
         self.due = due
         self.tid = tid
         self.tst = tst

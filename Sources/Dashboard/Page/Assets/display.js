@@ -24,9 +24,18 @@
     const horizon = Math.min(elapsed, typeof fix.ms === "number" ? fix.ms : W.settings.defaultMaxSilence);
     const perDegreeLat = W.settings.earthRadius * Math.PI / 180;
     const perDegreeLon = perDegreeLat * Math.cos(fix.lat * Math.PI / 180);
-    let lon = fix.lon + fix.ve * horizon / perDegreeLon;
+    // With a turn rate `tr` (degrees per second, counter-clockwise) the velocity turns meanwhile:
+    // Core's LocationMessage.extrapolatedOffset.
+    let east = fix.ve * horizon, north = fix.vn * horizon;
+    if (typeof fix.tr === "number" && isFinite(fix.tr) && fix.tr !== 0) {
+      const omega = fix.tr * Math.PI / 180;
+      const sine = Math.sin(omega * horizon) / omega, versine = (1 - Math.cos(omega * horizon)) / omega;
+      east = fix.ve * sine - fix.vn * versine;
+      north = fix.vn * sine + fix.ve * versine;
+    }
+    let lon = fix.lon + east / perDegreeLon;
     if (lon > 180) lon -= 360; else if (lon < -180) lon += 360;
-    return { lat: fix.lat + fix.vn * horizon / perDegreeLat, lon: lon,
+    return { lat: fix.lat + north / perDegreeLat, lon: lon,
              extrapolated: horizon > 0 && (fix.ve !== 0 || fix.vn !== 0) };
   };
 
