@@ -11,9 +11,21 @@ struct XMLScannerTests {
         scan(Array(xml.utf8), maximumDepth: maximumDepth)
     }
 
+    /// Scans `bytes` in memory, and again as a stream through a window of a few bytes, which must
+    /// give the same tokens and error: every test here also tests the streamed reading.
     func scan(_ bytes: [UInt8], maximumDepth: Int = 1024) -> (tokens: [String], error: XMLSyntaxError?) {
+        let whole = scan(bytes, maximumDepth: maximumDepth, window: nil)
+        for window in [8, 13] {
+            let streamed = scan(bytes, maximumDepth: maximumDepth, window: window)
+            #expect(streamed.tokens == whole.tokens, "window \(window)")
+            #expect(streamed.error == whole.error, "window \(window)")
+        }
+        return whole
+    }
+
+    func scan(_ bytes: [UInt8], maximumDepth: Int, window: Int?) -> (tokens: [String], error: XMLSyntaxError?) {
         var tokens: [String] = []
-        let error = XMLScanner.scan(bytes, maximumDepth: maximumDepth) { (scanner: inout XMLScanner) -> XMLSyntaxError? in
+        let body = { (scanner: inout XMLScanner) -> XMLSyntaxError? in
             do throws(XMLSyntaxError) {
                 while let token = try scanner.next() {
                     switch token {
@@ -35,6 +47,15 @@ struct XMLScannerTests {
                 return error
             }
         }
+        guard let window else { return (tokens, XMLScanner.scan(bytes, maximumDepth: maximumDepth, body)) }
+        var offset = 0
+        let error = XMLScanner.scan(reading: { buffer in
+            // Hands out at most 5 bytes a call, so that the window is filled in several reads.
+            let count = min(5, buffer.count, bytes.count - offset)
+            bytes.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + count)])) }
+            offset += count
+            return count
+        }, window: window, maximumDepth: maximumDepth, body)
         return (tokens, error)
     }
 
