@@ -29,7 +29,7 @@ struct StreamingMemoryTests {
 
     /// Writes a GPX file of `repeats` copies of `chunk`.
     static func writeGPX(at url: URL, chunk: Data, repeats: Int) throws {
-        FileManager.default.createFile(atPath: url.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
         let handle = try FileHandle(forWritingTo: url)
         defer { try? handle.close() }
         try handle.write(contentsOf: Data(#"<?xml version="1.0" encoding="UTF-8"?><gpx version="1.1" creator="test"><trk><trkseg>"#.utf8))

@@ -131,9 +131,8 @@ struct XMLScanner {
     }
 
     /// Scans the bytes `refill` reads, as a stream, through a window of `window` bytes that
-    /// grows to at most `windowLimit` while one token needs it (see the type's notes). A
-    /// UTF-16 document (byte-order mark first) is read whole and converted, as
-    /// ``scan(_:maximumDepth:_:)`` does.
+    /// grows to at most `windowLimit` while one token needs it (see the type's notes). A UTF-16
+    /// document (byte-order mark first) is converted to UTF-8 as it is read.
     static func scan<R, E: Error>(
         reading refill: Refill,
         window: Int = 64 << 10,
@@ -141,29 +140,22 @@ struct XMLScanner {
         maximumDepth: Int = 1024,
         _ body: (inout XMLScanner) throws(E) -> R
     ) throws(E) -> R {
-        let capacity = max(8, window)
-        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 1)
-        var filled = 0
-        var ended = false
-        while filled < capacity, !ended {
-            let count = refill(UnsafeMutableRawBufferPointer(rebasing: storage[filled...]))
-            if count > 0 { filled += count } else { ended = true }
-        }
-        let first = UnsafeBufferPointer(start: storage.baseAddress?.assumingMemoryBound(to: UInt8.self), count: filled)
-        if filled >= 2, (first[0], first[1]) == (0xFE, 0xFF) || (first[0], first[1]) == (0xFF, 0xFE) {
-            var whole = Array(first)
-            storage.deallocate()
-            var chunk = [UInt8](repeating: 0, count: 64 << 10)
-            while !ended {
-                let count = chunk.withUnsafeMutableBytes { refill($0) }
-                if count > 0 { whole += chunk[..<count] } else { ended = true }
-            }
-            return try scan(whole, maximumDepth: maximumDepth, body)
-        }
         let result: Result<R, E> = withoutActuallyEscaping(refill) { refill in
-            var scanner = XMLScanner(first, maximumDepth: maximumDepth, declaredUTF16: false)
+            let capacity = max(8, window)
+            let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 1)
+            var (filled, ended) = fill(storage, from: 0, refill)
+            var source = refill
+            var declaredUTF16 = false
+            if filled >= 2, storage[0] == 0xFE && storage[1] == 0xFF || storage[0] == 0xFF && storage[1] == 0xFE {
+                var stream = UTF16Stream(bigEndian: storage[0] == 0xFE, carry: Array(storage[2..<filled]), sourceEnded: ended)
+                source = { stream.fill($0, from: refill) }
+                (filled, ended) = fill(storage, from: 0, source)
+                declaredUTF16 = true
+            }
+            let first = UnsafeBufferPointer(start: storage.baseAddress?.assumingMemoryBound(to: UInt8.self), count: filled)
+            var scanner = XMLScanner(first, maximumDepth: maximumDepth, declaredUTF16: declaredUTF16)
             scanner.window = storage
-            scanner.refill = refill
+            scanner.refill = source
             scanner.inputComplete = ended
             scanner.windowLimit = max(capacity, windowLimit)
             defer {
@@ -174,6 +166,18 @@ struct XMLScanner {
             return Result(catching: { () throws(E) -> R in try body(&scanner) })
         }
         return try result.get()
+    }
+
+    /// Fills `storage` from offset `start` with what `refill` reads: how far it is filled, and
+    /// whether the input ended first.
+    private static func fill(_ storage: UnsafeMutableRawBufferPointer, from start: Int, _ refill: Refill) -> (filled: Int, ended: Bool) {
+        var filled = start
+        while filled < storage.count {
+            let count = refill(UnsafeMutableRawBufferPointer(rebasing: storage[filled...]))
+            guard count > 0 else { return (filled, true) }
+            filled += count
+        }
+        return (filled, false)
     }
 
     private let allowsUTF16Declaration: Bool
@@ -250,11 +254,8 @@ struct XMLScanner {
             storage = grown
             window = grown
         }
-        var filled = kept
-        while filled < storage.count, !inputComplete {
-            let count = refill(UnsafeMutableRawBufferPointer(rebasing: storage[filled...]))
-            if count > 0 { filled += count } else { inputComplete = true }
-        }
+        let (filled, ended) = Self.fill(storage, from: kept, refill)
+        inputComplete = ended
         // Only called while no control character was found: the limit is the window's end.
         let shift = position
         input = UnsafeBufferPointer(start: storage.baseAddress?.assumingMemoryBound(to: UInt8.self), count: filled)
@@ -883,6 +884,7 @@ struct XMLScanner {
     }
 
     private mutating func controlCharacterError() -> XMLSyntaxError {
+        isBlank = false
         position = limit
         let hex = String(input[limit], radix: 16, uppercase: true)
         return error("the control character U+\(hex.count < 2 ? "000" : "00")\(hex), which XML does not allow")
@@ -951,4 +953,73 @@ private func isWhitespace(_ byte: UInt8) -> Bool {
 
 private extension Character {
     var isASCIIDigitForXML: Bool { ("0"..."9").contains(self) }
+}
+
+/// UTF-16 read through a refill and handed out as UTF-8, piece by piece what
+/// ``XMLScanner/utf8(fromUTF16WithBOM:)`` makes of the whole (a surrogate pair split between two
+/// reads is kept together; an odd last byte becomes an invalid byte).
+private struct UTF16Stream {
+    let bigEndian: Bool
+    /// Bytes read and not yet converted: an odd byte, or a high surrogate waiting for its pair.
+    var carry: [UInt8]
+    /// Whether the refill has nothing more.
+    var sourceEnded: Bool
+    private var output: [UInt8] = []
+    private var handedOut = 0
+
+    init(bigEndian: Bool, carry: [UInt8], sourceEnded: Bool) {
+        self.bigEndian = bigEndian
+        self.carry = carry
+        self.sourceEnded = sourceEnded
+    }
+
+    /// Fills `buffer` with converted bytes read through `refill`; 0 at the end.
+    mutating func fill(_ buffer: UnsafeMutableRawBufferPointer, from refill: XMLScanner.Refill) -> Int {
+        var written = 0
+        while written < buffer.count {
+            if handedOut == output.count {
+                guard convertMore(refill) else { break }
+                continue
+            }
+            let count = min(buffer.count - written, output.count - handedOut)
+            output.withUnsafeBytes { converted in
+                UnsafeMutableRawBufferPointer(rebasing: buffer[written..<(written + count)])
+                    .copyMemory(from: UnsafeRawBufferPointer(rebasing: converted[handedOut..<(handedOut + count)]))
+            }
+            written += count
+            handedOut += count
+        }
+        return written
+    }
+
+    /// Reads and converts the next piece; false when nothing is left.
+    private mutating func convertMore(_ refill: XMLScanner.Refill) -> Bool {
+        if sourceEnded, carry.isEmpty { return false }
+        var raw = carry
+        if !sourceEnded {
+            var chunk = [UInt8](repeating: 0, count: 32 << 10)
+            let count = chunk.withUnsafeMutableBytes { refill($0) }
+            if count > 0 { raw += chunk[..<count] } else { sourceEnded = true }
+        }
+        var units: [UInt16] = []
+        units.reserveCapacity(raw.count / 2)
+        var index = 0
+        while index + 1 < raw.count {
+            let (high, low) = bigEndian ? (raw[index], raw[index + 1]) : (raw[index + 1], raw[index])
+            units.append(UInt16(high) << 8 | UInt16(low))
+            index += 2
+        }
+        carry = Array(raw[index...])
+        if !sourceEnded, let last = units.last, last & 0xFC00 == 0xD800 {
+            units.removeLast()
+            carry = Array(raw[(index - 2)..<index]) + carry
+        }
+        output = Array(String(decoding: units, as: UTF16.self).utf8)
+        if sourceEnded, !carry.isEmpty {
+            output.append(0xFF)
+            carry = []
+        }
+        handedOut = 0
+        return !(sourceEnded && output.isEmpty)
+    }
 }
