@@ -1,7 +1,8 @@
 // `SourcesBenchmark memory FILE.gpx`: peak resident memory while a GPX file is streamed through
 // `GPXSource` (what `whereabouts-pub --source gpx:` does), against the baseline measured in the
-// same run: the same file read whole with `GPXFile.read` (what `whereabouts-eval` does, and what
-// the publisher's unbounded hand-over amounted to when the consumer was slower than the parser).
+// same run: the same file's fixes all kept by `GPXFile.read` (what `whereabouts-eval` does, and
+// what the publisher's unbounded hand-over amounted to when the consumer was slower than the
+// parser). Both read the file as a stream through a bounded window; none is mapped.
 // Each is measured in a child process of its own, as VmHWM from /proc/self/status.
 import Foundation
 import Logging

@@ -11,9 +11,25 @@ struct XMLScannerTests {
         scan(Array(xml.utf8), maximumDepth: maximumDepth)
     }
 
+    /// Scans `bytes` in memory, and again as a stream through a window of a few bytes, which must
+    /// give the same tokens and error: every test here also tests the streamed reading. (Text
+    /// split by the window may come in more runs, so the text before a fault inside it may come
+    /// as a token of its own before the error.)
     func scan(_ bytes: [UInt8], maximumDepth: Int = 1024) -> (tokens: [String], error: XMLSyntaxError?) {
+        let whole = scan(bytes, maximumDepth: maximumDepth, window: nil)
+        for window in [8, 13] {
+            let streamed = scan(bytes, maximumDepth: maximumDepth, window: window)
+            #expect(Array(streamed.tokens.prefix(whole.tokens.count)) == whole.tokens, "window \(window)")
+            let extra = streamed.tokens.dropFirst(whole.tokens.count)
+            #expect(extra.isEmpty || (whole.error != nil && extra.count == 1 && extra.allSatisfy { $0.hasPrefix("\"") }), "window \(window): \(extra)")
+            #expect(streamed.error == whole.error, "window \(window)")
+        }
+        return whole
+    }
+
+    func scan(_ bytes: [UInt8], maximumDepth: Int, window: Int?) -> (tokens: [String], error: XMLSyntaxError?) {
         var tokens: [String] = []
-        let error = XMLScanner.scan(bytes, maximumDepth: maximumDepth) { (scanner: inout XMLScanner) -> XMLSyntaxError? in
+        let body = { (scanner: inout XMLScanner) -> XMLSyntaxError? in
             do throws(XMLSyntaxError) {
                 while let token = try scanner.next() {
                     switch token {
@@ -35,6 +51,18 @@ struct XMLScannerTests {
                 return error
             }
         }
+        guard let window else {
+            let error = XMLScanner.scan(bytes, maximumDepth: maximumDepth, body)
+            return (tokens, error)
+        }
+        var offset = 0
+        let error = XMLScanner.scan(reading: { buffer in
+            // Hands out at most 5 bytes a call, so that the window is filled in several reads.
+            let count = min(5, buffer.count, bytes.count - offset)
+            bytes.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + count)])) }
+            offset += count
+            return count
+        }, window: window, maximumDepth: maximumDepth, body)
         return (tokens, error)
     }
 
@@ -111,6 +139,12 @@ struct XMLScannerTests {
         #expect(scan(little).tokens == ["<a x=é>", "\"1\"", "</a>"])
         #expect(scan(big).tokens == ["<a x=é>", "\"1\"", "</a>"])
         #expect(scan(little).error == nil)
+        // A character outside the BMP is a surrogate pair; read as a stream, 5 bytes a read, the
+        // pair and the units are split between reads, and an odd last byte is an invalid one.
+        let astral = #"<a x="😀">é😀</a>"#
+        let astralLittle: [UInt8] = [0xFF, 0xFE] + astral.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        #expect(scan(astralLittle).tokens == ["<a x=😀>", "\"é😀\"", "</a>"])
+        #expect(scan(astralLittle + [0x20]).error?.reason == "text after the root element")
     }
 
     @Test("Invalid UTF-8 is passed on as bytes, never decoded")

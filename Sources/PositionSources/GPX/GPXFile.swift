@@ -2,7 +2,8 @@ import Foundation
 import Logging
 import WhereaboutsCore
 
-/// Reads a whole GPX file into memory at once: what `whereabouts-eval` uses.
+/// Reads all the fixes of a GPX file into memory at once (the file itself is read as a stream):
+/// what `whereabouts-eval` uses.
 public enum GPXFile {
     /// Reads every valid track point of the GPX 1.0 or 1.1 file at `url`.
     ///
@@ -13,9 +14,13 @@ public enum GPXFile {
         options: GPXOptions = GPXOptions(),
         logger: Logger
     ) throws(PositionSourceError) -> RecordedTrack {
-        try RecordedTrack.readWhole(url, source: "gpx", logger: logger) { data, label, counter in
-            parse(data, label: label, options: options, rejections: counter)
+        var reader = try FileChunkReader(path: url.path)
+        defer { reader.close() }
+        let track = collect(label: url.lastPathComponent, options: options, rejections: RejectionCounter(source: "gpx", logger: logger)) {
+            $0.parse(reading: { reader.read(into: $0) })
         }
+        if let failure = reader.failure { throw failure }
+        return track
     }
 
     /// Reads every valid track point of GPX `data`, counting rejections in `rejections`.
@@ -24,6 +29,16 @@ public enum GPXFile {
         label: String = "gpx",
         options: GPXOptions = GPXOptions(),
         rejections: RejectionCounter
+    ) -> RecordedTrack {
+        collect(label: label, options: options, rejections: rejections) { $0.parse(data) }
+    }
+
+    /// The fixes and segments a parser made by `parse` finds.
+    private static func collect(
+        label: String,
+        options: GPXOptions,
+        rejections: RejectionCounter,
+        _ parse: (GPXParser) -> Void
     ) -> RecordedTrack {
         var fixes: [Fix] = []
         var segmentStarts: [Int] = []
@@ -36,7 +51,7 @@ public enum GPXFile {
             fixes.append(fix)
             return true
         }
-        parser.parse(data)
+        parse(parser)
         return RecordedTrack(fixes: fixes, segmentStarts: segmentStarts.isEmpty ? [0] : segmentStarts, rejections: rejections.snapshot)
     }
 }

@@ -37,39 +37,44 @@ final class GPXParser {
 
     /// Parses `data` to the end (or to the first XML error, which is counted), calling `emit` for
     /// each valid track point.
-    ///
-    /// - Parameter release: Passed to the scanner: told which bytes were read, so a mapped file
-    ///   can hand their pages back (see ``MappedFile``).
-    func parse(_ data: some ContiguousBytes, release: ((Int) -> Void)? = nil) {
-        let blank = data.withUnsafeBytes { bytes in
-            bytes.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
-        }
-        if blank {
-            rejections.record(.emptyInput, at: label)
-            return
-        }
+    func parse(_ data: some ContiguousBytes) {
+        record(XMLScanner.scan(data) { (scanner: inout XMLScanner) in readTokens(&scanner) })
+    }
+
+    /// Parses what `refill` reads, as a stream through the scanner's bounded window (see
+    /// ``XMLScanner/scan(reading:window:windowLimit:maximumDepth:_:)``), like ``parse(_:)``.
+    func parse(reading refill: XMLScanner.Refill, window: Int = 64 << 10) {
+        record(XMLScanner.scan(reading: refill, window: window) { (scanner: inout XMLScanner) in readTokens(&scanner) })
+    }
+
+    /// Reads the tokens to the end; the XML error that ended them, if one did, and whether the
+    /// input held nothing but white space.
+    private func readTokens(_ scanner: inout XMLScanner) -> (fault: XMLSyntaxError?, blank: Bool) {
         // Bytes from 0x80 up are never decoded by the scanner, so invalid UTF-8 cannot trap; a
         // damaged number simply fails to parse and is counted.
-        let fault = XMLScanner.scan(data, release: release) { (scanner: inout XMLScanner) -> XMLSyntaxError? in
-            do throws(XMLSyntaxError) {
-                while let token = try scanner.next() {
-                    switch token {
-                    case let .startElement(name):
-                        startElement(XMLScanner.localName(name), scanner: &scanner)
-                    case .endElement:
-                        endElement()
-                        if release != nil, !inPoint { scanner.releaseConsumed() }
-                        if stoppedByConsumer { return nil }
-                    case let .text(bytes):
-                        if capturing != nil { text.append(contentsOf: bytes) }
-                    }
+        do throws(XMLSyntaxError) {
+            while let token = try scanner.next() {
+                switch token {
+                case let .startElement(name):
+                    startElement(XMLScanner.localName(name), scanner: &scanner)
+                case .endElement:
+                    endElement()
+                    if stoppedByConsumer { return (nil, false) }
+                case let .text(bytes):
+                    if capturing != nil { text.append(contentsOf: bytes) }
                 }
-                return nil
-            } catch {
-                return error
             }
+            return (nil, false)
+        } catch {
+            return (error, scanner.isBlank)
         }
-        if let fault {
+    }
+
+    private func record(_ outcome: (fault: XMLSyntaxError?, blank: Bool)) {
+        guard let fault = outcome.fault else { return }
+        if outcome.blank {
+            rejections.record(.emptyInput, at: label)
+        } else {
             rejections.record(.malformedXML, at: "\(label):\(fault.line)", detail: fault.reason)
         }
     }

@@ -30,13 +30,12 @@ public struct GPXSource: PositionSource {
             let parser = GPXParser(options: options, rejections: rejections, label: url.lastPathComponent) { fix, _ in
                 emitter.yield(fix)
             }
-            // A regular file is mapped and its pages handed back behind the parser; with the
-            // bounded hand-over to the consumer, memory stays flat on a file of any size.
-            if let mapped = MappedFile(url: url) {
-                parser.parse(mapped, release: mapped.release(before:))
-            } else {
-                parser.parse(try Data.readFile(at: url))
-            }
+            // Read as a stream through a bounded window; with the bounded hand-over to the
+            // consumer, memory stays flat on a file of any size.
+            var reader = try FileChunkReader(path: url.path)
+            defer { reader.close() }
+            parser.parse(reading: { reader.read(into: $0) })
+            if let failure = reader.failure { throw failure }
         }
     }
 }

@@ -3,10 +3,17 @@ import Foundation
 /// A small, strict, streaming XML 1.0 tokenizer over UTF-8 bytes, written for the GPX reader so
 /// that `PositionSources` needs neither Foundation's XML parser nor libxml2.
 ///
-/// The scanner works on an `UnsafeBufferPointer<UInt8>` (the bytes of a file, mapped or read) and
+/// The scanner works on bytes in memory (``scan(_:maximumDepth:_:)``) or on a file read as a
+/// stream through a bounded window (``scan(reading:window:windowLimit:maximumDepth:_:)``), and
 /// hands out one ``Token`` at a time. Names and undecoded text point straight into the input;
 /// only text or attribute values with entity references or carriage returns are decoded into a
 /// scratch buffer. Every view it hands out is valid until the next call to ``next()``.
+///
+/// Streamed, the window is topped up between tokens; a token that runs past the window's end is
+/// read again from its start after the window has grown (up to `windowLimit`), and text longer
+/// than the window comes in several runs. Memory therefore stays within a few times
+/// `windowLimit` on a file of any size; a single tag, comment, CDATA section or DOCTYPE longer
+/// than `windowLimit` is an error.
 ///
 /// What it accepts:
 /// - elements, with attributes in single or double quotes and self-closing tags (reported as a
@@ -62,12 +69,16 @@ struct XMLScanner {
     /// The attributes of the latest start tag, in document order.
     private(set) var attributes: [Attribute] = []
 
-    private let input: UnsafeBufferPointer<UInt8>
+    /// The bytes in reach: all of them, or the current window of a streamed input.
+    private var input: UnsafeBufferPointer<UInt8>
     /// Where scanning may go: the first byte that is not allowed in XML at all (a control
     /// character), or the end of the input. Reaching it before the end is an error.
-    private let limit: Int
+    private var limit: Int
     private var position = 0
-    private var openElements: [UnsafeBufferPointer<UInt8>] = []
+    /// The names of the open elements, one after the other (copied: a window moves on).
+    private var openNames: [UInt8] = []
+    /// Where each open element's name ends in ``openNames``.
+    private var openNameEnds: [Int] = []
     private var pendingEnd = false
     private var atStart = true
     private var phase = Phase.prolog
@@ -78,16 +89,29 @@ struct XMLScanner {
 
     private enum Phase { case prolog, content, epilog }
 
+    /// Where a streamed scan reads: fills the buffer from its start and returns how many bytes it
+    /// wrote; 0 at the end of the input (or on a read error, which its owner reports).
+    typealias Refill = (UnsafeMutableRawBufferPointer) -> Int
+
+    /// The window of a streamed input (nil for bytes in memory).
+    private var window: UnsafeMutableRawBufferPointer?
+    private var refill: Refill?
+    /// Whether ``input`` holds the end of the document.
+    private var inputComplete = true
+    /// How far the window may grow to hold one token.
+    private var windowLimit = Int.max
+    /// How far ``limit`` has been established (bytes checked for control characters).
+    private var checkedUpTo = 0
+    /// Whether the last failed step ran into the end of a window that the input goes on past.
+    private var ranOutOfWindow = false
+    /// Whether nothing but white space has been seen so far.
+    private(set) var isBlank = true
+
     /// Scans `bytes` (UTF-8, or UTF-16 with a byte-order mark) with `body`, which reads the
     /// tokens with ``next()``. The scanner and every view it hands out live only inside `body`.
-    ///
-    /// - Parameter release: Told now and then (``releaseConsumed()``, and during the first pass
-    ///   over the input) that the bytes before an offset were read: a mapped file hands those
-    ///   pages back, so resident memory stays small on any input size.
     static func scan<R, E: Error>(
         _ bytes: some ContiguousBytes,
         maximumDepth: Int = 1024,
-        release: ((Int) -> Void)? = nil,
         _ body: (inout XMLScanner) throws(E) -> R
     ) throws(E) -> R {
         let result: Result<R, E> = bytes.withUnsafeBytes { raw in
@@ -99,42 +123,153 @@ struct XMLScanner {
                     return Result(catching: { () throws(E) -> R in try body(&scanner) })
                 }
             }
-            var scanner = XMLScanner(buffer, maximumDepth: maximumDepth, declaredUTF16: false, release: release)
+            var scanner = XMLScanner(buffer, maximumDepth: maximumDepth, declaredUTF16: false)
             defer { scanner.decodedText.deallocate() }
             return Result(catching: { () throws(E) -> R in try body(&scanner) })
         }
         return try result.get()
     }
 
-    private let allowsUTF16Declaration: Bool
-    private let release: ((Int) -> Void)?
-
-    /// Tells the input's owner that everything before the current position was read (see
-    /// `release` of ``scan(_:maximumDepth:release:_:)``).
-    mutating func releaseConsumed() {
-        release?(position)
+    /// Scans the bytes `refill` reads, as a stream, through a window of `window` bytes that
+    /// grows to at most `windowLimit` while one token needs it (see the type's notes). A UTF-16
+    /// document (byte-order mark first) is converted to UTF-8 as it is read.
+    static func scan<R, E: Error>(
+        reading refill: Refill,
+        window: Int = 64 << 10,
+        windowLimit: Int = 4 << 20,
+        maximumDepth: Int = 1024,
+        _ body: (inout XMLScanner) throws(E) -> R
+    ) throws(E) -> R {
+        let result: Result<R, E> = withoutActuallyEscaping(refill) { refill in
+            let capacity = max(8, window)
+            let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 1)
+            var (filled, ended) = fill(storage, from: 0, refill)
+            var source = refill
+            var declaredUTF16 = false
+            if filled >= 2, storage[0] == 0xFE && storage[1] == 0xFF || storage[0] == 0xFF && storage[1] == 0xFE {
+                var stream = UTF16Stream(bigEndian: storage[0] == 0xFE, carry: Array(storage[2..<filled]), sourceEnded: ended)
+                source = { stream.fill($0, from: refill) }
+                (filled, ended) = fill(storage, from: 0, source)
+                declaredUTF16 = true
+            }
+            let first = UnsafeBufferPointer(start: storage.baseAddress?.assumingMemoryBound(to: UInt8.self), count: filled)
+            var scanner = XMLScanner(first, maximumDepth: maximumDepth, declaredUTF16: declaredUTF16)
+            scanner.window = storage
+            scanner.refill = source
+            scanner.inputComplete = ended
+            scanner.windowLimit = max(capacity, windowLimit)
+            defer {
+                scanner.decodedText.deallocate()
+                scanner.window?.deallocate()
+                scanner.refill = nil
+            }
+            return Result(catching: { () throws(E) -> R in try body(&scanner) })
+        }
+        return try result.get()
     }
 
-    private init(_ input: UnsafeBufferPointer<UInt8>, maximumDepth: Int, declaredUTF16: Bool, release: ((Int) -> Void)? = nil) {
+    /// Fills `storage` from offset `start` with what `refill` reads: how far it is filled, and
+    /// whether the input ended first.
+    private static func fill(_ storage: UnsafeMutableRawBufferPointer, from start: Int, _ refill: Refill) -> (filled: Int, ended: Bool) {
+        var filled = start
+        while filled < storage.count {
+            let count = refill(UnsafeMutableRawBufferPointer(rebasing: storage[filled...]))
+            guard count > 0 else { return (filled, true) }
+            filled += count
+        }
+        return (filled, false)
+    }
+
+    private let allowsUTF16Declaration: Bool
+
+    private init(_ input: UnsafeBufferPointer<UInt8>, maximumDepth: Int, declaredUTF16: Bool) {
         self.input = input
         self.maximumDepth = maximumDepth
-        self.release = release
         allowsUTF16Declaration = declaredUTF16
-        var limit = input.count
-        var index = 0
+        limit = input.count
+        decodedText = .allocate(capacity: 64)
+        checkControlCharacters()
+        if input.count >= 3, input[0] == 0xEF, input[1] == 0xBB, input[2] == 0xBF {
+            position = 3
+            isBlank = false
+        }
+        if declaredUTF16 { isBlank = false }
+    }
+
+    /// Sets ``limit`` at the first control character XML forbids, checking the bytes not yet checked.
+    private mutating func checkControlCharacters() {
+        guard limit == input.count else { return }  // one was found already
+        var index = checkedUpTo
         while index < input.count {
             let byte = input[index]
-            if byte < 0x20, byte != 0x09, byte != 0x0A, byte != 0x0D {
-                limit = index
-                break
-            }
+            if byte < 0x20, byte != 0x09, byte != 0x0A, byte != 0x0D { break }
             index += 1
-            if index & 0x3F_FFFF == 0 { release?(index) }
         }
-        release?(limit)
-        self.limit = limit
-        decodedText = .allocate(capacity: 64)
-        if input.count >= 3, input[0] == 0xEF, input[1] == 0xBB, input[2] == 0xBF { position = 3 }
+        limit = index
+        checkedUpTo = index
+    }
+
+    // MARK: The window of a streamed input
+
+    /// The state a step changes, to read a token again from its start.
+    private struct Checkpoint {
+        var position: Int
+        var atStart: Bool
+        var phase: Phase
+        var sawDoctype: Bool
+        var lineOffset: Int
+        var lineAtOffset: Int
+        var isBlank: Bool
+    }
+
+    private var checkpoint: Checkpoint {
+        Checkpoint(position: position, atStart: atStart, phase: phase, sawDoctype: sawDoctype,
+                   lineOffset: lineOffset, lineAtOffset: lineAtOffset, isBlank: isBlank)
+    }
+
+    private mutating func restore(_ saved: Checkpoint) {
+        position = saved.position
+        atStart = saved.atStart
+        phase = saved.phase
+        sawDoctype = saved.sawDoctype
+        lineOffset = saved.lineOffset
+        lineAtOffset = saved.lineAtOffset
+        isBlank = saved.isBlank
+    }
+
+    /// Drops the bytes before the position and fills the window (grown to `capacity`) from the input.
+    private mutating func slideWindow(capacity: Int) {
+        guard let refill, var storage = window else { return }
+        _ = line(at: position)  // count the lines of the bytes about to go
+        let kept = input.count - position
+        if let base = storage.baseAddress, position > 0, kept > 0 {
+            base.copyMemory(from: base + position, byteCount: kept)
+        }
+        if capacity > storage.count {
+            let grown = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 1)
+            if let to = grown.baseAddress, let from = storage.baseAddress, kept > 0 {
+                to.copyMemory(from: from, byteCount: kept)
+            }
+            storage.deallocate()
+            storage = grown
+            window = grown
+        }
+        let (filled, ended) = Self.fill(storage, from: kept, refill)
+        inputComplete = ended
+        // Only called while no control character was found: the limit is the window's end.
+        let shift = position
+        input = UnsafeBufferPointer(start: storage.baseAddress?.assumingMemoryBound(to: UInt8.self), count: filled)
+        position = 0
+        lineOffset -= shift
+        limit = filled
+        checkedUpTo = max(0, checkedUpTo - shift)
+        checkControlCharacters()
+    }
+
+    /// Tops the window up when a quarter of it or less is left to read.
+    private mutating func topUpWindow() {
+        guard let window, !inputComplete, limit == input.count else { return }
+        if input.count - position <= window.count / 4 { slideWindow(capacity: window.count) }
     }
 
     /// `bytes` converted to UTF-8 when they start with a UTF-16 byte-order mark; otherwise nil.
@@ -170,40 +305,64 @@ struct XMLScanner {
             pendingEnd = false
             return .endElement(name: closeElement())
         }
+        while true {
+            topUpWindow()
+            let saved = checkpoint
+            ranOutOfWindow = false
+            do {
+                if let token = try step() { return token }
+            } catch {
+                // Streamed, a fault may only be the window's end: read the step again with more.
+                guard let window, !inputComplete, limit == input.count else { throw error }
+                guard window.count < windowLimit else {
+                    guard ranOutOfWindow else { throw error }
+                    restore(saved)
+                    throw self.error("a single tag, comment, CDATA section or DOCTYPE longer than \(windowLimit >> 10) KiB, more than this reader holds at once")
+                }
+                restore(saved)
+                slideWindow(capacity: min(windowLimit, window.count * 2))
+            }
+        }
+    }
+
+    /// Reads one piece of the document: a token, or nil for markup that is skipped.
+    private mutating func step() throws(XMLSyntaxError) -> Token?? {
         if atStart {
             atStart = false
             if startsWith("<?xml", at: position), position + 5 < limit, isWhitespace(input[position + 5]) {
+                isBlank = false
                 try readDeclaration()
+                return nil
             }
         }
-        while true {
-            guard position < limit else { return try endOfInput() }
-            if input[position] != UInt8(ascii: "<") {
-                if phase == .content { return try readText() }
-                try skipWhitespaceOutsideRoot()
-                continue
-            }
-            guard position + 1 < limit else { throw endError("an unterminated tag ('<' at the end)") }
-            switch input[position + 1] {
-            case UInt8(ascii: "/"):
-                return .endElement(name: try readEndTag())
-            case UInt8(ascii: "?"):
-                try skipProcessingInstruction()
-            case UInt8(ascii: "!"):
-                if startsWith("<!--", at: position) {
-                    try skipComment()
-                } else if startsWith("<![CDATA[", at: position) {
-                    guard phase == .content else { throw error("a CDATA section outside the root element") }
-                    if let text = try readCDATA() { return .text(text) }
-                } else if startsWith("<!DOCTYPE", at: position) {
-                    try skipDoctype()
-                } else {
-                    throw error("'<!' that starts no comment, CDATA section or DOCTYPE")
-                }
-            default:
-                return .startElement(name: try readStartTag())
-            }
+        guard position < limit else { return .some(try endOfInput()) }
+        if input[position] != UInt8(ascii: "<") {
+            if phase == .content { return try readText() }
+            try skipWhitespaceOutsideRoot()
+            return nil
         }
+        isBlank = false
+        guard position + 1 < limit else { throw endError("an unterminated tag ('<' at the end)") }
+        switch input[position + 1] {
+        case UInt8(ascii: "/"):
+            return .endElement(name: try readEndTag())
+        case UInt8(ascii: "?"):
+            try skipProcessingInstruction()
+        case UInt8(ascii: "!"):
+            if startsWith("<!--", at: position) {
+                try skipComment()
+            } else if startsWith("<![CDATA[", at: position) {
+                guard phase == .content else { throw error("a CDATA section outside the root element") }
+                if let text = try readCDATA() { return .text(text) }
+            } else if startsWith("<!DOCTYPE", at: position) {
+                try skipDoctype()
+            } else {
+                throw error("'<!' that starts no comment, CDATA section or DOCTYPE")
+            }
+        default:
+            return .startElement(name: try readStartTag())
+        }
+        return nil
     }
 
     /// The line (from 1) of the byte at `offset`.
@@ -286,10 +445,11 @@ struct XMLScanner {
             }
             try readAttribute(of: name, tagStart: tagStart)
         }
-        if openElements.count >= maximumDepth {
+        if openNameEnds.count >= maximumDepth {
             throw error("elements nested deeper than \(maximumDepth)")
         }
-        openElements.append(name)
+        openNames.append(contentsOf: name)
+        openNameEnds.append(openNames.count)
         phase = .content
         return name
     }
@@ -354,7 +514,7 @@ struct XMLScanner {
         guard input[position] == UInt8(ascii: ">") else {
             throw error("an end tag </\(Self.text(name))> with more than a name")
         }
-        guard let open = openElements.last else {
+        guard let open = lastOpenName else {
             position = tagStart
             throw error("an end tag </\(Self.text(name))> outside the root element")
         }
@@ -366,9 +526,17 @@ struct XMLScanner {
         return closeElement()
     }
 
+    /// The name of the innermost open element.
+    private var lastOpenName: ArraySlice<UInt8>? {
+        guard let end = openNameEnds.last else { return nil }
+        return openNames[(openNameEnds.dropLast().last ?? 0)..<end]
+    }
+
     private mutating func closeElement() -> UnsafeBufferPointer<UInt8> {
-        let name = openElements.removeLast()
-        if openElements.isEmpty { phase = .epilog }
+        let name = stash(lastOpenName ?? [])
+        openNames.removeSubrange((openNameEnds.dropLast().last ?? 0)...)
+        openNameEnds.removeLast()
+        if openNameEnds.isEmpty { phase = .epilog }
         return name
     }
 
@@ -399,6 +567,19 @@ struct XMLScanner {
             }
             index += 1
         }
+        if index == input.count, !inputComplete {
+            // The text may go on past the window: keep back what the next bytes could complete
+            // (a reference, CR LF, "]]>"), and read the rest as the next run.
+            if let ampersand = input[max(start, index - 40)..<index].lastIndex(of: UInt8(ascii: "&")),
+               !input[ampersand..<index].contains(UInt8(ascii: ";")) {
+                index = ampersand
+            }
+            while index > start, input[index - 1] == UInt8(ascii: "]") || input[index - 1] == 0x0D { index -= 1 }
+            if index == start {
+                ranOutOfWindow = true
+                throw error("text that runs past the window")
+            }
+        }
         let raw = UnsafeBufferPointer(rebasing: input[start..<index])
         position = index
         guard needsDecoding else { return .text(raw) }
@@ -425,7 +606,7 @@ struct XMLScanner {
     }
 
     /// Copies `bytes` into the decoded-text buffer, which stays valid until the next token.
-    private mutating func stash(_ bytes: [UInt8]) -> UnsafeBufferPointer<UInt8> {
+    private mutating func stash(_ bytes: some Collection<UInt8>) -> UnsafeBufferPointer<UInt8> {
         if decodedText.count < bytes.count {
             decodedText.deallocate()
             decodedText = .allocate(capacity: max(bytes.count, decodedText.count * 2))
@@ -558,7 +739,7 @@ struct XMLScanner {
 
     private mutating func skipDoctype() throws(XMLSyntaxError) {
         let start = position
-        guard phase == .prolog, openElements.isEmpty, !sawDoctype else {
+        guard phase == .prolog, openNameEnds.isEmpty, !sawDoctype else {
             throw error(phase == .prolog ? "a second DOCTYPE" : "a DOCTYPE after the root element started")
         }
         sawDoctype = true
@@ -664,6 +845,7 @@ struct XMLScanner {
     private mutating func skipWhitespaceOutsideRoot() throws(XMLSyntaxError) {
         skipWhitespace()
         guard position < limit, input[position] != UInt8(ascii: "<") else { return }
+        isBlank = false
         throw error(phase == .prolog ? "text before the root element" : "text after the root element")
     }
 
@@ -671,14 +853,18 @@ struct XMLScanner {
 
     private mutating func endOfInput() throws(XMLSyntaxError) -> Token? {
         if limit < input.count { throw controlCharacterError() }
+        if !inputComplete {
+            ranOutOfWindow = true
+            throw error("the end of the window")
+        }
         switch phase {
         case .epilog:
             return nil
         case .prolog:
             throw error("the document has no root element")
         case .content:
-            let open = openElements.last.map(Self.text) ?? ""
-            let more = openElements.count - 1
+            let open = lastOpenName.map(Self.text) ?? ""
+            let more = openNameEnds.count - 1
             throw error("the document ends before its closing tags (<\(open)>\(more > 0 ? " and \(more) more" : "") still open)")
         }
     }
@@ -691,12 +877,14 @@ struct XMLScanner {
     /// forbidden character when the limit is one, else the end of input.
     private mutating func endError(_ what: String, from start: Int? = nil) -> XMLSyntaxError {
         if limit < input.count { return controlCharacterError() }
+        if !inputComplete { ranOutOfWindow = true }
         position = input.count
         let began = start.map { " (it begins on line \(line(at: $0)))" } ?? ""
         return XMLSyntaxError(line: line(at: input.count), reason: "the document ends inside \(what)\(began)")
     }
 
     private mutating func controlCharacterError() -> XMLSyntaxError {
+        isBlank = false
         position = limit
         let hex = String(input[limit], radix: 16, uppercase: true)
         return error("the control character U+\(hex.count < 2 ? "000" : "00")\(hex), which XML does not allow")
@@ -738,7 +926,7 @@ struct XMLScanner {
         return nil
     }
 
-    private static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+    private static func text(_ bytes: some Collection<UInt8>) -> String {
         String(decoding: bytes.prefix(60), as: UTF8.self)
     }
 
@@ -765,4 +953,73 @@ private func isWhitespace(_ byte: UInt8) -> Bool {
 
 private extension Character {
     var isASCIIDigitForXML: Bool { ("0"..."9").contains(self) }
+}
+
+/// UTF-16 read through a refill and handed out as UTF-8, piece by piece what
+/// ``XMLScanner/utf8(fromUTF16WithBOM:)`` makes of the whole (a surrogate pair split between two
+/// reads is kept together; an odd last byte becomes an invalid byte).
+private struct UTF16Stream {
+    let bigEndian: Bool
+    /// Bytes read and not yet converted: an odd byte, or a high surrogate waiting for its pair.
+    var carry: [UInt8]
+    /// Whether the refill has nothing more.
+    var sourceEnded: Bool
+    private var output: [UInt8] = []
+    private var handedOut = 0
+
+    init(bigEndian: Bool, carry: [UInt8], sourceEnded: Bool) {
+        self.bigEndian = bigEndian
+        self.carry = carry
+        self.sourceEnded = sourceEnded
+    }
+
+    /// Fills `buffer` with converted bytes read through `refill`; 0 at the end.
+    mutating func fill(_ buffer: UnsafeMutableRawBufferPointer, from refill: XMLScanner.Refill) -> Int {
+        var written = 0
+        while written < buffer.count {
+            if handedOut == output.count {
+                guard convertMore(refill) else { break }
+                continue
+            }
+            let count = min(buffer.count - written, output.count - handedOut)
+            output.withUnsafeBytes { converted in
+                UnsafeMutableRawBufferPointer(rebasing: buffer[written..<(written + count)])
+                    .copyMemory(from: UnsafeRawBufferPointer(rebasing: converted[handedOut..<(handedOut + count)]))
+            }
+            written += count
+            handedOut += count
+        }
+        return written
+    }
+
+    /// Reads and converts the next piece; false when nothing is left.
+    private mutating func convertMore(_ refill: XMLScanner.Refill) -> Bool {
+        if sourceEnded, carry.isEmpty { return false }
+        var raw = carry
+        if !sourceEnded {
+            var chunk = [UInt8](repeating: 0, count: 32 << 10)
+            let count = chunk.withUnsafeMutableBytes { refill($0) }
+            if count > 0 { raw += chunk[..<count] } else { sourceEnded = true }
+        }
+        var units: [UInt16] = []
+        units.reserveCapacity(raw.count / 2)
+        var index = 0
+        while index + 1 < raw.count {
+            let (high, low) = bigEndian ? (raw[index], raw[index + 1]) : (raw[index + 1], raw[index])
+            units.append(UInt16(high) << 8 | UInt16(low))
+            index += 2
+        }
+        carry = Array(raw[index...])
+        if !sourceEnded, let last = units.last, last & 0xFC00 == 0xD800 {
+            units.removeLast()
+            carry = Array(raw[(index - 2)..<index]) + carry
+        }
+        output = Array(String(decoding: units, as: UTF16.self).utf8)
+        if sourceEnded, !carry.isEmpty {
+            output.append(0xFF)
+            carry = []
+        }
+        handedOut = 0
+        return !(sourceEnded && output.isEmpty)
+    }
 }
