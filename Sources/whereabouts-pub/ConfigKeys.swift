@@ -28,6 +28,7 @@ enum ConfigKeys {
         ConfigKey("outbox-max", .integer),
         ConfigKey("drain-timeout", .number),
         ConfigKey("max-in-flight", .integer),
+        ConfigKey("receipt-timeout", .number),
         ConfigKey("profile", .word(["active", "significant"])),
         ConfigKey("battery-low", .integer),
         ConfigKey("battery-hysteresis", .integer),

@@ -1,3 +1,5 @@
+import WhereaboutsCore
+
 /// The broker accounts and roles that mosquitto's dynamic security plugin
 /// (`mosquitto_dynamic_security.so`) needs to enforce circle privacy **and** bind every client id
 /// to one account, generated from the circles file.
@@ -97,6 +99,7 @@ struct DynamicSecurityPlan: Sendable, Hashable {
             ACL(type: "subscribePattern", topic: "\(topicPrefix)/#"),
             ACL(type: "publishClientReceive", topic: "\(topicPrefix)/#"),
             ACL(type: "publishClientSend", topic: "\(viewPrefix)/#"),
+            ACL(type: "publishClientSend", topic: "\(ReceiptTopic.root)/#"),  // receipts, docs/receipts.md
         ]
         for user in operatorUsers {
             try add(Account(username: user, roles: ["whereabouts-operator"], passwordName: user, purpose: "the operator '\(user)'"))
@@ -127,6 +130,9 @@ struct DynamicSecurityPlan: Sendable, Hashable {
                 ACL(type: "publishClientSend", topic: "\(topicPrefix)/\(user)/#"),
                 ACL(type: "subscribePattern", topic: "\(topicPrefix)/\(user)/#"),
                 ACL(type: "publishClientReceive", topic: "\(topicPrefix)/\(user)/#"),
+                // The devices read their receipts (docs/receipts.md).
+                ACL(type: "subscribePattern", topic: "\(ReceiptTopic.root)/\(user)/#"),
+                ACL(type: "publishClientReceive", topic: "\(ReceiptTopic.root)/\(user)/#"),
             ]
             for id in circleIDs {
                 var topics = ["\(viewPrefix)/\(id)/view", "\(viewPrefix)/\(id)/events"]
