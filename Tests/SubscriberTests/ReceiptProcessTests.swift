@@ -7,11 +7,10 @@ import WhereaboutsTestSupport
 
 /// End-to-end receipts (docs/receipts.md) with the real parts: the `whereabouts-pub` and
 /// `whereabouts-sub` binaries against a real mosquitto, the subscriber keeping a history.
-@Suite("Receipts end to end", .serialized, .enabled(if: ReceiptProcessTests.binariesBuilt))
+@Suite("Receipts end to end", .serialized, .enabled(if: ReceiptBinaries.built))
 struct ReceiptProcessTests {
-    static let publisherBinary = TestPaths.builtExecutable(named: "whereabouts-pub")
-    static let subscriberBinary = TestPaths.builtExecutable(named: "whereabouts-sub")
-    static var binariesBuilt: Bool { publisherBinary != nil && subscriberBinary != nil }
+    static var publisherBinary: URL? { ReceiptBinaries.publisher }
+    static var subscriberBinary: URL? { ReceiptBinaries.subscriber }
     static let track = TestPaths.fixtures.appendingPathComponent("publisher/drive-240s.gpx")
     static let eve = MemberID(user: "eve", device: "phone")
     static let circles = """
@@ -225,4 +224,11 @@ struct ReceiptProcessTests {
         await watcher.disconnect()
         await setup.broker.stop()
     }
+}
+
+/// The two programs the receipt tests run.
+enum ReceiptBinaries {
+    static let publisher = TestPaths.builtExecutable(named: "whereabouts-pub")
+    static let subscriber = TestPaths.builtExecutable(named: "whereabouts-sub")
+    static var built: Bool { publisher != nil && subscriber != nil }
 }
