@@ -106,6 +106,19 @@ struct OutboxDrainer: Service {
                 confirming.rounds = 0
             }
             let phase = await confirmReceipts(&confirming)
+            if phase == .undecided {
+                // Whether a subscriber confirms receipts is known within a second of the receipt
+                // subscription (retained receipts follow its acknowledgement at once). Until then
+                // nothing is sent: a report acknowledged meanwhile would have to be marked (a write
+                // on a possibly full disk) or deleted on a PUBACK a receipt should confirm.
+                if let end = deadline(), ContinuousClock.now >= end { continue }
+                if await connection.connectedSince() == nil {
+                    _ = await connection.waitUntilConnected(timeout: remaining(until: deadline(), atMost: .seconds(5)))
+                } else {
+                    await waitForDoorbell(atMost: .milliseconds(100))
+                }
+                continue
+            }
             // Several windows per read, so the window rarely runs dry and the delete transaction
             // (an fsync) is shared by many entries.
             let entries: [OutboxEntry]

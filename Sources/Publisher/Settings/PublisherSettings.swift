@@ -49,8 +49,10 @@ public struct PublisherSettings: Sendable {
     /// waits for its receipt before it is published again (`--receipt-timeout`). Default 30 s.
     public var receiptTimeout: Duration = .seconds(30)
     /// How long after the broker acknowledged the subscription to the receipt topic the publisher
-    /// waits for a retained receipt before it decides that no subscriber confirms receipts. 3 s.
-    public var receiptWait: Duration = .seconds(3)
+    /// waits for a retained receipt before it decides that no subscriber confirms receipts. 1 s
+    /// (mosquitto sends the retained messages right after the acknowledgement, on the same
+    /// connection).
+    public var receiptWait: Duration = .seconds(1)
     /// Whether the publisher stamps its reports and listens for receipts at all. Default true;
     /// false is today's "delete on PUBACK" without a stamp (benchmarks compare the two).
     public var receipts: Bool = true
