@@ -18,6 +18,7 @@ enum ConfigKeys {
         ConfigKey("password-file", .string),
         ConfigKey("qos", .integer),
         ConfigKey("retain", .boolean),
+        ConfigKey("receipts", .boolean),
         ConfigKey("heartbeat", .integer),
         ConfigKey("keep-alive", .integer),
         ConfigKey("tls-ca-file", .string),

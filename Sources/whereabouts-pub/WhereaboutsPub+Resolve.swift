@@ -72,6 +72,7 @@ extension WhereaboutsPub {
         settings.card = try owntracks.card(tid: tid)
         settings.heartbeat = publication.heartbeat
         settings.receiptTimeout = .milliseconds(Int64(daemon.receiptTimeout * 1000))
+        settings.receipts = publication.receipts
         // NATS acknowledges a QoS 1 message before its streams store it (RecentAcknowledgements).
         if broker.brokerKind == .nats { settings.acknowledgementGrace = .seconds(5) }
         let devicePlaces = try places.resolve()
