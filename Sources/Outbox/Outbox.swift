@@ -353,23 +353,29 @@ public final class Outbox: Sendable {
     /// What the outbox holds unconfirmed, for the stamp of the next report and the metrics.
     public func confirmation() async throws(OutboxError) -> OutboxConfirmation {
         let cache = depthCache
-        return try await perform { db in
-            // The oldest row by id has the smallest seq and commit time; the acknowledged ones are
-            // counted through their partial index.
-            let first = try Row.fetchOne(db, sql: "SELECT seq, created_at FROM report ORDER BY id LIMIT 1")
-            let next = try Int64.fetchOne(db, sql: "SELECT next_seq FROM sequence") ?? 1
-            let count = cache.withLock { $0 }
-            let acknowledged = try Row.fetchOne(db, sql: """
-                SELECT COUNT(*) AS count, MIN(acknowledged_at) AS oldest FROM report WHERE acknowledged_at IS NOT NULL
-                """)
-            let committed: Double? = first?["created_at"]
-            let acknowledgedAt: Double? = acknowledged?["oldest"]
-            return OutboxConfirmation(
-                settled: first?["seq"] ?? next, unconfirmed: count,
-                oldestCommitted: committed.map(Date.init(timeIntervalSince1970:)),
-                acknowledged: acknowledged?["count"] ?? 0,
-                oldestAcknowledged: acknowledgedAt.map(Date.init(timeIntervalSince1970:)))
+        let result: OutboxConfirmation
+        do {
+            result = try await queue.read { db in
+                // The oldest row by id has the smallest seq and commit time; the acknowledged ones are
+                // counted through their partial index.
+                let first = try Row.fetchOne(db, sql: "SELECT seq, created_at FROM report ORDER BY id LIMIT 1")
+                let next = try Int64.fetchOne(db, sql: "SELECT next_seq FROM sequence") ?? 1
+                let count = cache.withLock { $0 }
+                let acknowledged = try Row.fetchOne(db, sql: """
+                    SELECT COUNT(*) AS count, MIN(acknowledged_at) AS oldest FROM report WHERE acknowledged_at IS NOT NULL
+                    """)
+                let committed: Double? = first?["created_at"]
+                let acknowledgedAt: Double? = acknowledged?["oldest"]
+                return OutboxConfirmation(
+                    settled: first?["seq"] ?? next, unconfirmed: count,
+                    oldestCommitted: committed.map(Date.init(timeIntervalSince1970:)),
+                    acknowledged: acknowledged?["count"] ?? 0,
+                    oldestAcknowledged: acknowledgedAt.map(Date.init(timeIntervalSince1970:)))
+            }
+        } catch {
+            throw OutboxError.translate(error, path: path)
         }
+        return result
     }
 
     /// The newest report the broker acknowledged as a retained message (its stored payload), or

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WhereaboutsMQTT
 @testable import Subscriber
 
 /// The subscriber's record of what it took in, for receipts (docs/receipts.md), without I/O.
@@ -61,5 +62,36 @@ struct ReceiptLedgerTests {
         #expect(ledger.takeDue(durableThrough: ledger.statusDurableThrough).map(\.seq) == [1])
         ledger.statusSaved(ledger.beginStatusSave())
         #expect(ledger.takeDue(durableThrough: ledger.statusDurableThrough).map(\.seq) == [2])
+    }
+}
+
+/// Ingest with receipts on a real store: what is noted, and what the member's view says.
+@Suite("Receipts in ingest")
+struct ReceiptIngestTests {
+    @Test("A stamped location is noted and its unconfirmed counts reach the member's view; a rejected one is covered too")
+    func ingestNotesStamps() async throws {
+        let store = try Build.store()
+        let ledger = ReceiptLedger()
+        let intake = ReceiptIntake(ledger: ledger, statusFile: false)
+        let router = TopicRouter(prefix: "owntracks")
+        let decoder = MessageDecoder()
+        let now = Date()
+        let tst = Int(now.timeIntervalSince1970) - 30
+        func location(seq: Int, lat: String = "52.1", tst: Int) -> MQTTMessage {
+            MQTTMessage(topic: "owntracks/alice/phone", payload: Data(#"""
+                {"_type":"location","tid":"ph","lat":\#(lat),"lon":-8.6,"acc":5,"tst":\#(tst),"seq":\#(seq),"seq_epoch":"e1","seq_settled":1,"unconfirmed":3,"unconfirmed_since":\#(tst - 300)}
+                """#.utf8))
+        }
+        _ = await store.ingest(location(seq: 1, tst: tst), router: router, decoder: decoder, receipts: intake, at: now)
+        // Seq 2 is out of range: rejected and counted, and covered all the same.
+        _ = await store.ingest(location(seq: 2, lat: "95", tst: tst + 1), router: router, decoder: decoder, receipts: intake, at: now)
+        let alice = MemberID(user: "alice", device: "phone")
+        #expect(ledger.takeDue(durableThrough: 0) == [.init(member: alice, epoch: "e1", seq: 2)])
+        let view = try #require(await store.view(id: "family", at: now))
+        let member = try #require(view.members.first { $0.user == "alice" })
+        #expect(member.unconfirmed == 3)
+        #expect(member.unconfirmedSince == tst - 300)
+        let json = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(member)) as? [String: Any])
+        #expect(json["unconfirmed"] as? Int == 3)
     }
 }
