@@ -68,7 +68,7 @@ struct DrainBenchmark {
                 try insert.execute(arguments: ["owntracks/bench/\(device)", body, tst, now, n + 1])
             }
             try db.execute(sql: "UPDATE progress SET newest_tst = ?", arguments: [1_700_000_000 + count])
-            try db.execute(sql: "UPDATE sequence SET next_seq = ?", arguments: [count + 1])
+            try db.execute(sql: "UPDATE progress SET next_seq = ?", arguments: [count + 1])
         }
     }
 }

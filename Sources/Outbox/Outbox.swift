@@ -170,12 +170,13 @@ public final class Outbox: Sendable {
                     arguments: [dropped])
                 dropped = db.changesCount
             }
-            let seq = try Int64.fetchOne(db, sql: "SELECT next_seq FROM sequence") ?? 1
-            try db.execute(sql: "UPDATE sequence SET next_seq = ?", arguments: [seq + 1])
+            // The next sequence number lives in the progress row, which every append updates
+            // anyway: one page, so a commit still writes two (report and progress).
+            let seq = try Int64.fetchOne(db, sql: "SELECT next_seq FROM progress") ?? 1
             try db.execute(
                 sql: "INSERT INTO report (topic, payload, tst, created_at, seq) VALUES (?, ?, ?, ?, ?)",
                 arguments: [topic, payload, tst, createdAt.timeIntervalSince1970, seq])
-            try db.execute(sql: "UPDATE progress SET newest_tst = max(newest_tst, ?)", arguments: [tst])
+            try db.execute(sql: "UPDATE progress SET newest_tst = max(newest_tst, ?), next_seq = ?", arguments: [tst, seq + 1])
             let id = db.lastInsertedRowID
             let depth = before - dropped + 1
             cache.withLock { $0 = depth }
@@ -359,7 +360,7 @@ public final class Outbox: Sendable {
                 // The oldest row by id has the smallest seq and commit time; the acknowledged ones are
                 // counted through their partial index.
                 let first = try Row.fetchOne(db, sql: "SELECT seq, created_at FROM report ORDER BY id LIMIT 1")
-                let next = try Int64.fetchOne(db, sql: "SELECT next_seq FROM sequence") ?? 1
+                let next = try Int64.fetchOne(db, sql: "SELECT next_seq FROM progress") ?? 1
                 let count = cache.withLock { $0 }
                 let acknowledged = try Row.fetchOne(db, sql: """
                     SELECT COUNT(*) AS count, MIN(acknowledged_at) AS oldest FROM report WHERE acknowledged_at IS NOT NULL
@@ -553,8 +554,10 @@ public final class Outbox: Sendable {
                 ALTER TABLE report ADD COLUMN acknowledged_at REAL;
                 UPDATE report SET seq = id;
                 CREATE INDEX report_acknowledged ON report (acknowledged_at) WHERE acknowledged_at IS NOT NULL;
-                CREATE TABLE sequence (epoch TEXT NOT NULL, next_seq INTEGER NOT NULL);
-                INSERT INTO sequence (epoch, next_seq) SELECT ?, COALESCE(MAX(seq), 0) + 1 FROM report;
+                ALTER TABLE progress ADD COLUMN next_seq INTEGER NOT NULL DEFAULT 1;
+                UPDATE progress SET next_seq = (SELECT COALESCE(MAX(seq), 0) + 1 FROM report);
+                CREATE TABLE sequence (epoch TEXT NOT NULL);
+                INSERT INTO sequence (epoch) VALUES (?);
                 PRAGMA user_version = 3;
                 """, arguments: [epoch])
         }
