@@ -482,7 +482,7 @@ let package = Package(
         .executableTarget(
             name: "PublisherBenchmark",
             dependencies: [
-                "Outbox", "Publisher", "WhereaboutsCore", "CMosquittoBaseline", "WhereaboutsTestSupport",
+                "Outbox", "Publisher", "WhereaboutsCore", "CMosquittoBaseline", "WhereaboutsTestSupport", "WhereaboutsMQTT",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),

@@ -19,7 +19,7 @@ struct DrainBenchmark {
         defer { Task { await broker.stop() } }
         let payload = Data(#"{"_type":"location","acc":5,"alt":12,"cog":90,"lat":52.123456,"lon":-8.654321,"m":2,"t":"t","tid":"al","tst":1700000000,"vel":36}"#.utf8)
         let outboxPath = folder.appendingPathComponent("outbox.sqlite").path
-        try await fill(outboxPath, payload: payload)
+        try await Self.fill(outboxPath, fixes: fixes, device: "drain", payload: payload)
 
         // C baseline, same broker, same payload size.
         let c1 = whereabouts_c_publish_benchmark(broker.host, Int32(broker.port), "c-baseline-1", "bench/c1", fixes, 1, 1, 20, Int32(payload.count))
@@ -49,18 +49,26 @@ struct DrainBenchmark {
         print(String(format: "ratio whereabouts-pub / C (window 20): %.2f", publisherSeconds / c20.seconds))
     }
 
-    /// Creates the outbox and fills it with `fixes` entries in one transaction (set-up, not measured).
-    private func fill(_ path: String, payload: Data) async throws {
+    /// The 129-byte location the benchmarks' backlogs hold.
+    static let payload = Data(#"{"_type":"location","acc":5,"alt":12,"cog":90,"lat":52.123456,"lon":-8.654321,"m":2,"t":"t","tid":"al","tst":1700000000,"vel":36}"#.utf8)
+
+    /// Creates the outbox and fills it with `fixes` entries (sequence numbers 1...fixes) in one
+    /// transaction (set-up, not measured). Each entry has its own `tst` in its payload, so that
+    /// a subscriber stores each one.
+    static func fill(_ path: String, fixes count: Int, device: String, payload: Data = ReceiptBenchmarkPayload.none) async throws {
         _ = try Outbox(path: path, logger: Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() }))
         let queue = try DatabaseQueue(path: path)
-        let count = fixes
         try await queue.write { db in
-            let insert = try db.makeStatement(sql: "INSERT INTO report (topic, payload, tst, created_at) VALUES (?, ?, ?, ?)")
+            let insert = try db.makeStatement(sql: "INSERT INTO report (topic, payload, tst, created_at, seq) VALUES (?, ?, ?, ?, ?)")
             let now = Date().timeIntervalSince1970 - 3600
             for n in 0..<count {
-                try insert.execute(arguments: ["owntracks/bench/drain", payload, 1_700_000_000 + n, now])
+                let tst = 1_700_000_000 + n
+                let body = payload.isEmpty ? Data(String(decoding: Self.payload, as: UTF8.self)
+                    .replacingOccurrences(of: "1700000000", with: "\(tst)").utf8) : payload
+                try insert.execute(arguments: ["owntracks/bench/\(device)", body, tst, now, n + 1])
             }
             try db.execute(sql: "UPDATE progress SET newest_tst = ?", arguments: [1_700_000_000 + count])
+            try db.execute(sql: "UPDATE progress SET next_seq = ?", arguments: [count + 1])
         }
     }
 }

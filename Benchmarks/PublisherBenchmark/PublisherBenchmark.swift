@@ -3,6 +3,7 @@
 //   PublisherBenchmark outbox [--fixes N]
 //   PublisherBenchmark drain  [--fixes N] (needs mosquitto, the whereabouts-pub binary and the C baseline)
 //   PublisherBenchmark memory [--track GPX] [--seconds S] [--publisher PATH] (needs mosquitto and whereabouts-pub)
+//   PublisherBenchmark receipts [--fixes N] (needs mosquitto, whereabouts-pub and whereabouts-sub)
 import ArgumentParser
 import Foundation
 
@@ -17,7 +18,7 @@ struct PublisherBenchmark: AsyncParsableCommand {
             whereabouts-pub --product PublisherBenchmark) against a mosquitto they start \
             themselves. See 'PublisherBenchmark help <measurement>' for its options.
             """,
-        subcommands: [Outbox.self, Drain.self, Memory.self])
+        subcommands: [Outbox.self, Drain.self, Memory.self, Receipts.self])
 
     func run() async throws {
         throw ValidationError("Choose a measurement: outbox, drain or memory.")
@@ -25,6 +26,29 @@ struct PublisherBenchmark: AsyncParsableCommand {
 }
 
 extension PublisherBenchmark {
+    struct Receipts: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "What receipts cost: messages, bytes and publish throughput with receipts on against off.",
+            discussion: """
+                Fills an outbox with --fixes reports, starts mosquitto on loopback and the real \
+                whereabouts-sub and whereabouts-pub built next to this program: receipts off on \
+                both (the subscriber without history), then on (the subscriber with --history), \
+                twice each, alternating. A plain MQTT client counts reports and receipts (messages, \
+                bytes with topics) and times the reports' arrival.
+                """)
+
+        @Option(help: "The number of reports in the backlog.")
+        var fixes = 20_000
+
+        func validate() throws {
+            guard fixes >= 1 else { throw ValidationError("--fixes must be at least 1.") }
+        }
+
+        func run() async throws {
+            try await ReceiptBenchmark(fixes: fixes).run()
+        }
+    }
+
     struct Outbox: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Outbox cost per fix against bare SQLite.",

@@ -10,7 +10,11 @@ import Synchronization
 /// - ``append(topic:payload:tst:createdAt:)`` returns only after the entry is committed with
 ///   `synchronous=FULL` in WAL mode, so it survives a crash, a kill -9 and a power loss.
 /// - Entries come back from ``oldest(limit:)`` in the order they were appended, across restarts.
-/// - An entry leaves only through ``remove(ids:)`` (the broker acknowledged it) or through the cap:
+/// - Every entry gets a sequence number (``OutboxEntry/seq``) in the file's ``epoch``, for receipts
+///   (docs/receipts.md). An acknowledged entry may be kept, marked, until a receipt covers it
+///   (``markAcknowledged(ids:retained:at:)``, ``removeConfirmed(through:)``); ``oldest(limit:)``
+///   returns only the entries not marked.
+/// - An entry leaves only through ``remove(ids:)`` (the broker acknowledged it), a receipt, or the cap:
 ///   when an append would exceed ``maxEntries``, the oldest entries are deleted in the same
 ///   transaction, logged at warning level and counted in the result.
 ///
@@ -28,6 +32,10 @@ public final class Outbox: Sendable {
     /// Reports known to be lost to that damage (``SQLiteDamage/missingCommits(path:transactions:rows:)``):
     /// committed to the outbox and no longer in it, delivered or not.
     public var lostReports: Int { damage.compactMap(\.lostRows).reduce(0, +) }
+    /// The file's receipt epoch: 16 hexadecimal digits drawn when the file was created (or first
+    /// opened by a version with receipts). A new file starts a new epoch, so an old receipt
+    /// cannot cover its reports.
+    public let epoch: String
 
     private let queue: DatabaseQueue
     private let logger: Logger
@@ -48,7 +56,7 @@ public final class Outbox: Sendable {
     /// The application id stamped into the file (`PRAGMA application_id`): "WHAB".
     static let applicationID: Int32 = 0x5748_4142
     /// The schema version this code writes (`PRAGMA user_version`).
-    static let schemaVersion = 3
+    static let schemaVersion = 4
     /// The size, in bytes, the write-ahead log is cut back to after a checkpoint.
     static let walSizeLimit = 256 * 1024
     /// After how many pages of log SQLite checkpoints on its own.
@@ -114,6 +122,11 @@ public final class Outbox: Sendable {
             ])
         }
         Self.enableIncrementalVacuum(queue, path: path, logger: logger)
+        do {
+            epoch = try queue.read { db in try String.fetchOne(db, sql: "SELECT epoch FROM sequence") } ?? ""
+        } catch {
+            throw OutboxError.translate(error, path: path)
+        }
         self.queue = queue
         self.depthCache = DepthCache(depth)
         Self.createReserve(at: reservePath)
@@ -167,10 +180,13 @@ public final class Outbox: Sendable {
                     arguments: [dropped])
                 dropped = db.changesCount
             }
+            // The next sequence number lives in the progress row, which every append updates
+            // anyway: one page, so a commit still writes two (report and progress).
+            let seq = try Int64.fetchOne(db, sql: "SELECT next_seq FROM progress") ?? 1
             try db.execute(
-                sql: "INSERT INTO report (topic, payload, tst, created_at) VALUES (?, ?, ?, ?)",
-                arguments: [topic, payload, tst, createdAt.timeIntervalSince1970])
-            try db.execute(sql: "UPDATE progress SET newest_tst = max(newest_tst, ?)", arguments: [tst])
+                sql: "INSERT INTO report (topic, payload, tst, created_at, seq) VALUES (?, ?, ?, ?, ?)",
+                arguments: [topic, payload, tst, createdAt.timeIntervalSince1970, seq])
+            try db.execute(sql: "UPDATE progress SET newest_tst = max(newest_tst, ?), next_seq = ?", arguments: [tst, seq + 1])
             let id = db.lastInsertedRowID
             let depth = before - dropped + 1
             cache.withLock { $0 = depth }
@@ -185,11 +201,11 @@ public final class Outbox: Sendable {
         return result
     }
 
-    /// The oldest `limit` entries, oldest first.
+    /// The oldest `limit` entries not marked acknowledged, oldest first.
     public func oldest(limit: Int) async throws(OutboxError) -> [OutboxEntry] {
         try await perform { db in
             try Row.fetchAll(
-                db, sql: "SELECT id, topic, payload, tst, created_at FROM report ORDER BY id LIMIT ?",
+                db, sql: "SELECT id, topic, payload, tst, created_at, seq FROM report WHERE acknowledged_at IS NULL ORDER BY id LIMIT ?",
                 arguments: [limit]
             ).map(Self.entry(from:))
         }
@@ -284,12 +300,101 @@ public final class Outbox: Sendable {
         return removed
     }
 
+    // MARK: - Receipts (docs/receipts.md)
+
+    /// Marks the entries with these ids acknowledged by the broker at `at`: they stay, out of
+    /// ``oldest(limit:)``, until a receipt covers them (``removeConfirmed(through:)``), the
+    /// publisher falls back to the broker's word (``removeAcknowledged()``), or they are queued
+    /// again (``requeueAcknowledged()``). `retained` is recorded as in ``remove(ids:retained:)``.
+    public func markAcknowledged(ids: [Int64], retained: OutboxEntry? = nil, at: Date = Date()) async throws(OutboxError) {
+        guard !ids.isEmpty else { return }
+        try await perform { db in
+            let marks = Array(repeating: "?", count: ids.count).joined(separator: ",")
+            var arguments = StatementArguments([at.timeIntervalSince1970])
+            arguments += StatementArguments(ids)
+            try db.execute(sql: "UPDATE report SET acknowledged_at = ? WHERE id IN (\(marks))", arguments: arguments)
+            if let retained {
+                try db.execute(sql: "DELETE FROM last_retained")
+                try db.execute(
+                    sql: "INSERT INTO last_retained (topic, payload, tst) VALUES (?, ?, ?)",
+                    arguments: [retained.topic, retained.payload, retained.tst])
+            }
+        }
+    }
+
+    /// Deletes every entry whose sequence number is at most `seq` (a receipt covers it, whether
+    /// or not it was acknowledged). Returns how many were deleted.
+    @discardableResult
+    public func removeConfirmed(through seq: Int64) async throws(OutboxError) -> Int {
+        let ids = try await perform { db in
+            try Int64.fetchAll(db, sql: "SELECT id FROM report WHERE seq <= ? ORDER BY id", arguments: [seq])
+        }
+        return try await remove(inChunks: ids)
+    }
+
+    /// Deletes every entry marked acknowledged (no subscriber confirms receipts: the broker's
+    /// acknowledgement is the best there is). Returns how many were deleted.
+    @discardableResult
+    public func removeAcknowledged() async throws(OutboxError) -> Int {
+        let ids = try await perform { db in
+            try Int64.fetchAll(db, sql: "SELECT id FROM report WHERE acknowledged_at IS NOT NULL ORDER BY id")
+        }
+        return try await remove(inChunks: ids)
+    }
+
+    /// Deletes `ids` a thousand at a time (SQLite limits the variables of one statement).
+    private func remove(inChunks ids: [Int64]) async throws(OutboxError) -> Int {
+        var removed = 0
+        for start in stride(from: 0, to: ids.count, by: 1000) {
+            removed += try await remove(ids: Array(ids[start..<min(ids.count, start + 1000)]))
+        }
+        return removed
+    }
+
+    /// Clears the acknowledged mark of every entry, so that ``oldest(limit:)`` returns them again,
+    /// in order: no receipt covered them in time. Returns how many.
+    @discardableResult
+    public func requeueAcknowledged() async throws(OutboxError) -> Int {
+        try await perform { db in
+            try db.execute(sql: "UPDATE report SET acknowledged_at = NULL WHERE acknowledged_at IS NOT NULL")
+            return db.changesCount
+        }
+    }
+
+    /// What the outbox holds unconfirmed, for the stamp of the next report and the metrics.
+    public func confirmation() async throws(OutboxError) -> OutboxConfirmation {
+        let cache = depthCache
+        let result: OutboxConfirmation
+        do {
+            result = try await queue.read { db in
+                // The oldest row by id has the smallest seq and commit time; the acknowledged ones are
+                // counted through their partial index.
+                let first = try Row.fetchOne(db, sql: "SELECT seq, created_at FROM report ORDER BY id LIMIT 1")
+                let next = try Int64.fetchOne(db, sql: "SELECT next_seq FROM progress") ?? 1
+                let count = cache.withLock { $0 }
+                let acknowledged = try Row.fetchOne(db, sql: """
+                    SELECT COUNT(*) AS count, MIN(acknowledged_at) AS oldest FROM report WHERE acknowledged_at IS NOT NULL
+                    """)
+                let committed: Double? = first?["created_at"]
+                let acknowledgedAt: Double? = acknowledged?["oldest"]
+                return OutboxConfirmation(
+                    settled: first?["seq"] ?? next, unconfirmed: count,
+                    oldestCommitted: committed.map(Date.init(timeIntervalSince1970:)),
+                    acknowledged: acknowledged?["count"] ?? 0,
+                    oldestAcknowledged: acknowledgedAt.map(Date.init(timeIntervalSince1970:)))
+            }
+        } catch {
+            throw OutboxError.translate(error, path: path)
+        }
+        return result
+    }
+
     /// The newest report the broker acknowledged as a retained message (its stored payload), or
     /// `nil` when none was ever acknowledged. Kept across restarts, so that a broker that lost its
     /// retained messages gets the device's last position again.
     public func lastRetained() async throws(OutboxError) -> OutboxEntry? {
         try await perform { db in
-            try Row.fetchOne(db, sql: "SELECT 0 AS id, topic, payload, tst, 0.0 AS created_at FROM last_retained")
+            try Row.fetchOne(db, sql: "SELECT 0 AS id, topic, payload, tst, 0.0 AS created_at, 0 AS seq FROM last_retained")
                 .map(Self.entry(from:))
         }
     }
@@ -468,13 +573,28 @@ public final class Outbox: Sendable {
             try CommitMark.prepare(db, table: "progress")
             try db.execute(sql: "PRAGMA user_version = 3")
         }
+        migrator.registerMigration("v4-receipts") { db in
+            // Entries of an older file get sequence numbers in their order; the epoch is new.
+            let epoch = (0..<2).map { _ in String(format: "%08x", UInt32.random(in: .min ... .max)) }.joined()
+            try db.execute(sql: """
+                ALTER TABLE report ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE report ADD COLUMN acknowledged_at REAL;
+                UPDATE report SET seq = id;
+                CREATE INDEX report_acknowledged ON report (acknowledged_at) WHERE acknowledged_at IS NOT NULL;
+                ALTER TABLE progress ADD COLUMN next_seq INTEGER NOT NULL DEFAULT 1;
+                UPDATE progress SET next_seq = (SELECT COALESCE(MAX(seq), 0) + 1 FROM report);
+                CREATE TABLE sequence (epoch TEXT NOT NULL);
+                INSERT INTO sequence (epoch) VALUES (?);
+                PRAGMA user_version = 4;
+                """, arguments: [epoch])
+        }
         return migrator
     }
 
     private static func entry(from row: Row) -> OutboxEntry {
         OutboxEntry(
             id: row["id"], topic: row["topic"], payload: row["payload"], tst: row["tst"],
-            createdAt: Date(timeIntervalSince1970: row["created_at"]))
+            createdAt: Date(timeIntervalSince1970: row["created_at"]), seq: row["seq"])
     }
 
 }

@@ -16,13 +16,17 @@ public struct OutboxEntry: Sendable, Hashable {
     public var tst: Int
     /// When the entry was committed to the outbox.
     public var createdAt: Date
+    /// The entry's sequence number in the outbox's ``Outbox/epoch``: 1 for the first entry ever
+    /// committed to the file, then +1 per entry, never reused (docs/receipts.md). 0 when unknown.
+    public var seq: Int64
 
-    /// Creates an entry; `id` is assigned by the outbox.
-    public init(id: Int64, topic: String, payload: Data, tst: Int, createdAt: Date) {
+    /// Creates an entry; `id` and `seq` are assigned by the outbox.
+    public init(id: Int64, topic: String, payload: Data, tst: Int, createdAt: Date, seq: Int64 = 0) {
         self.id = id
         self.topic = topic
         self.payload = payload
         self.tst = tst
         self.createdAt = createdAt
+        self.seq = seq
     }
 }

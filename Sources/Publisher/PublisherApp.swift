@@ -65,13 +65,16 @@ public struct PublisherApp: Sendable {
             initialProfile: launch.initialProfile, outbox: outbox, metrics: metrics, doorbell: doorbell,
             clock: clock, resumeAfter: resumeAfter, promises: promises, places: places, logger: logger)
         let startedAt = Date()
+        let receipts = settings.receipts
+            ? ReceiptBook(epoch: outbox.epoch, topic: settings.receiptTopic, wait: settings.receiptWait) : nil
         let connection = MQTTPublishConnection(
-            base: mqttConfiguration(), settings: settings, startedAt: startedAt, doorbell: doorbell, logger: logger)
+            base: mqttConfiguration(), settings: settings, startedAt: startedAt, doorbell: doorbell, receipts: receipts,
+            logger: logger)
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: connection),
             .init(service: OutboxDrainer(
                 outbox: outbox, connection: connection, settings: settings, metrics: metrics, doorbell: doorbell,
-                completion: completion, logger: logger), successTerminationBehavior: .gracefullyShutdownGroup),
+                completion: completion, receipts: receipts, logger: logger), successTerminationBehavior: .gracefullyShutdownGroup),
             .init(service: CommandListener(
                 messages: connection.messages, topic: settings.commandTopic,
                 handler: CommandHandler(
@@ -88,6 +91,9 @@ public struct PublisherApp: Sendable {
                 connection: connection, ledger: promises, settings: settings,
                 startedAt: Int(startedAt.timeIntervalSince1970), logger: logger)),
         ]
+        if let receipts {
+            services.append(.init(service: ReceiptListener(messages: connection.messages, book: receipts, doorbell: doorbell)))
+        }
         if let port = launch.metricsPort {
             services.append(.init(service: try MetricsService(
                 address: launch.metricsAddress, port: port, registry: registry, logger: logger,

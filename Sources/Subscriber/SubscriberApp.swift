@@ -59,6 +59,8 @@ public struct SubscriberApp: Sendable {
     /// connection, before the services start.
     public func run(onConnected: @Sendable (MQTTClient) async throws -> Void = { _ in }) async throws {
         let client = MQTTClient(configuration: mqtt, logger: logger)
+        var configuration = configuration
+        if configuration.receipts, configuration.receiptID == nil { configuration.receiptID = mqtt.clientID }
         // Before connecting: it opens the message stream, so the persistent session's backlog is kept.
         // With a history: no messages are taken from the broker while it cannot be written.
         let gate = history.map { HistoryIntakeGate(client: client, store: $0.store, logger: logger) }

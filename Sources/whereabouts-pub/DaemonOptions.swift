@@ -21,6 +21,11 @@ struct DaemonOptions: ParsableArguments {
         valueName: "count"))
     var maxInFlight: Int = 20
 
+    @Option(help: ArgumentHelp(
+        "With a subscriber that confirms receipts: how many seconds an acknowledged report may wait for its receipt before it is published again (doubling, up to 16 times, while no receipt comes). See docs/receipts.md.",
+        valueName: "seconds"))
+    var receiptTimeout: Double = 30
+
     @Option(help: "The profile to start in: active (the configured policy) or significant (at least 500 m and 5 min between reports).")
     var profile: MonitoringMode = .active
 

@@ -10,6 +10,13 @@ struct PublicationOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: "Publish location messages retained, so that a late subscriber sees the last position at once.")
     var retain: Bool = true
 
+    @Flag(inversion: .prefixedNo, help: """
+        Stamp each report with its sequence number and, where a subscriber confirms receipts, keep it \
+        until a receipt covers it (see --receipt-timeout and docs/receipts.md). Off: delete on the \
+        broker's acknowledgement, without asking.
+        """)
+    var receipts: Bool = true
+
     @Option(help: """
         Promise the next message within this many seconds: every location message and online presence \
         carries that time as `due`, and while nothing else is sent a small heartbeat (the retained online \

@@ -53,6 +53,9 @@ extension WhereaboutsPub {
         guard (1...1000).contains(daemon.maxInFlight) else {
             throw ValidationError("--max-in-flight must be between 1 and 1000, not \(daemon.maxInFlight).")
         }
+        guard daemon.receiptTimeout.isFinite, (1...86_400).contains(daemon.receiptTimeout) else {
+            throw ValidationError("--receipt-timeout must be 1 to 86400 seconds (default 30).")
+        }
         guard (0...100).contains(daemon.batteryLow) else { throw ValidationError("--battery-low must be a percentage 0...100.") }
         guard (0...100).contains(daemon.batteryHysteresis) else {
             throw ValidationError("--battery-hysteresis must be a percentage 0...100.")
@@ -70,6 +73,8 @@ extension WhereaboutsPub {
         settings.encryptionKey = try owntracks.encryptionKey()
         settings.card = try owntracks.card(tid: tid)
         settings.heartbeat = publication.heartbeat
+        settings.receiptTimeout = .milliseconds(Int64(daemon.receiptTimeout * 1000))
+        settings.receipts = publication.receipts
         // NATS acknowledges a QoS 1 message before its streams store it (RecentAcknowledgements).
         if broker.brokerKind == .nats { settings.acknowledgementGrace = .seconds(5) }
         let devicePlaces = try places.resolve()

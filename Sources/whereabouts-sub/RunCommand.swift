@@ -135,6 +135,14 @@ struct RunCommand: AsyncParsableCommand {
         """, valueName: "i/n"))
     var shard: String = "0/1"
 
+    @Flag(inversion: .prefixedNo, help: """
+        Confirm to each member's publisher what was durably taken in (history committed, or view and \
+        status file written), on whereabouts/receipts/<user>/<device>/<client id>, so that it keeps and \
+        resends what did not arrive. Turn off for a subscriber that must not hold publishers back (a \
+        second dashboard host). See docs/receipts.md.
+        """)
+    var receipts: Bool = true
+
     @Option(help: "The log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
 
@@ -185,6 +193,7 @@ struct RunCommand: AsyncParsableCommand {
             viewPrefix: viewPrefix, topicPrefix: topicPrefix, viewInterval: viewInterval, settings: settings,
             circlesPath: circles, statusPath: statusPath)
         configuration.brokerKind = brokerOptions.brokerKind
+        configuration.receipts = receipts
         // NATS makes each QoS 1 subscription a JetStream consumer: two wildcards, not two per member.
         if brokerOptions.brokerKind == .nats { configuration.subscription = .wildcard }
         var historyWriter: HistoryWriter?

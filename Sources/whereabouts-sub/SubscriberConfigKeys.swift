@@ -49,6 +49,7 @@ enum SubscriberConfigKeys {
         ConfigKey("history-circle-days", .string),
         ConfigKey("history-max-mb", .integer),
         ConfigKey("shard", .string),
+        ConfigKey("receipts", .boolean),
         ConfigKey("log-level", .word(["trace", "debug", "info", "notice", "warning", "error", "critical"])),
     ]
 }

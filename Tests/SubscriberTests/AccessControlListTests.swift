@@ -14,17 +14,20 @@ struct AccessControlListTests {
             return (String(user.dropFirst(5)), Array(lines.dropFirst()))
         })
         #expect(blocks["bob"] == [
-            "topic readwrite owntracks/bob/#",
+            "topic readwrite owntracks/bob/#", "topic read whereabouts/receipts/bob/#",
             "topic read whereabouts/circles/family/view", "topic read whereabouts/circles/family/events",
             "topic read whereabouts-circles-family/#",
             "topic read whereabouts/circles/field-team/view", "topic read whereabouts/circles/field-team/events",
         ])
         #expect(blocks["carol"] == [
-            "topic readwrite owntracks/carol/#",
+            "topic readwrite owntracks/carol/#", "topic read whereabouts/receipts/carol/#",
             "topic read whereabouts/circles/family/view", "topic read whereabouts/circles/family/events",
             "topic read whereabouts-circles-family/#",
         ])
-        #expect(blocks["whereabouts-sub"] == ["topic read owntracks/#", "topic write whereabouts/circles/#", "topic write whereabouts-circles-family/#"])
+        #expect(blocks["whereabouts-sub"] == [
+            "topic read owntracks/#", "topic write whereabouts/circles/#", "topic write whereabouts/receipts/#",
+            "topic write whereabouts-circles-family/#",
+        ])
         #expect(blocks["ops"] == ["topic read #"])
         #expect(Set(blocks.keys) == ["alice", "bob", "carol", "dave", "whereabouts-sub", "ops"])
     }

@@ -30,9 +30,12 @@ struct AccessControlPlanTests {
         #expect(plan.roles["whereabouts-subscriber"] == [
             .init(type: "subscribePattern", topic: "owntracks/#"), .init(type: "publishClientReceive", topic: "owntracks/#"),
             .init(type: "publishClientSend", topic: "whereabouts/circles/#"),
+            .init(type: "publishClientSend", topic: "whereabouts/receipts/#"),
             // family publishes an OwnTracks tree, under a root of its own.
             .init(type: "publishClientSend", topic: "whereabouts-circles-family/#"),
         ])
+        #expect(bob.contains(.init(type: "subscribePattern", topic: "whereabouts/receipts/bob/#")))
+        #expect(bob.contains(.init(type: "publishClientReceive", topic: "whereabouts/receipts/bob/#")))
     }
 
     @Test("A member named like the subscriber's, an operator's or the admin account is refused", arguments: ["whereabouts-sub", "ops", "admin"])

@@ -22,7 +22,7 @@ struct ViewContractTests {
         let first = try #require((object["members"] as? [[String: Any]])?.first)
         #expect(Set(first.keys) == ["user", "device", "name", "color", "tid", "status", "statusSince", "fix", "age",
                                     "speed", "course", "display", "trail", "inregions", "cardName", "face",
-                                    "place", "placeSince", "due", "privacy"])
+                                    "place", "placeSince", "due", "privacy", "unconfirmed", "unconfirmedSince"])
         let fixObject = try #require(first["fix"] as? [String: Any])
         #expect(Set(fixObject.keys) == ["tst", "lat", "lon", "acc", "alt", "vel", "cog", "t", "batt", "ve", "vn", "ms"])
         #expect(try JSONDecoder().decode(CircleView.self, from: data) == view)

@@ -26,6 +26,16 @@ struct PublisherMetrics: Sendable {
     private let waypointsRejected: Counter
     /// Entries waiting in the outbox.
     let outboxDepth: Gauge
+    /// Reports covered by receipts (docs/receipts.md).
+    let confirmed: Counter
+    /// Reports queued again because no receipt covered them within the receipt timeout.
+    let resent: Counter
+    /// Reports held unconfirmed while receipts are in use (0 otherwise).
+    let unconfirmed: Gauge
+    /// Age in seconds of the oldest unconfirmed report (0 when none).
+    let unconfirmedOldestSeconds: Gauge
+    /// Subscribers that announced receipts for the device (0: the broker's word only).
+    let receiptSubscribers: Gauge
     /// 1 while the `significant` profile is in force, 0 while `active`.
     let significantProfile: Gauge
     private let commandsAccepted: Counter
@@ -46,6 +56,11 @@ struct PublisherMetrics: Sendable {
         transitions = Counter(label: "whereabouts_pub_transitions_total", factory: factory)
         waypointsRejected = Counter(label: "whereabouts_pub_waypoints_rejected_total", factory: factory)
         outboxDepth = Gauge(label: "whereabouts_pub_outbox_depth", factory: factory)
+        confirmed = Counter(label: "whereabouts_pub_confirmed_total", factory: factory)
+        resent = Counter(label: "whereabouts_pub_resent_total", factory: factory)
+        unconfirmed = Gauge(label: "whereabouts_pub_unconfirmed", factory: factory)
+        unconfirmedOldestSeconds = Gauge(label: "whereabouts_pub_unconfirmed_oldest_seconds", factory: factory)
+        receiptSubscribers = Gauge(label: "whereabouts_pub_receipt_subscribers", factory: factory)
         significantProfile = Gauge(label: "whereabouts_pub_profile_significant", factory: factory)
         commandsAccepted = Counter(label: "whereabouts_pub_commands_total", dimensions: [("result", "accepted")], factory: factory)
         commandsRejected = Counter(label: "whereabouts_pub_commands_total", dimensions: [("result", "rejected")], factory: factory)

@@ -26,9 +26,12 @@ struct DeliveryPlan: Sendable, Hashable {
     ///   - retried: Whether an earlier attempt to send this entry failed.
     ///   - retain: The configured retain flag for live messages.
     ///   - locationTopic: The location topic; `nil` treats every entry as a location.
+    ///   - retainedTST: The `tst` of the newest report already acknowledged as retained, if any:
+    ///     an entry older than it is never retained (a report sent again after a receipt did not
+    ///     come must not replace a newer retained fix; docs/receipts.md).
     init(
         entry: OutboxEntry, newestID: Int64, connectedSince: Date, retried: Bool, retain: Bool,
-        locationTopic: String? = nil, now: Date = Date()
+        locationTopic: String? = nil, retainedTST: Int? = nil, now: Date = Date()
     ) {
         if let locationTopic, entry.topic != locationTopic {
             let live = entry.createdAt >= connectedSince && !retried
@@ -37,7 +40,7 @@ struct DeliveryPlan: Sendable, Hashable {
             isBacklog = !live
             return
         }
-        let isNewest = entry.id >= newestID
+        let isNewest = entry.id >= newestID && entry.tst >= (retainedTST ?? Int.min)
         let live = isNewest && entry.createdAt >= connectedSince && !retried
         if live {
             payload = entry.payload

@@ -27,13 +27,19 @@ final class MQTTPublishConnection: BrokerConnection, Service {
     private let logger: Logger
     private let sealer: PayloadSealer
     private let doorbell: Doorbell?
+    private let receipts: ReceiptBook?
 
     /// Creates both clients from `base` (host, port, credentials, TLS), not yet connected.
     ///
     /// - Parameter doorbell: Rung when a connection starts a new broker session, so that an idle
     ///   drainer wakes up to publish the newest report again.
-    init(base: MQTTConfiguration, settings: PublisherSettings, startedAt: Date = Date(), doorbell: Doorbell? = nil, logger: Logger) {
+    /// - Parameter receipts: Subscribed to its receipt topic after every connect (docs/receipts.md).
+    init(
+        base: MQTTConfiguration, settings: PublisherSettings, startedAt: Date = Date(), doorbell: Doorbell? = nil,
+        receipts: ReceiptBook? = nil, logger: Logger
+    ) {
         self.doorbell = doorbell
+        self.receipts = receipts
         let start = Int(startedAt.timeIntervalSince1970)
         self.startedAt = start
         self.settings = settings
@@ -144,6 +150,7 @@ final class MQTTPublishConnection: BrokerConnection, Service {
                 } catch {
                     logger.warning("Could not subscribe to the command topic.", metadata: ["whereabouts.error": "\(error)"])
                 }
+                await subscribeToReceipts()
                 await publishCard()
             case .disconnected, .reconnecting:
                 if up { logger.warning("Disconnected.", metadata: ["whereabouts.mqtt.state": "\(state)"]) }
@@ -152,6 +159,21 @@ final class MQTTPublishConnection: BrokerConnection, Service {
                 break
             }
         }
+    }
+
+    /// Subscribes to the device's receipt topic (retained receipts arrive at once). A refused or
+    /// failed subscription is logged; the book then decides "broker only" after its wait, as when
+    /// no subscriber confirms receipts, and the next connect tries again.
+    private func subscribeToReceipts() async {
+        guard let receipts else { return }
+        do {
+            try await client.subscribe(to: receipts.filter, qos: .atLeastOnce, timeout: .seconds(10))
+        } catch {
+            logger.warning("Could not subscribe to the receipt topic.", metadata: [
+                "whereabouts.topic": "\(receipts.filter)", "whereabouts.error": "\(error)",
+            ])
+        }
+        receipts.subscribed()
     }
 
     /// Publishes the card (if any) retained on `<base>/info`, after every connect: the broker may

@@ -20,6 +20,11 @@ import Synchronization
 /// - With an acknowledgement grace (`--broker-kind nats`), acknowledged reports are held in memory
 ///   for the grace and published again if the connection changes meanwhile
 ///   (``RecentAcknowledgements``).
+/// - With a ``ReceiptBook`` (docs/receipts.md): every report goes out stamped with its sequence
+///   number; while a subscriber confirms receipts (or before that is known) an acknowledged report
+///   is marked and kept until a receipt covers it, and published again, in order, when none does
+///   within the receipt timeout; when no subscriber confirms receipts, acknowledged reports are
+///   deleted as before, and the log says so once.
 struct OutboxDrainer: Service {
     private let outbox: Outbox
     private let connection: any BrokerConnection
@@ -27,13 +32,16 @@ struct OutboxDrainer: Service {
     private let metrics: PublisherMetrics
     private let doorbell: Doorbell
     private let completion: SourceCompletion
+    private let receipts: ReceiptBook?
     private let logger: Logger
 
-    /// Creates the drainer.
+    /// Creates the drainer; without `receipts` it deletes every report the broker acknowledged.
     init(
         outbox: Outbox, connection: any BrokerConnection, settings: PublisherSettings,
-        metrics: PublisherMetrics, doorbell: Doorbell, completion: SourceCompletion, logger: Logger
+        metrics: PublisherMetrics, doorbell: Doorbell, completion: SourceCompletion, receipts: ReceiptBook? = nil,
+        logger: Logger
     ) {
+        self.receipts = receipts
         self.outbox = outbox
         self.connection = connection
         self.settings = settings
@@ -68,9 +76,12 @@ struct OutboxDrainer: Service {
         var refusals = PublishRefusals(metrics: metrics, logger: logger, retryDelay: settings.retryDelay)
         var recent = RecentAcknowledgements(grace: settings.acknowledgementGrace)
         let window = PublishWindow(connection: connection, settings: settings, metrics: metrics)
+        var confirming = ConfirmationProgress()
+        /// Set when the source ended while reports still wait for their receipts.
+        var receiptDeadline: ContinuousClock.Instant?
         while true {
             if Task.isCancelled { return }
-            if let end = deadline(), ContinuousClock.now >= end {
+            if let end = deadline() ?? receiptDeadline, ContinuousClock.now >= end {
                 logLeftover()
                 return
             }
@@ -90,26 +101,59 @@ struct OutboxDrainer: Service {
                 }
                 if !again.isEmpty { recent.republished(on: since, at: .now) }
             }
+            // A new connection (a broker back, an ACL fixed): what waited is sent again without back-off.
+            if receipts != nil, let since = await connection.connectedSince(), since != confirming.connection {
+                confirming.connection = since
+                confirming.rounds = 0
+            }
+            let phase = await confirmReceipts(&confirming)
+            if phase == .undecided {
+                // Whether a subscriber confirms receipts is known within a second of the receipt
+                // subscription (retained receipts follow its acknowledgement at once). Until then
+                // nothing is sent: a report acknowledged meanwhile would have to be marked (a write
+                // on a possibly full disk) or deleted on a PUBACK a receipt should confirm.
+                if let end = deadline(), ContinuousClock.now >= end { continue }
+                if await connection.connectedSince() == nil {
+                    _ = await connection.waitUntilConnected(timeout: remaining(until: deadline(), atMost: .seconds(5)))
+                } else {
+                    await waitForDoorbell(atMost: .milliseconds(100))
+                }
+                continue
+            }
             // Several windows per read, so the window rarely runs dry and the delete transaction
             // (an fsync) is shared by many entries.
             let entries: [OutboxEntry]
             let newestID: Int64?
+            let retainedTST: Int?
             do {
                 entries = try await outbox.oldest(limit: max(settings.drainBatchSize, 8 * settings.maxInFlight))
                 // The newest location: transitions on <base>/event share the outbox but are never retained.
                 newestID = try await outbox.newestID(topic: settings.topicBase)
+                retainedTST = receipts == nil || entries.isEmpty ? nil : try await outbox.lastRetained()?.tst
             } catch {
                 logger.error("Cannot read the outbox; retrying.", metadata: ["whereabouts.error": "\(error)"])
                 try? await Task.sleep(for: remaining(until: deadline(), atMost: settings.retryDelay))
                 continue
             }
             if entries.isEmpty {
-                metrics.outboxDepth.record(0)
+                metrics.outboxDepth.record(outbox.depth)
                 if await connection.connectedSince() != nil, await connection.takeFreshSession() {
                     await republishLastRetained()
                 }
-                if deadline() != nil || completion.hasEnded { return }
-                await doorbell.wait()
+                if deadline() != nil { return }
+                // Reports that wait for their receipts: the source's end waits up to the drain
+                // timeout for them; what is left stays for the next run.
+                let awaitingReceipts = phase != nil && phase != .brokerOnly && outbox.depth > 0
+                if completion.hasEnded {
+                    guard awaitingReceipts else { return }
+                    if receiptDeadline == nil { receiptDeadline = ContinuousClock.now.advanced(by: settings.drainTimeout) }
+                }
+                if phase == nil || (phase == .brokerOnly && !awaitingReceipts) {
+                    await doorbell.wait()
+                } else {
+                    // Receipts, the undecided wait and the resend timer need a look now and then.
+                    await waitForDoorbell(atMost: .seconds(1))
+                }
                 continue
             }
             guard let since = await connection.connectedSince() else {
@@ -119,10 +163,13 @@ struct OutboxDrainer: Service {
             // The newest entry goes out retained anyway: a fresh broker session needs nothing more.
             _ = await connection.takeFreshSession()
             let newest = newestID ?? entries[entries.count - 1].id
+            let stamp = await receiptStamp(phase: phase)
             let items = entries.map { entry in
-                (entry: entry, plan: DeliveryPlan(
+                var plan = DeliveryPlan(
                     entry: entry, newestID: newest, connectedSince: since, retried: retried.contains(entry.id),
-                    retain: settings.retain, locationTopic: settings.topicBase))
+                    retain: settings.retain, locationTopic: settings.topicBase, retainedTST: retainedTST)
+                if let stamp { plan.payload = stamp.apply(to: plan.payload, seq: entry.seq) }
+                return (entry: entry, plan: plan)
             }
             let sent = await window.send(items) {
                 if let end = deadline(), ContinuousClock.now >= end { return true }
@@ -132,8 +179,10 @@ struct OutboxDrainer: Service {
             if !settlement.remove.isEmpty {
                 let removed = Set(settlement.remove)
                 let retainedID = sent.last { $0.retained && $0.error == nil && removed.contains($0.id) }?.id
-                pending = PendingRemoval(ids: settlement.remove, retained: entries.first { $0.id == retainedID })
-                recent.record(entries.filter { removed.contains($0.id) }, at: .now, connection: since)
+                // Kept for a receipt unless no subscriber confirms receipts.
+                let keep = phase == .undecided || phase == .receipts
+                pending = PendingRemoval(ids: settlement.remove, retained: entries.first { $0.id == retainedID }, keep: keep)
+                if !keep { recent.record(entries.filter { removed.contains($0.id) }, at: .now, connection: since) }
                 retried.subtract(settlement.remove)
                 _ = await settle(&pending)
             }
@@ -160,7 +209,11 @@ struct OutboxDrainer: Service {
     /// `pending` kept for the next try. Returns whether the delete succeeded.
     private func settle(_ pending: inout PendingRemoval) async -> Bool {
         do {
-            try await outbox.remove(ids: pending.ids, retained: pending.retained)
+            if pending.keep {
+                try await outbox.markAcknowledged(ids: pending.ids, retained: pending.retained)
+            } else {
+                try await outbox.remove(ids: pending.ids, retained: pending.retained)
+            }
             pending = PendingRemoval()
             metrics.outboxDepth.record(outbox.depth)
             return true
@@ -244,6 +297,122 @@ extension OutboxDrainer {
     private struct PendingRemoval {
         var ids: [Int64] = []
         var retained: OutboxEntry?
+        /// Marked acknowledged and kept for a receipt, rather than deleted.
+        var keep = false
         var isEmpty: Bool { ids.isEmpty }
+    }
+}
+
+// MARK: - Receipts (docs/receipts.md)
+
+extension OutboxDrainer {
+    /// What the drainer remembers between rounds about receipts.
+    struct ConfirmationProgress {
+        /// The phase last logged.
+        var phase: ReceiptBook.Phase?
+        /// The highest sequence number receipts covered so far.
+        var coverage: Int64 = 0
+        /// Resend rounds since a receipt last moved forward (the back-off doubles per round, at
+        /// most ``maxBackoffRounds`` times).
+        var rounds = 0
+        /// Whether reports were resent and not all confirmed since.
+        var resending = false
+        /// The connection (its `connectedSince`) the back-off counts on: a new one resets it.
+        var connection: Date?
+    }
+
+    /// How many times the receipt timeout doubles at most while no receipt moves forward (16x).
+    static let maxBackoffRounds = 4
+
+    /// Applies what the receipt book says: logs a change of phase; without receipt-speaking
+    /// subscribers deletes the acknowledged reports; with them deletes what receipts cover and
+    /// queues again what waited longer than the (backed-off) receipt timeout. Updates the gauges.
+    /// Returns the phase, or `nil` without a book.
+    private func confirmReceipts(_ progress: inout ConfirmationProgress) async -> ReceiptBook.Phase? {
+        guard let receipts else { return nil }
+        let phase = receipts.phase()
+        metrics.receiptSubscribers.record(receipts.subscriberCount)
+        if phase != progress.phase {
+            switch phase {
+            case .brokerOnly:
+                logger.notice("No subscriber confirms receipts for \(settings.topicBase); a broker PUBACK is the best confirmation available.")
+            case .receipts:
+                logger.info("Subscribers confirm receipts: reports stay in the outbox until a receipt covers them.", metadata: [
+                    "whereabouts.receipt.subscribers": "\(receipts.subscriberCount)", "whereabouts.topic": "\(settings.topicBase)",
+                ])
+            case .undecided:
+                break
+            }
+            progress.phase = phase
+        }
+        do {
+            switch phase {
+            case .undecided:
+                break
+            case .brokerOnly:
+                let removed = try await outbox.removeAcknowledged()
+                if removed > 0 { metrics.outboxDepth.record(outbox.depth) }
+            case .receipts:
+                if let coverage = receipts.coverage, coverage > progress.coverage {
+                    let removed = try await outbox.removeConfirmed(through: coverage)
+                    progress.coverage = coverage
+                    if removed > 0 {
+                        metrics.confirmed.increment(by: removed)
+                        metrics.outboxDepth.record(outbox.depth)
+                        progress.rounds = 0
+                    }
+                }
+                try await resendIfOverdue(&progress)
+            }
+            let state = try await outbox.confirmation()
+            let inUse = phase == .receipts
+            metrics.unconfirmed.record(inUse ? state.unconfirmed : 0)
+            let age = state.oldestCommitted.map { max(0, Date().timeIntervalSince($0)) } ?? 0
+            metrics.unconfirmedOldestSeconds.record(inUse ? age : 0)
+            if progress.resending && state.unconfirmed == 0 {
+                progress.resending = false
+                logger.info("Receipts confirm every report again.")
+            }
+        } catch {
+            logger.error("Cannot apply receipts to the outbox; retrying.", metadata: ["whereabouts.error": "\(error)"])
+        }
+        return phase
+    }
+
+    /// Queues again every acknowledged report when the oldest waited for its receipt longer than
+    /// the receipt timeout, doubled per round without progress.
+    private func resendIfOverdue(_ progress: inout ConfirmationProgress) async throws(OutboxError) {
+        let state = try await outbox.confirmation()
+        guard let oldest = state.oldestAcknowledged else { return }
+        let factor = 1 << min(progress.rounds, Self.maxBackoffRounds)
+        let timeout = settings.receiptTimeout * factor
+        let waited = Date().timeIntervalSince(oldest)
+        guard waited >= Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18 else { return }
+        let queued = try await outbox.requeueAcknowledged()
+        guard queued > 0 else { return }
+        metrics.resent.increment(by: queued)
+        logger.warning("Reports not confirmed by a receipt in time; publishing them again.", metadata: [
+            "whereabouts.receipt.unconfirmed": "\(queued)", "whereabouts.receipt.waited": "\(Int(waited)) s",
+            "whereabouts.receipt.next_timeout": "\(settings.receiptTimeout * (1 << min(progress.rounds + 1, Self.maxBackoffRounds)))",
+        ])
+        progress.rounds += 1
+        progress.resending = true
+    }
+
+    /// The stamp for the reports of the next window, or `nil` without receipts.
+    private func receiptStamp(phase: ReceiptBook.Phase?) async -> ReceiptStamp? {
+        guard phase != nil, let state = try? await outbox.confirmation() else { return nil }
+        return ReceiptStamp(epoch: outbox.epoch, confirmation: state, receiptsInUse: phase == .receipts)
+    }
+
+    /// Waits for the doorbell, at most `limit`.
+    private func waitForDoorbell(atMost limit: Duration) async {
+        let doorbell = self.doorbell
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await doorbell.wait() }
+            group.addTask { try? await Task.sleep(for: limit) }
+            await group.next()
+            group.cancelAll()
+        }
     }
 }

@@ -45,6 +45,17 @@ public struct PublisherSettings: Sendable {
     /// whose MQTT listener acknowledges a QoS 1 message before its JetStream streams have it, so
     /// a node killed right after loses it.
     public var acknowledgementGrace: Duration = .zero
+    /// With a subscriber that confirms receipts (docs/receipts.md): how long an acknowledged report
+    /// waits for its receipt before it is published again (`--receipt-timeout`). Default 30 s.
+    public var receiptTimeout: Duration = .seconds(30)
+    /// How long after the broker acknowledged the subscription to the receipt topic the publisher
+    /// waits for a retained receipt before it decides that no subscriber confirms receipts. 1 s
+    /// (mosquitto sends the retained messages right after the acknowledgement, on the same
+    /// connection).
+    public var receiptWait: Duration = .seconds(1)
+    /// Whether the publisher stamps its reports and listens for receipts at all. Default true;
+    /// false is today's "delete on PUBACK" without a stamp (benchmarks compare the two).
+    public var receipts: Bool = true
 
     /// Creates settings; see each property for its default.
     public init(
@@ -79,6 +90,10 @@ public struct PublisherSettings: Sendable {
     var waypointsTopic: String { topicBase + "/waypoints" }
     /// The command topic, `<base>/cmd`.
     var commandTopic: String { topicBase + "/cmd" }
+    /// Where subscribers publish their receipts for this device, one level per subscriber:
+    /// `whereabouts/receipts/<user>/<device>` for the base `owntracks/<user>/<device>`
+    /// (docs/receipts.md).
+    var receiptTopic: String { ReceiptTopic.root + "/" + ReceiptTopic.deviceLevels(ofBase: topicBase) }
 
     /// The default topic base for a user and device: `owntracks/<user>/<device>`, the names exactly
     /// as given (``OwnTracksName``: the apps and the generated access control never change case).

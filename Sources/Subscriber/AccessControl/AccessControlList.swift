@@ -1,3 +1,5 @@
+import WhereaboutsCore
+
 /// Generates a mosquitto ACL file (`acl_file`) that makes the broker enforce circle privacy.
 ///
 /// Rules, one `user` block per MQTT user name (the OwnTracks `<user>` level):
@@ -67,17 +69,19 @@ public struct AccessControlList: Sendable, Hashable {
             "# Do not edit by hand: regenerate after changing the circles file, then reload the broker",
             "# (kill -HUP <mosquitto pid>). See broker/ACCESS-CONTROL.md.",
             "",
-            "# The subscriber: reads every member's topics, writes the circle views and events (and trees).",
+            "# The subscriber: reads every member's topics, writes the circle views and events (and trees),",
+            "# and the receipts (docs/receipts.md).",
             "user \(subscriberUser)",
             "topic read \(topicPrefix)/#",
             "topic write \(viewPrefix)/#",
+            "topic write \(ReceiptTopic.root)/#",
         ]
         for id in trees.sorted() { lines.append("topic write \(OwnTracksTree.root(viewPrefix: viewPrefix, circle: id))/#") }
         for user in operatorUsers.sorted() {
             lines += ["", "# Operator: reads everything, for debugging.", "user \(user)", "topic read #"]
         }
         for user in circlesOfUser.keys.sorted() {
-            lines += ["", "user \(user)", "topic readwrite \(topicPrefix)/\(user)/#"]
+            lines += ["", "user \(user)", "topic readwrite \(topicPrefix)/\(user)/#", "topic read \(ReceiptTopic.root)/\(user)/#"]
             for id in circlesOfUser[user]!.sorted() {
                 lines.append("topic read \(viewPrefix)/\(id)/view")
                 lines.append("topic read \(viewPrefix)/\(id)/events")

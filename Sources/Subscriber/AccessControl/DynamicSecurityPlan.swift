@@ -101,6 +101,7 @@ struct DynamicSecurityPlan: Sendable, Hashable {
             ACL(type: "subscribePattern", topic: "\(topicPrefix)/#"),
             ACL(type: "publishClientReceive", topic: "\(topicPrefix)/#"),
             ACL(type: "publishClientSend", topic: "\(viewPrefix)/#"),
+            ACL(type: "publishClientSend", topic: "\(ReceiptTopic.root)/#"),  // receipts, docs/receipts.md
         ] + trees.map { ACL(type: "publishClientSend", topic: "\(OwnTracksTree.root(viewPrefix: viewPrefix, circle: $0))/#") })
         for user in operatorUsers {
             try add(Account(username: user, roles: ["whereabouts-operator"], passwordName: user, purpose: "the operator '\(user)'"))
@@ -130,6 +131,9 @@ struct DynamicSecurityPlan: Sendable, Hashable {
                 ACL(type: "publishClientSend", topic: "\(topicPrefix)/\(user)/#"),
                 ACL(type: "subscribePattern", topic: "\(topicPrefix)/\(user)/#"),
                 ACL(type: "publishClientReceive", topic: "\(topicPrefix)/\(user)/#"),
+                // The devices read their receipts (docs/receipts.md).
+                ACL(type: "subscribePattern", topic: "\(ReceiptTopic.root)/\(user)/#"),
+                ACL(type: "publishClientReceive", topic: "\(ReceiptTopic.root)/\(user)/#"),
             ]
             for id in circleIDs {
                 var topics = ["\(viewPrefix)/\(id)/view", "\(viewPrefix)/\(id)/events"]

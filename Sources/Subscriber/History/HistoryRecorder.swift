@@ -12,6 +12,11 @@ final class HistoryRecorder: Sendable {
         var dropped = 0
         var finished = false
         var waiter: CheckedContinuation<Void, Never>?
+        /// Rows accepted so far, and how many of the oldest of them are committed (receipts,
+        /// docs/receipts.md); a batch given up freezes the committed count.
+        var recorded = 0
+        var committed = 0
+        var gaveUp = false
     }
 
     private let state = Mutex(State())
@@ -31,6 +36,7 @@ final class HistoryRecorder: Sendable {
                 return (false, nil)
             }
             state.pending.append(row)
+            state.recorded += 1
             defer { state.waiter = nil }
             return (true, state.waiter)
         }
@@ -73,6 +79,29 @@ final class HistoryRecorder: Sendable {
                 finish()
             }
         }
+    }
+
+    /// The ticket of the row accepted last: it is committed once ``committedThrough`` reaches it.
+    var lastTicket: Int {
+        state.withLock { $0.recorded }
+    }
+
+    /// How many of the oldest accepted rows are committed (rows are written in order).
+    var committedThrough: Int {
+        state.withLock { $0.committed }
+    }
+
+    /// Records that the batch of `count` rows taken last was committed; after a batch was given
+    /// up (``gaveUp()``) nothing later counts, so no receipt covers a row that was not stored.
+    func committed(_ count: Int) {
+        state.withLock { state in
+            if !state.gaveUp { state.committed += count }
+        }
+    }
+
+    /// Records that the batch taken last was given up.
+    func gaveUp() {
+        state.withLock { $0.gaveUp = true }
     }
 
     /// Marks the batch taken by the last ``next(limit:)`` as written (or given up).

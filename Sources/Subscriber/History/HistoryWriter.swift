@@ -71,6 +71,7 @@ public struct HistoryWriter: Service {
             while true {
                 do {
                     let counts = try await store.writeCounting(rows)
+                    recorder.committed(rows.count)  // receipts may cover these rows now
                     views.metrics.history("stored", count: counts.stored)
                     views.metrics.history("kept_aside", count: counts.keptAside)
                     views.metrics.history("duplicate", count: rows.count - counts.stored - counts.keptAside)
@@ -85,6 +86,7 @@ public struct HistoryWriter: Service {
                     // after a few attempts once shutting down.
                     if recorder.isFinished && attempt >= 3 {
                         views.metrics.history("dropped", count: rows.count)
+                        recorder.gaveUp()
                         logger.error("History: gave up on a batch at shutdown.", metadata: ["whereabouts.history.dropped": "\(rows.count)"])
                         break
                     }

@@ -37,6 +37,8 @@ public struct MessageDecoder: Sendable {
         public var message: InboundMessage
         /// Keys whose value was out of range or of the wrong type, dropped (counted by the store).
         public var droppedFields: [String]
+        /// The receipt stamp the publisher added, if any (docs/receipts.md).
+        var stamp: ReportStamp? = nil
     }
 
     /// Creates a decoder with the limits of `settings`.
@@ -85,7 +87,7 @@ public struct MessageDecoder: Sendable {
         guard let type = wire.type else { throw .missingType }
         var fields = FieldReader(wire: wire, now: Int(now.timeIntervalSince1970), futureTolerance: futureTolerance)
         let message = try fields.message(type: type)
-        return Decoded(message: message, droppedFields: fields.dropped)
+        return Decoded(message: message, droppedFields: fields.dropped, stamp: ReportStamp(wire))
     }
 }
 

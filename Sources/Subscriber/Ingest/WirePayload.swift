@@ -47,6 +47,12 @@ struct WirePayload {
     /// limit does not count in an `encrypted` message.
     var dataBytes = 0
     var poi: String?
+    /// The receipt stamp of Whereabouts' publisher (docs/receipts.md).
+    var seq: Double?
+    var seqEpoch: String?
+    var seqSettled: Double?
+    var unconfirmed: Double?
+    var unconfirmedSince: Double?
     /// Known keys whose value had the wrong JSON type, in payload order.
     var wrongTypes: [String] = []
 
@@ -111,6 +117,12 @@ struct WirePayload {
         case UInt8(ascii: "s"):
             if `is`("state") { return Self.string(value, into: &state) }
             if `is`("since") { return Self.number(value, into: &since) }
+            if `is`("seq") { return Self.number(value, into: &seq) }
+            if `is`("seq_epoch") { return Self.string(value, into: &seqEpoch) }
+            if `is`("seq_settled") { return Self.number(value, into: &seqSettled) }
+        case UInt8(ascii: "u"):
+            if `is`("unconfirmed") { return Self.number(value, into: &unconfirmed) }
+            if `is`("unconfirmed_since") { return Self.number(value, into: &unconfirmedSince) }
         case UInt8(ascii: "e"):
             if `is`("event") { return Self.string(value, into: &event) }
         case UInt8(ascii: "n"):

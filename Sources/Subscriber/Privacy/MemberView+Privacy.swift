@@ -11,6 +11,9 @@ extension MemberView {
         view.due = due
         view.cardName = cardName
         view.face = face
+        // Delivery counts of the device, not its position: every level may see them.
+        view.unconfirmed = unconfirmed
+        view.unconfirmedSince = unconfirmedSince
         switch level {
         case .exact, .hidden:
             return view

@@ -9,6 +9,8 @@ public struct Ingestor: Sendable {
     let decoder: MessageDecoder
     /// Where accepted locations and transitions are handed for the history; `nil`: none kept.
     let history: HistoryRecorder?
+    /// Where stamped reports are noted for receipts (docs/receipts.md); `nil`: no receipts.
+    var receipts: ReceiptIntake?
     /// Whether messages of devices that are no member of this instance's circles are expected
     /// (a wildcard subscription, ``SubscriberConfiguration/subscription``) and dropped without
     /// counting them as rejections.
@@ -31,15 +33,29 @@ public struct Ingestor: Sendable {
     /// Handles one message received at `now`.
     @discardableResult
     public func handle(_ message: MQTTMessage, at now: Date = Date()) async -> CircleViewStore.ApplyOutcome? {
-        await store.ingest(message, router: router, decoder: decoder, history: history, at: now)
+        await store.ingest(message, router: router, decoder: decoder, history: history, receipts: receipts, at: now)
     }
 
     /// Handles every message of `messages` until it ends or the task is cancelled. The loop runs
     /// on the store's actor, so a message costs no hop between executors.
     public func run<Messages: AsyncSequence & Sendable>(_ messages: Messages) async throws
     where Messages.Element == MQTTMessage {
-        try await store.ingestAll(messages, router: router, decoder: decoder, history: history, expectsOtherDevices: expectsOtherDevices)
+        try await store.ingestAll(
+            messages, router: router, decoder: decoder, history: history, receipts: receipts, expectsOtherDevices: expectsOtherDevices)
     }
+}
+
+/// How ingest notes stamped reports for receipts: the ledger, and whether the status file (rather
+/// than nothing) makes a report durable when there is no history (docs/receipts.md).
+struct ReceiptIntake: Sendable {
+    let ledger: ReceiptLedger
+    let statusFile: Bool
+
+    /// The ticket of a report that needs no storing (a rejection): durable at once.
+    static let nothingToStore = 0
+
+    /// The ticket of a report applied to the views, when no history row was recorded for it.
+    var viewTicket: Int { statusFile ? ledger.statusTicket : Self.nothingToStore }
 }
 
 extension CircleViewStore {
@@ -51,7 +67,7 @@ extension CircleViewStore {
     /// device (counted as ignored), transitions come on `<base>/event` or the base topic.
     func ingest(
         _ message: MQTTMessage, router: TopicRouter, decoder: MessageDecoder, history: HistoryRecorder? = nil,
-        expectsOtherDevices: Bool = false, at now: Date
+        receipts: ReceiptIntake? = nil, expectsOtherDevices: Bool = false, at now: Date
     ) -> ApplyOutcome? {
         guard let route = router.route(message.topic) else {
             if !expectsOtherDevices { reject(.unknownTopic, topic: message.topic) }
@@ -87,6 +103,10 @@ extension CircleViewStore {
             decoded = message
         } catch {
             reject(error, topic: message.topic)
+            // Rejected, and covered by the receipt all the same: sent again it would be rejected again.
+            if let receipts, let stamp = ReportStamp.read(plaintext ?? Array(message.payload)) {
+                receipts.ledger.note(stamp, of: route.member, ticket: ReceiptIntake.nothingToStore)
+            }
             if case .futureTimestamp = error, let history, route.subtopic == nil {
                 // Kept aside: the same payload read without the future limit.
                 var lenient = decoder
@@ -101,6 +121,9 @@ extension CircleViewStore {
         case .location, .lastWill:
             if let subtopic = route.subtopic {
                 reject(.wrongTopic(type: decoded.message.typeName, subtopic: subtopic), topic: message.topic)
+                if let receipts, let stamp = decoded.stamp {
+                    receipts.ledger.note(stamp, of: route.member, ticket: ReceiptIntake.nothingToStore)
+                }
                 return nil
             }
         case .card:
@@ -115,30 +138,50 @@ extension CircleViewStore {
            let outlier = decoder.outliers.violation(of: location, after: liveFix(of: route.member)) {
             reject(outlier, topic: message.topic)
             history?.record(.rejected(route.member, location, reason: outlier.code, receivedAt: now.timeIntervalSince1970))
+            if let receipts, let stamp = decoded.stamp {
+                receipts.ledger.note(stamp, of: route.member, ticket: ReceiptIntake.nothingToStore)
+            }
             return nil
         }
         if !decoded.droppedFields.isEmpty { countDropped(decoded.droppedFields, of: route.member, topic: message.topic) }
         let outcome = apply(decoded.message, from: route.member, retained: message.retained, at: now)
-        if let history, outcome == .changed || outcome == .unchanged {
+        // Whether a history row was handed over for it, and accepted; `nil`: none was.
+        var stored: Bool?
+        // A stamped duplicate is handed over too: its receipt must wait until the row is surely
+        // committed (the history's key refuses the second copy).
+        if let history, outcome == .changed || outcome == .unchanged || (outcome == .duplicate && decoded.stamp != nil) {
             // Accepted: the history keeps it (an older duplicate the views no longer hold is
             // refused by the history's key).
             switch decoded.message {
             case .location(let location, _):
-                history.record(.location(route.member, location, receivedAt: now.timeIntervalSince1970))
+                stored = history.record(.location(route.member, location, receivedAt: now.timeIntervalSince1970))
             case let .transition(event, region, tst):
-                history.record(.transition(route.member, event: event, region: region, tst: tst, receivedAt: now.timeIntervalSince1970))
+                stored = history.record(.transition(
+                    route.member, event: event, region: region, tst: tst, receivedAt: now.timeIntervalSince1970))
             default:
                 break
             }
+        }
+        if let receipts, let stamp = decoded.stamp, outcome != .notAMember {
+            let ticket: Int? = switch stored {
+            case true?: history?.lastTicket
+            case false?: nil  // the history's backlog is full: not taken in, the publisher sends it again
+            case nil: receipts.viewTicket
+            }
+            receipts.ledger.note(stamp, of: route.member, ticket: ticket)
+            recordDelivery(stamp, of: route.member)
         }
         return outcome
     }
 
     func ingestAll<Messages: AsyncSequence & Sendable>(
-        _ messages: Messages, router: TopicRouter, decoder: MessageDecoder, history: HistoryRecorder?, expectsOtherDevices: Bool
+        _ messages: Messages, router: TopicRouter, decoder: MessageDecoder, history: HistoryRecorder?, receipts: ReceiptIntake? = nil,
+        expectsOtherDevices: Bool
     ) async throws where Messages.Element == MQTTMessage {
         for try await message in messages {
-            _ = ingest(message, router: router, decoder: decoder, history: history, expectsOtherDevices: expectsOtherDevices, at: Date())
+            _ = ingest(
+                message, router: router, decoder: decoder, history: history, receipts: receipts,
+                expectsOtherDevices: expectsOtherDevices, at: Date())
         }
     }
 }

@@ -26,6 +26,12 @@ public struct SubscriberConfiguration: Sendable {
     public var brokerKind: BrokerKind = .mosquitto
     /// How the subscriber subscribes to the members' topics. Default ``Subscription/perMember``.
     public var subscription: Subscription = .perMember
+    /// The subscriber id receipts are published under, on
+    /// `whereabouts/receipts/<user>/<device>/<id>` (docs/receipts.md); `nil` sends no receipts.
+    /// ``SubscriberApp`` sets it to the MQTT client id unless ``receipts`` is off.
+    public var receiptID: String?
+    /// Whether ``SubscriberApp`` confirms receipts (with the client id as ``receiptID``). Default true.
+    public var receipts: Bool = true
 
     /// How the subscriber subscribes to the members' topics.
     public enum Subscription: Sendable, Hashable {

@@ -21,6 +21,8 @@ public struct SubscriberService<Connection: BrokerConnection>: Service {
     let logger: Logger
     let history: HistoryWriter?
     let onSubscribed: (@Sendable () async -> Void)?
+    /// What ingest took in, for receipts; `nil` when ``SubscriberConfiguration/receiptID`` is.
+    let receipts: ReceiptLedger?
 
     /// Creates the service and opens the connection's message stream. `onSubscribed` runs once
     /// the broker acknowledged the subscriptions to every member (from then on nothing a member
@@ -37,6 +39,22 @@ public struct SubscriberService<Connection: BrokerConnection>: Service {
         self.configuration = configuration
         self.logger = logger
         self.onSubscribed = onSubscribed
+        receipts = configuration.receiptID == nil ? nil : ReceiptLedger()
+    }
+
+    /// The receipt sender, when receipts are on.
+    private var receiptSender: ReceiptSender<Connection>? {
+        guard let receipts, let id = configuration.receiptID else { return nil }
+        // Durable: the history committed it; else the status file was written after it; else applied.
+        let durable: @Sendable () -> Int
+        if let recorder = history?.recorder {
+            durable = { recorder.committedThrough }
+        } else if configuration.statusPath != nil {
+            durable = { receipts.statusDurableThrough }
+        } else {
+            durable = { Int.max }
+        }
+        return ReceiptSender(ledger: receipts, connection: connection, subscriberID: id, durableThrough: durable, logger: logger)
     }
 
     /// Subscribes and runs ingest, view publishing and reloading until graceful shutdown.
@@ -56,11 +74,15 @@ public struct SubscriberService<Connection: BrokerConnection>: Service {
                     let members = await store.trackedMembers()
                     try await subscribe(members, router: router)
                     logger.info("Subscribed to the circles' members.", metadata: ["whereabouts.members": "\(members.count)"])
+                    await receiptSender?.announce(members)
                     await onSubscribed?()
                     await ViewPublisher(store: store, connection: connection, configuration: configuration, logger: logger).run()
                 }
                 if let statusFile {
                     group.addTask { await keepStatus(in: statusFile) }
+                }
+                if let sender = receiptSender {
+                    group.addTask { await sender.run() }
                 }
                 if let path = configuration.circlesPath {
                     let watcher = CirclesFileWatcher(
@@ -97,8 +119,14 @@ public struct SubscriberService<Connection: BrokerConnection>: Service {
         var failing = false
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(configuration.statusWriteInterval))
-            guard let records = await store.takeStatusSnapshot() else { continue }
+            // Reports noted before this point are in the snapshot: durable once it is written.
+            let generation = receipts?.beginStatusSave()
+            guard let records = await store.takeStatusSnapshot() else {
+                if let generation, !failing { receipts?.statusSaved(generation) }
+                continue
+            }
             let saved = save(records, to: file, quietly: failing)
+            if saved, let generation { receipts?.statusSaved(generation) }
             if saved, failing { logger.info("The status file is written again.", metadata: ["whereabouts.file": "\(file.path)"]) }
             if !saved { await store.markStatusUnsaved() }  // retried at the next interval
             failing = !saved
@@ -119,11 +147,16 @@ public struct SubscriberService<Connection: BrokerConnection>: Service {
     private func ingest(router: TopicRouter) async throws {
         var ingestor = Ingestor(store: store, router: router, settings: configuration.settings, history: history?.recorder)
         ingestor.expectsOtherDevices = configuration.subscription == .wildcard
+        if let receipts { ingestor.receipts = ReceiptIntake(ledger: receipts, statusFile: configuration.statusPath != nil) }
         try await ingestor.run(messages)
     }
 
     private func reload(_ file: CirclesFile, router: TopicRouter) async {
         let change = await store.replaceCircles(file)
+        if let sender = receiptSender {
+            await sender.withdraw(change.removed)
+            await sender.announce(change.added)
+        }
         guard configuration.subscription == .perMember else { return }  // the wildcards cover every device
         do {
             try await subscribe(change.added, router: router)

@@ -31,6 +31,8 @@ public actor CircleViewStore {
         var members: [MemberID: MemberState] = [:]
         var cards: [MemberID: MemberCard] = [:]
         var regions: [MemberID: ReportedRegions] = [:]
+        /// The receipt stamp of each member's newest report (docs/receipts.md).
+        var deliveries: [MemberID: ReportStamp] = [:]
         var places = PlacePresence()
         var keys: DecryptionKeys
         var stats = IngestStatistics()
@@ -189,7 +191,7 @@ public actor CircleViewStore {
                     member, state: state.members[member.id], card: state.cards[member.id],
                     regions: state.regions[member.id],
                     place: state.places.current(of: member.id, in: circle),
-                    at: now, settings: settings
+                    at: now, settings: settings, delivery: state.deliveries[member.id]
                 ).redacted(to: circle.level(of: member), grid: circle.grid)
             },
             places: circle.places
@@ -284,6 +286,13 @@ public actor CircleViewStore {
             } || extraChange
         }
         return outcome == .changed || statusChange != nil || extraChange ? .changed : .unchanged
+    }
+
+    /// Keeps the receipt stamp of `member`'s newest report (the highest `seq`; a new epoch
+    /// replaces the old), for the delivery counts in its view.
+    func recordDelivery(_ stamp: ReportStamp, of member: MemberID) {
+        if let known = state.deliveries[member], known.epoch == stamp.epoch, known.seq > stamp.seq { return }
+        state.deliveries[member] = stamp
     }
 
     private static func mutate<R>(_ state: inout MemberState, _ body: (inout MemberState) -> R) -> R {
@@ -467,6 +476,7 @@ public actor CircleViewStore {
         _ = state.schedule.markDirty(change.changedCircles)
         for id in change.removedCircles { state.schedule.remove(id) }
         for member in change.removedMembers {
+            state.deliveries[member] = nil
             state.members[member] = nil
             state.cards[member] = nil
             state.regions[member] = nil

@@ -6,9 +6,11 @@ extension MemberView {
     /// trail, regions and card, and where a dashboard draws it (Core's prediction).
     init(
         _ member: Member, state: MemberState?, card: MemberCard?, regions: ReportedRegions?,
-        place: (place: String, since: Int)?, at now: Double, settings: ViewSettings
+        place: (place: String, since: Int)?, at now: Double, settings: ViewSettings, delivery: ReportStamp? = nil
     ) {
         self.init(user: member.user, device: member.device, name: member.name, color: member.color, status: .unknown)
+        unconfirmed = delivery?.unconfirmed
+        unconfirmedSince = delivery?.unconfirmed == 0 ? nil : delivery?.unconfirmedSince
         self.place = place?.place
         placeSince = place?.since
         guard let state else { return }

@@ -46,6 +46,12 @@ public struct MemberView: Sendable, Hashable, Codable {
     public var place: String?
     /// Epoch seconds since which the member is at ``place`` (their first fix inside it).
     public var placeSince: Int?
+    /// How many reports the member's publisher held unconfirmed by receipts when it sent its
+    /// newest one (docs/receipts.md); `nil` when its publisher does not say (not Whereabouts',
+    /// or no receipt-speaking subscriber).
+    public var unconfirmed: Int?
+    /// Epoch seconds when the oldest of those reports was committed on the device.
+    public var unconfirmedSince: Int?
 
     /// Creates a member view.
     public init(
@@ -92,5 +98,7 @@ public struct MemberView: Sendable, Hashable, Codable {
         try container.encode(place, forKey: .place)
         try container.encode(placeSince, forKey: .placeSince)
         try container.encode(privacy, forKey: .privacy)
+        try container.encode(unconfirmed, forKey: .unconfirmed)
+        try container.encode(unconfirmedSince, forKey: .unconfirmedSince)
     }
 }

@@ -91,7 +91,7 @@ struct CommandLineTests {
     func configKeysMatchFlags() async throws {
         let help = try await run(["--help"]).output
         let flags = Set(help.matches(of: /--([a-z][a-z0-9-]+)/).map { String($0.1) })
-            .subtracting(["help", "version", "config", "no-retain"])
+            .subtracting(["help", "version", "config", "no-retain", "no-receipts"])
             .subtracting(Self.brokerFlagAliases)
         let example = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("examples/publisher.yaml"), encoding: .utf8)
         let exampleKeys = Set(example.split(separator: "\n").compactMap { line -> String? in
@@ -124,7 +124,7 @@ struct CommandLineTests {
         let subscriber = PublisherProcess.executable?.deletingLastPathComponent().appendingPathComponent("whereabouts-sub")
         let help = try await run(["run", "--help"], executable: subscriber).output
         let flags = Set(help.matches(of: /--([a-z][a-z0-9-]+)/).map { String($0.1) })
-            .subtracting(["help", "version", "config"]).subtracting(Self.brokerFlagAliases)
+            .subtracting(["help", "version", "config", "no-receipts"]).subtracting(Self.brokerFlagAliases)
             .subtracting(["tile-url", "tile-attribution"])  // the dashboard's aliases of --tiles, --tiles-attribution
         #expect(flags.count > 20, "\(help)")
         let dir = try TemporaryDirectory(prefix: "sub-config")

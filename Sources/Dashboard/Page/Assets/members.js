@@ -47,6 +47,15 @@
     return parts.join(" · ");
   }
 
+  // "3 reports not confirmed for 5 min": what the member's publisher said in its newest report
+  // about reports no subscriber's receipt covers yet (docs/receipts.md); shown past a minute.
+  function delivery(m) {
+    if (!(m.unconfirmed > 0) || typeof m.unconfirmedSince !== "number") return "";
+    const waited = W.state.view.generatedAt + W.secondsSinceView() - m.unconfirmedSince;
+    if (waited < 60) return "";
+    return m.unconfirmed + (m.unconfirmed === 1 ? " report" : " reports") + " not confirmed for " + W.formatDuration(waited);
+  }
+
   W.renderList = function () {
     const view = W.state.view, list = $("members");
     if (!view) return;
@@ -89,7 +98,8 @@
       }
       W.setText(li.querySelector(".state"), m.status);
       li.dataset.place = m.place || "";
-      W.setText(li.querySelector(".detail"), detail(m, placed.get(key)));
+      const unconfirmed = delivery(m);
+      W.setText(li.querySelector(".detail"), detail(m, placed.get(key)) + (unconfirmed ? " · " + unconfirmed : ""));
     }
     for (const [key, li] of rows) {
       if (!seen.has(key)) { li.remove(); rows.delete(key); }

@@ -1,0 +1,97 @@
+import Foundation
+import Logging
+import WhereaboutsCore
+import WhereaboutsMQTT
+
+/// Publishes the subscriber's receipts (docs/receipts.md): once a second, one retained receipt per
+/// device whose confirmed point moved or that a resent duplicate asked for; and the
+/// announcements, "I confirm this device's reports", for member devices.
+struct ReceiptSender<Connection: BrokerConnection> {
+    let ledger: ReceiptLedger
+    let connection: Connection
+    /// The subscriber level of the receipt topics.
+    let subscriberID: String
+    /// Tickets up to this value are durable (history committed, status file written, or all).
+    let durableThrough: @Sendable () -> Int
+    let logger: Logger
+    /// How often receipts go out: at most one per device per interval.
+    static var interval: Duration { .seconds(1) }
+
+    private func topic(_ member: MemberID) -> String {
+        ReceiptTopic.topic(user: member.user, device: member.device, subscriber: subscriberID)
+    }
+
+    /// Sends due receipts every ``interval`` until cancelled. A failed publish is retried at the
+    /// next interval; the first failure of a run is logged at warning level.
+    func run() async {
+        var failing = false
+        while !Task.isCancelled {
+            try? await Task.sleep(for: Self.interval)
+            let due = ledger.takeDue(durableThrough: durableThrough())
+            guard !due.isEmpty else { continue }
+            let now = Int(Date().timeIntervalSince1970)
+            var failed: [ReceiptLedger.Due] = []
+            for receipt in due {
+                let payload = Self.encode(ReceiptMessage(epoch: receipt.epoch, seq: receipt.seq, tst: now))
+                do {
+                    try await connection.publish(to: topic(receipt.member), payload: payload, qos: .atLeastOnce, retain: true, timeout: .seconds(10))
+                } catch {
+                    failed.append(receipt)
+                    if !failing {
+                        logger.warning("Could not publish a receipt; retrying.", metadata: [
+                            "whereabouts.member": "\(receipt.member)", "whereabouts.error": "\(error)",
+                        ])
+                    }
+                }
+            }
+            if !failed.isEmpty { ledger.retry(failed) }
+            if failing && failed.isEmpty { logger.info("Receipts are published again.") }
+            failing = !failed.isEmpty
+        }
+    }
+
+    /// Publishes the retained announcement for each of `members` not yet answered in this run
+    /// (an answered one already has a receipt retained, which the announcement would replace).
+    func announce(_ members: [MemberID]) async {
+        let now = Int(Date().timeIntervalSince1970)
+        let payload = Self.encode(ReceiptMessage(tst: now))
+        var failures = 0
+        for member in members where !ledger.hasAnswered(member) {
+            do {
+                try await connection.publish(to: topic(member), payload: payload, qos: .atLeastOnce, retain: true, timeout: .seconds(10))
+            } catch {
+                failures += 1
+            }
+        }
+        if failures > 0 {
+            logger.warning("Could not announce receipts for some members; their publishers rely on the broker until the next start or reload.", metadata: [
+                "whereabouts.members": "\(failures)",
+            ])
+        } else if !members.isEmpty {
+            logger.info("Announced receipts for the members' devices.", metadata: [
+                "whereabouts.members": "\(members.count)", "whereabouts.receipt.subscriber": "\(subscriberID)",
+            ])
+        }
+    }
+
+    /// Clears the retained receipts of `members` (removed from the circles): their publishers
+    /// no longer wait for this subscriber.
+    func withdraw(_ members: [MemberID]) async {
+        for member in members {
+            ledger.forget(member)
+            do {
+                try await connection.publish(to: topic(member), payload: Data(), qos: .atLeastOnce, retain: true, timeout: .seconds(10))
+            } catch {
+                logger.warning("Could not clear a removed member's receipt.", metadata: [
+                    "whereabouts.member": "\(member)", "whereabouts.error": "\(error)",
+                ])
+            }
+        }
+    }
+
+    static func encode(_ receipt: ReceiptMessage) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(receipt)) ?? Data()
+    }
+}
