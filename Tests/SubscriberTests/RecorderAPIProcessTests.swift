@@ -85,7 +85,7 @@ struct RecorderAPIProcessTests {
             ("locations?user=eve&device=iphone", 404, "device_not_found"),
             ("locations?user=Dave'%20OR%201=1--&device=handheld", 404, "device_not_found"),
             ("list?user=nobody", 404, "user_not_found"),
-            ("locations?user=Dave&device=handheld&format=xml", 400, "bad_format"),
+            ("locations?user=Dave&device=handheld&format=yaml", 400, "bad_format"),
         ] {
             let (status, body) = try await Self.get("\(base)/api/0/\(query)")
             #expect(status == expected, "\(query)")
