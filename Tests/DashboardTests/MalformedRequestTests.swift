@@ -100,8 +100,9 @@ struct MalformedRequestTests {
             #expect(answer.status == status, "\(what): \(answer.text.prefix(200))")
             #expect(answer.text.lowercased().contains("connection: close"))
             // Alone on this machine the answer comes 1 to 11 ms after the connect; writing 1 MB
-            // while the whole suite runs took 1.1 s, so this bound leaves room (main: never).
-            #expect(answer.answeredAfter < .seconds(3), "\(what): answered after \(answer.answeredAfter)")
+            // while the whole suite runs took 1.1 s, and a good request then a bad one 3.9 s; a held
+            // connection is never answered and shows as the 10 s read timeout, so 8 s tells them apart.
+            #expect(answer.answeredAfter < .seconds(8), "\(what): answered after \(answer.answeredAfter)")
             #expect(answer.closedAfter < .seconds(1), "\(what): closed \(answer.closedAfter) after the answer")
             // The server is unharmed: a good request on a new connection is answered.
             let healthy = try await RawHTTP.send(port: port, ["GET /healthz HTTP/1.1", "Host: 127.0.0.1:\(port)", "Connection: close"])
@@ -127,7 +128,7 @@ struct MalformedRequestTests {
             let answer = try await Self.exchange(port: port, good + bad)
             #expect(answer.text.hasPrefix("HTTP/1.1 200"), "\(answer.text.prefix(200))")
             #expect(answer.text.contains("HTTP/1.1 431"), "\(answer.text.suffix(300))")
-            #expect(answer.answeredAfter < .seconds(3) && answer.closedAfter < .seconds(1), "\(answer.answeredAfter), \(answer.closedAfter)")
+            #expect(answer.answeredAfter < .seconds(8) && answer.closedAfter < .seconds(1), "\(answer.answeredAfter), \(answer.closedAfter)")
         }
     }
 }

@@ -33,7 +33,7 @@ struct OutboxIntegrityTests {
         let process = try ChildProcess.spawn(executable.path, [
             "--source", "gpx:\(track)", "--replay-speed", "max", "--user", "alice", "--device", "phone",
             "--broker", "mqtt://127.0.0.1:\(closed)", "--outbox", outbox, "--drain-timeout", "1",
-            "--power-supply-path", dir.path("no-sysfs"), "--policy", "interval", "--interval", "2",
+            "--power-supply-path", dir.path("no-sysfs"), "--policy", "interval", "--interval", "3",
         ], logFile: log)
         try await waitUntil("the position source ended", timeout: .seconds(60)) {
             ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("The position source ended")
@@ -60,7 +60,7 @@ struct OutboxIntegrityTests {
         let outbox = try await Self.killedPublisher(in: dir)
         let wal = outbox + "-wal", shm = outbox + "-shm"
         let (before, copyDamage) = try await Self.reportsInCopy(of: outbox, in: dir)
-        #expect(before > 100, "the drive makes about 127 reports: \(before)")
+        #expect(before > 60, "the drive makes 80 reports at a 3 s interval: \(before)")
         #expect(copyDamage.isEmpty, "a kill -9 alone is no damage: \(copyDamage)")
         let walBytes = (try FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int) ?? 0
         try #require(walBytes > 32, "the kill left a log with frames")
@@ -87,9 +87,11 @@ struct OutboxIntegrityTests {
         let reopened = try Outbox(path: outbox, logger: logger)
         let after = reopened.depth
         let warnings = logs.entries.filter { $0.level == .warning }.map { "\($0.metadata["whereabouts.outbox.damage"].map { "\($0)" } ?? "")" }
-        // The count the warning gives is exactly what is missing. Measured: 120 reports, of which
-        // the last 3 commits are in the log only (the outbox checkpoints every 8 pages), in each
-        // of 3 runs of each case.
+        // The count the warning gives is exactly what is missing. Which commits are in the log
+        // only depends on how the last ones fall against the outbox's checkpoint every 8 pages:
+        // with a 2 s interval (120 reports) and the receipts' schema the last commit happened to
+        // complete a checkpoint, leaving nothing to lose, so the drive runs at a 3 s interval
+        // (80 reports, the last commits in the log only).
         #expect(after < before, "the damage loses commits: before \(before), after \(after)")
         #expect(reopened.lostReports == before - after, "reported \(reopened.lostReports), before \(before), after \(after): \(warnings)")
         #expect(warnings.contains { $0.contains("\(before - after) row(s) they added are lost") }, "\(warnings)")

@@ -132,7 +132,11 @@ struct ReceiptProcessTests {
         #expect(try await setup.stored().count == reports.count, "each report stored once")
         let log = setup.publisherText
         #expect(!log.contains("Drain timeout reached"), "\(log.suffix(2000))")
-        #expect(log.contains("Receipts confirm every report again."))
+        // Under MQTT 3.1.1 the broker acknowledges and drops, and the receipts' timeout sends the
+        // reports again; under MQTT 5 (mosquitto's default since the MQTT 5 work) it refuses them
+        // with "not authorized", so they are never acknowledged and go out again after the
+        // refusal back-off instead. Either way every report arrives once (checked above).
+        #expect(log.contains("Receipts confirm every report again.") || log.contains("not authorized"))
         #expect(log.contains("Reports not confirmed by a receipt in time; publishing them again.") || log.contains("not authorized"))
         subscriber.signal(SIGTERM)
         _ = try await withTimeout(.seconds(10), "the subscriber to exit") { await subscriber.waitForExit() }

@@ -65,10 +65,12 @@ struct SubscriptionCheckTests {
         #expect(entry.metadata["whereabouts.mqtt.reason"]?.description == Self.reason(version).name)
 
         // Retried with backoff (50 ms doubling to 500 ms, minus up to 20 %), not in a tight loop:
-        // in 1.5 s at most 1 + 6 attempts, and at least 3 (the broker answers each at once).
+        // in 1.5 s about 1 + 6 attempts, and at least 3 (the broker answers each at once). The
+        // window starts a little after the first refusal, so on a loaded machine one or two more
+        // fall inside it (8 seen in a full-suite run); a tight loop would make hundreds.
         try await Task.sleep(for: .milliseconds(1500))  // a measuring window, not a synchronisation
         let retried = Self.failures(eve)
-        #expect((3...7).contains(retried), "\(retried) refusals in 1.5 s")
+        #expect((3...10).contains(retried), "\(retried) refusals in 1.5 s")
         #expect(Self.refusalsLogged(handler).count >= retried, "every refusal logged")
 
         try await dynsec.dynsec(["addClientRole", "Eve", "reader"])
