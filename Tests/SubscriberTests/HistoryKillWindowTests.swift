@@ -53,7 +53,7 @@ struct HistoryKillWindowTests {
         }
         // Publishing is under way (on a loaded machine it starts slowly): then the disk fills,
         // and the kill comes at a random moment.
-        try await waitUntil("50 reports acknowledged", timeout: .seconds(30)) { sent.withLock { $0.count } >= 50 }
+        try await waitUntil("50 reports acknowledged", timeout: .seconds(90)) { sent.withLock { $0.count } >= 50 }
         var filler: URL?
         if fullDisk { filler = try HistoryFullDiskProcessTests.fill(folder) }
         try await Task.sleep(for: .milliseconds(Int.random(in: 0...1500)))
