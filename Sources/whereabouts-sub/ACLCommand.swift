@@ -58,11 +58,7 @@ struct ACLCommand: ParsableCommand {
         valueName: "file"))
     var reloadPidFile: [String] = []
 
-    @Option(help: "The topic prefix of the circle views.")
-    var viewPrefix: String = "whereabouts/circles"
-
-    @Option(help: "The first topic level of the members' OwnTracks topics.")
-    var topicPrefix: String = "owntracks"
+    @OptionGroup var prefixes: TopicPrefixOptions
 
     func validate() throws {
         guard format == .nats else {
@@ -96,12 +92,12 @@ struct ACLCommand: ParsableCommand {
             case .mosquitto:
                 text = try AccessControlList(
                     circles: file.circles, subscriberUser: subscriberUser, operatorUsers: operatorUser,
-                    topicPrefix: topicPrefix, viewPrefix: viewPrefix
+                    topicPrefix: prefixes.topicPrefix, viewPrefix: prefixes.viewPrefix
                 ).render()
             case .nats:
                 text = try NATSAccounts(
                     circles: file.circles, subscriberUsers: [subscriberUser], operatorUsers: operatorUser,
-                    topicPrefix: topicPrefix, viewPrefix: viewPrefix
+                    topicPrefix: prefixes.topicPrefix, viewPrefix: prefixes.viewPrefix
                 ).render(passwordDirectory: passwordDir ?? "")
             }
         } catch {

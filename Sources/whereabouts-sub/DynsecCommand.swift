@@ -45,11 +45,7 @@ struct DynsecCommand: AsyncParsableCommand {
     @Flag(help: "Print the commands that would be sent (passwords hidden) and change nothing.")
     var dryRun = false
 
-    @Option(help: "The topic prefix of the circle views.")
-    var viewPrefix: String = "whereabouts/circles"
-
-    @Option(help: "The first topic level of the members' OwnTracks topics.")
-    var topicPrefix: String = "owntracks"
+    @OptionGroup var prefixes: TopicPrefixOptions
 
     @Option(help: "The log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
@@ -84,7 +80,7 @@ struct DynsecCommand: AsyncParsableCommand {
             control: DynamicSecurityControl(client: client),
             settings: .init(
                 subscriberUsers: subscriberUser, operatorUsers: operatorUser, reservedUsers: [admin],
-                topicPrefix: topicPrefix, viewPrefix: viewPrefix, passwordDirectory: passwordDir ?? ""),
+                topicPrefix: prefixes.topicPrefix, viewPrefix: prefixes.viewPrefix, passwordDirectory: passwordDir ?? ""),
             logger: logger)
         do {
             if watch {

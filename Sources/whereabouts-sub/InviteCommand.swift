@@ -93,11 +93,7 @@ struct InviteCommand: AsyncParsableCommand {
         valueName: "file"))
     var reloadPidFile: [String] = []
 
-    @Option(help: "The topic prefix of the circle views.")
-    var viewPrefix: String = "whereabouts/circles"
-
-    @Option(help: "The first topic level of the members' OwnTracks topics.")
-    var topicPrefix: String = "owntracks"
+    @OptionGroup var prefixes: TopicPrefixOptions
 
     @Option(help: "The log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .warning
@@ -151,7 +147,7 @@ struct InviteCommand: AsyncParsableCommand {
                     control: DynamicSecurityControl(client: client),
                     settings: .init(
                         subscriberUsers: subscriberUser, operatorUsers: operatorUser, reservedUsers: [name],
-                        topicPrefix: topicPrefix, viewPrefix: viewPrefix, passwordDirectory: passwordDir),
+                        topicPrefix: prefixes.topicPrefix, viewPrefix: prefixes.viewPrefix, passwordDirectory: passwordDir),
                     logger: logger),
                 passwordDirectory: passwordDir)
         case .mosquitto:
@@ -164,7 +160,7 @@ struct InviteCommand: AsyncParsableCommand {
         let inviter = Inviter(
             settings: .init(
                 circlesPath: circles, host: address.host, port: address.port, tls: address.usesTLS,
-                prefixes: TopicPrefixes(topicPrefix: topicPrefix, viewPrefix: viewPrefix)),
+                prefixes: TopicPrefixes(topicPrefix: prefixes.topicPrefix, viewPrefix: prefixes.viewPrefix)),
             accounts: store)
         do {
             if revoke {

@@ -36,11 +36,7 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var dashboardOptions: DashboardOptions
 
-    @Option(help: "The topic prefix of the circle views: views go to <prefix>/<id>/view and events to <prefix>/<id>/events.")
-    var viewPrefix: String = "whereabouts/circles"
-
-    @Option(help: "The first topic level of the members' OwnTracks topics.")
-    var topicPrefix: String = "owntracks"
+    @OptionGroup var prefixes: TopicPrefixOptions
 
     @Option(help: "Publish each circle's view at most once per this many seconds, and only when it changed.")
     var viewInterval: Double = 1
@@ -190,7 +186,7 @@ struct RunCommand: AsyncParsableCommand {
         let mqtt = try brokerOptions.mqttConfiguration(defaultClientID: defaultClientID)
         let statusPath = try Self.statusPath(stateFile, clientID: mqtt.clientID)
         var configuration = SubscriberConfiguration(
-            viewPrefix: viewPrefix, topicPrefix: topicPrefix, viewInterval: viewInterval, settings: settings,
+            viewPrefix: prefixes.viewPrefix, topicPrefix: prefixes.topicPrefix, viewInterval: viewInterval, settings: settings,
             circlesPath: circles, statusPath: statusPath)
         configuration.brokerKind = brokerOptions.brokerKind
         configuration.receipts = receipts
