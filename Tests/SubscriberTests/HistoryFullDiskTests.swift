@@ -150,7 +150,8 @@ struct HistoryFullDiskProcessTests {
             logText(secondLog).contains("stopped taking messages from the broker") && logText(secondLog).contains("MQTT client stopped")
         }
         #expect(second.isRunning, "log:\n\(logText(secondLog))")
-        #expect(try await Self.get(port, "/healthz").0 == 200, "the dashboard is up on a full disk")
+        // The HTTP server starts after the MQTT services: under load it can listen a moment later.
+        try await waitUntil("the dashboard up on a full disk", timeout: .seconds(20)) { (try? await Self.get(port, "/healthz").0) == 200 }
         let queuedWhilePaused = try await publish(100)
 
         // Space returns: the writer's retry opens and writes, the intake resumes, the queue is stored.

@@ -59,7 +59,9 @@ struct SubscriptionCheckTests {
         #expect(error == .subscriptionRefused(filter: Self.filter, reason: Self.reason(version), username: "Eve"))
         #expect(error.description.contains("user 'Eve'"))
         #expect(eve.ungrantedSubscriptions == [Self.filter])
-        #expect(eve.subscriptionFailures == [Self.reason(version).name: 1])
+        // At least this refusal, all of this reason (under load a retry may already have come back).
+        #expect(eve.subscriptionFailures.keys.sorted() == [Self.reason(version).name])
+        #expect((eve.subscriptionFailures[Self.reason(version).name] ?? 0) >= 1)
         let entry = try #require(Self.refusalsLogged(handler).first)
         #expect(entry.metadata["whereabouts.mqtt.user"]?.description == "Eve")
         #expect(entry.metadata["whereabouts.mqtt.reason"]?.description == Self.reason(version).name)
