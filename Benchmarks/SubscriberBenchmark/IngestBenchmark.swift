@@ -152,7 +152,7 @@ enum IngestBenchmark {
         // retransmissions can put a few copies more into the session (each a new message to the
         // broker); copies older than the trail are not recognised as duplicates, so `accepted`
         // may exceed `count` by them.
-        guard stats.rejectedTotal == 0, stats.accepted >= count else {
+        guard stats.rejected.total == 0, stats.accepted >= count else {
             throw BenchError("unexpected ingest counts: \(stats)")
         }
         if stats.accepted + stats.duplicates > count {

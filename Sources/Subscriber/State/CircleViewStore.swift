@@ -390,9 +390,7 @@ public actor CircleViewStore {
     /// Counts and logs a rejected message: the first of each reason at info, the rest at debug
     /// (the rule for all rejected input), so one misbehaving client cannot flood the log.
     public func reject(_ reason: MessageRejectionReason, topic: String) {
-        state.stats.rejected[reason.code, default: 0] += 1
-        metrics.ingest(outcome: "rejected", reason: reason.code)
-        let isFirst = state.stats.rejected[reason.code] == 1
+        let isFirst = count(reason)
         logger.log(
             level: isFirst ? .info : .debug,
             "Rejected a message\(isFirst ? "; further rejections for this reason are logged at debug level" : "").",
@@ -414,13 +412,18 @@ public actor CircleViewStore {
             warnOnce(member, "Encrypted messages from this device are ignored: the circles file names no secretFile for it.",
                      reason: "encrypted")
         case .failed(let error):
-            let code = MessageRejectionReason.undecryptable.code
-            state.stats.rejected[code, default: 0] += 1
-            metrics.ingest(outcome: "rejected", reason: code)
+            count(.undecryptable)
             warnOnce(member, "Rejected an encrypted message that does not decrypt with this device's secret.",
-                     reason: "\(code): \(error.description)")
+                     reason: "\(MessageRejectionReason.undecryptable.code): \(error.description)")
         }
         return outcome
+    }
+
+    /// Counts a rejection in the tally and the metric; returns whether it is the first of its reason.
+    @discardableResult
+    private func count(_ reason: MessageRejectionReason) -> Bool {
+        metrics.ingest(outcome: "rejected", reason: reason.code)
+        return state.stats.rejected.record(reason.code)
     }
 
     private func warnOnce(_ member: MemberID, _ message: Logger.Message, reason: String) {
