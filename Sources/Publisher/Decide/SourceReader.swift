@@ -1,5 +1,6 @@
 import Logging
 import ServiceLifecycle
+import Synchronization
 import WhereaboutsCore
 
 /// Reads fixes from the position source into the ``Reporter`` until the source ends or a graceful
@@ -34,4 +35,19 @@ struct SourceReader<Source: AsyncSequence & Sendable>: Service where Source.Elem
             doorbell.ring()
         }
     }
+}
+
+/// Set once the position source has ended (a recording fully replayed), so that the drainer
+/// empties the outbox and then ends the process.
+final class SourceCompletion: Sendable {
+    private let ended = Mutex(false)
+
+    /// Creates an unset flag.
+    init() {}
+
+    /// Marks the source as ended.
+    func markEnded() { ended.withLock { $0 = true } }
+
+    /// Whether the source has ended.
+    var hasEnded: Bool { ended.withLock { $0 } }
 }
