@@ -132,6 +132,7 @@ let package = Package(
         .target(
             name: "DashboardOptions",
             dependencies: [
+                "CommandLineDialect",
                 "Dashboard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -142,6 +143,7 @@ let package = Package(
         .target(
             name: "PolicyOptions",
             dependencies: [
+                "CommandLineDialect",
                 "WhereaboutsCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -184,9 +186,21 @@ let package = Package(
         ),
 
         // MARK: Command-line conventions shared by the executables.
+        // The dialect all three programs speak (usage exit status, config keys, --log-level); no
+        // transport and no YAML, so that whereabouts-eval links neither libmosquitto nor Yams.
+        .target(
+            name: "CommandLineDialect",
+            dependencies: [
+                "WhereaboutsCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Broker flags and the config file reader, for whereabouts-pub and whereabouts-sub.
         .target(
             name: "CommandLineSupport",
             dependencies: [
+                "CommandLineDialect",
                 "WhereaboutsCore",
                 "WhereaboutsMQTT",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -199,6 +213,7 @@ let package = Package(
         .executableTarget(
             name: "whereabouts-pub",
             dependencies: [
+                "CommandLineDialect",
                 "CommandLineSupport",
                 "OwnTracksCrypto",
                 "WhereaboutsCore",
@@ -214,6 +229,7 @@ let package = Package(
         .executableTarget(
             name: "whereabouts-sub",
             dependencies: [
+                "CommandLineDialect",
                 "CommandLineSupport",
                 "WhereaboutsCore",
                 "WhereaboutsMQTT",
@@ -229,7 +245,7 @@ let package = Package(
         .executableTarget(
             name: "whereabouts-eval",
             dependencies: [
-                "CommandLineSupport",
+                "CommandLineDialect",
                 "WhereaboutsCore",
                 "PositionSources",
                 "PolicyOptions",
@@ -449,7 +465,7 @@ let package = Package(
         .testTarget(
             name: "PublisherTests",
             dependencies: [
-                "CommandLineSupport", "Publisher", "Outbox", "OwnTracksCrypto", "WhereaboutsCore", "WhereaboutsMQTT", "WhereaboutsTestSupport",
+                "CommandLineDialect", "CommandLineSupport", "Publisher", "Outbox", "OwnTracksCrypto", "WhereaboutsCore", "WhereaboutsMQTT", "WhereaboutsTestSupport",
                 "whereabouts-pub", "whereabouts-eval",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -463,7 +479,7 @@ let package = Package(
         .target(
             name: "FuzzHarnesses",
             dependencies: [
-                "CommandLineSupport", "Subscriber", "PositionSources", "Publisher", "WhereaboutsCore",
+                "CommandLineDialect", "CommandLineSupport", "Subscriber", "PositionSources", "Publisher", "WhereaboutsCore",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Fuzz/FuzzHarnesses"

@@ -197,8 +197,8 @@ actor Reporter {
         policy = policies.makePolicy(for: change.after)
         metrics.significantProfile.record(change.after == .significant ? 1 : 0)
         logger.info("Profile switched.", metadata: [
-            "whereabouts.profile": "\(Self.name(change.after))",
-            "whereabouts.profile.previous": "\(Self.name(change.before))",
+            "whereabouts.profile": "\(change.after.name)",
+            "whereabouts.profile.previous": "\(change.before.name)",
             "whereabouts.reason": "\(reason)",
         ])
     }
@@ -242,13 +242,5 @@ actor Reporter {
             "whereabouts.outbox.depth": "\(result.depth)",
         ])
         doorbell.ring()
-    }
-
-    /// The profile's name as commands and logs spell it.
-    static func name(_ mode: MonitoringMode) -> String {
-        switch mode {
-        case .active: "active"
-        case .significant: "significant"
-        }
     }
 }

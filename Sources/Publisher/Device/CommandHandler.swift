@@ -62,7 +62,7 @@ struct CommandHandler: Sendable {
                 logger.error("Could not commit the requested report.", metadata: ["whereabouts.error": "\(error)"])
             }
         case .setProfile(let mode):
-            logger.info("Command: set profile.", metadata: ["whereabouts.profile": "\(Reporter.name(mode))"])
+            logger.info("Command: set profile.", metadata: ["whereabouts.profile": "\(mode.name)"])
             await reporter.request(mode, by: "command")
         case .setWaypoints(let batch):
             logger.info("Command: setWaypoints.", metadata: ["whereabouts.waypoints": "\(batch.items.count + batch.rejected.count)"])
