@@ -340,7 +340,7 @@ let package = Package(
         .executableTarget(
             name: "PlaceDayBenchmark",
             dependencies: [
-                "PositionSources", "WhereaboutsCore",
+                "EvalKit", "PositionSources", "WhereaboutsCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/PlaceDayBenchmark"
@@ -357,7 +357,7 @@ let package = Package(
         // MARK: Tests.
         .testTarget(
             name: "WhereaboutsCoreTests",
-            dependencies: ["WhereaboutsCore"]
+            dependencies: ["EvalKit", "WhereaboutsCore"]
         ),
         .testTarget(
             name: "SubscriberTests",

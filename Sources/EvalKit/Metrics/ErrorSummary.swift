@@ -1,4 +1,5 @@
 import Foundation
+import WhereaboutsCore
 
 /// The largest and the 95th-percentile error of one display model over a track, in metres.
 public struct ErrorSummary: Sendable, Hashable, Codable {

@@ -1,4 +1,5 @@
 import Foundation
+import WhereaboutsCore
 
 /// Everything an evaluation run produced: the measures, every report and the live error at every
 /// fix under the `predict` model (for plots).

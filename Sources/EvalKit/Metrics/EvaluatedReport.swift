@@ -1,4 +1,5 @@
 import Foundation
+import WhereaboutsCore
 
 /// One report of an evaluation run: which accepted fix it reported and what went on the wire.
 public struct EvaluatedReport: Sendable, Hashable {

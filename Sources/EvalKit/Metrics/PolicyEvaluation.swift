@@ -1,4 +1,5 @@
 import Foundation
+import WhereaboutsCore
 
 /// SPEC §5's measures of one policy on one accepted track.
 public struct PolicyEvaluation: Sendable, Hashable, Codable {

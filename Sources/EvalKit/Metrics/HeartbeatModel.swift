@@ -1,4 +1,5 @@
 import Foundation
+import WhereaboutsCore
 
 /// The publisher's heartbeat as the evaluator counts it: whenever nothing was sent for
 /// ``interval`` seconds, the publisher sends a small online presence on `<base>/presence`

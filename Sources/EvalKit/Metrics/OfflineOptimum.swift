@@ -1,4 +1,5 @@
 import Foundation
+import WhereaboutsCore
 
 /// The fewest reports of dead reckoning's kind that keep the live error under the `predict`
 /// display model within `epsilon` at every accepted fix, chosen with hindsight: the yardstick the

@@ -1,4 +1,5 @@
 import Foundation
+import WhereaboutsCore
 
 /// What one location report costs on the wire: the JSON payload exactly as `LocationMessage`
 /// encodes it, inside an MQTT 3.1.1 PUBLISH packet at QoS 1.

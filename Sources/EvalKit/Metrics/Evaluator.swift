@@ -1,4 +1,5 @@
 import Foundation
+import WhereaboutsCore
 
 /// Replays an accepted track through a reporting policy and measures it as SPEC §5 defines.
 ///

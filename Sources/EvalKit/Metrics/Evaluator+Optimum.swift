@@ -1,4 +1,5 @@
 import Foundation
+import WhereaboutsCore
 
 extension Evaluator {
     /// The name of the offline optimum's runs at `epsilon` metres, such as `optimum(50m)`.
