@@ -18,8 +18,8 @@ public enum DashboardApplication {
     ///
     /// - Parameter onListening: Called with the bound port once the server accepts connections
     ///   (useful with port 0).
-    public static func make<Source: CircleViewSource>(
-        source: Source,
+    public static func make(
+        source: CircleViewStore,
         configuration: DashboardConfiguration,
         logger: Logger,
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
