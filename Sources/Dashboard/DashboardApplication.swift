@@ -2,6 +2,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import ServiceLifecycle
+import Subscriber
 
 /// Builds the dashboard's Hummingbird application: HTTP routes and WebSocket upgrades on one port,
 /// and the ``ViewBroadcaster`` service that feeds every WebSocket.

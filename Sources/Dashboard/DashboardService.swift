@@ -1,6 +1,7 @@
 import Hummingbird
 import Logging
 import ServiceLifecycle
+import Subscriber
 
 /// The web dashboard as a long-running service: serves the page, the JSON API and the WebSocket
 /// view pushes until the service group shuts down.
