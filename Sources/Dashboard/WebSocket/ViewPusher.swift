@@ -10,8 +10,8 @@ import NIOWebSocket
 /// come from the shared ``ViewBroadcaster``: per circle they never go backwards
 /// (`generatedAt` only grows), and a client that reads slowly skips intermediate views, never
 /// the newest.
-struct ViewPusher<Source: CircleViewSource>: Sendable {
-    let broadcaster: ViewBroadcaster<Source>
+struct ViewPusher: Sendable {
+    let broadcaster: ViewBroadcaster
     /// The largest frame sent; longer views go out as continuation frames.
     let maxFrameSize: Int
 

@@ -93,6 +93,13 @@ public actor CircleViewStore {
         return buildView(circle, at: now.timeIntervalSince1970)
     }
 
+    /// The current view of every circle this instance owns, all at the same instant `now`, in
+    /// circles-file order.
+    public func views(at now: Date = Date()) -> [CircleView] {
+        let time = now.timeIntervalSince1970
+        return state.roster.circles.map { buildView($0, at: time) }
+    }
+
     /// The trail of `user`/`device` (oldest first) if it is a member of circle `circle`; `nil`
     /// when the circle or the membership does not exist, so a circle's page never reveals a
     /// device outside it.
