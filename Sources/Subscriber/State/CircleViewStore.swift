@@ -347,8 +347,14 @@ public actor CircleViewStore {
     private func trackPlaces(
         of member: MemberID, in circleIDs: [String], _ step: (inout PlaceTracker, [Place], PlaceRules) -> [PlaceChange]
     ) -> Bool {
+        // Only circles with places; most have none, and then a fix costs no array and no tracker.
+        var circles: [Circle] = []
+        for id in circleIDs {
+            if let circle = state.roster.circle(id: id), !circle.places.isEmpty { circles.append(circle) }
+        }
+        guard !circles.isEmpty else { return false }
         let rules = settings.placeRules
-        let update = state.places.update(member, in: circleIDs.compactMap { state.roster.circle(id: $0) }, rules: rules) {
+        let update = state.places.update(member, in: circles, rules: rules) {
             step(&$0, $1, rules)
         }
         if let deadline = update.nextDeadline { state.schedule.checkStatus(by: deadline) }
