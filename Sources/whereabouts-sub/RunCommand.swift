@@ -36,6 +36,8 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var dashboardOptions: DashboardOptions
 
+    @OptionGroup var inviteOptions: DashboardInviteOptions
+
     @OptionGroup var prefixes: TopicPrefixOptions
 
     @Option(help: "Publish each circle's view at most once per this many seconds, and only when it changed.")
@@ -144,6 +146,9 @@ struct RunCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let httpPort, !(1...65535).contains(httpPort) { throw ValidationError("--http-port must be in 1...65535.") }
+        if inviteOptions.inviteAccounts != nil, httpPort == nil || dashboardOptions.usersFile == nil {
+            throw ValidationError("--invite-accounts serves the dashboard's invite dialog to circle admins: give --http-port and --users too.")
+        }
         guard viewInterval > 0, viewInterval.isFinite else { throw ValidationError("--view-interval must be above 0 seconds.") }
         guard staleTimeout > 0, staleTimeout.isFinite else { throw ValidationError("--stale-timeout must be above 0 seconds.") }
         guard trailLength >= 1 else { throw ValidationError("--trail-length must be at least 1.") }
@@ -211,6 +216,7 @@ struct RunCommand: AsyncParsableCommand {
                 logger.critical("\(error)")
                 throw ExitCode(1)
             }
+            dashboard.invites = try inviteOptions.desk(circlesPath: circles, broker: brokerOptions, prefixes: prefixes)  // --invite-accounts
             services.append(DashboardService(source: store, configuration: dashboard, logger: logger))
         }
         let app = SubscriberApp(
