@@ -110,6 +110,7 @@ let package = Package(
             name: "Dashboard",
             dependencies: [
                 "Subscriber",
+                "Provisioning",  // the invite dialog's route runs the invite command's code (Invite/)
                 "WhereaboutsCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -127,6 +128,7 @@ let package = Package(
                 .embedInCode("Page/Assets/display.js"), .embedInCode("Page/Assets/map.js"),
                 .embedInCode("Page/Assets/members.js"), .embedInCode("Page/Assets/live.js"),
                 .embedInCode("Page/Assets/login.html"), .embedInCode("Page/Assets/history.js"),
+                .embedInCode("Page/Assets/invite.js"),
             ]
         ),
         .target(
@@ -429,6 +431,7 @@ let package = Package(
             name: "DashboardTests",
             dependencies: [
                 "Dashboard",
+                "Provisioning",
                 "DashboardOptions",
                 "Subscriber",
                 "WhereaboutsCore",

@@ -37,6 +37,8 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var dashboardOptions: DashboardOptions
 
+    @OptionGroup var inviteOptions: DashboardInviteOptions
+
     @OptionGroup var prefixes: TopicPrefixOptions
 
     @Option(help: "Publish each circle's view at most once per this many seconds, and only when it changed.")
@@ -169,8 +171,12 @@ struct RunCommand: AsyncParsableCommand {
         ConfigKey("shard", .string),
         ConfigKey("receipts", .boolean),
     ] + BrokerOptions.configKeys + DashboardOptions.configKeys + TopicPrefixOptions.configKeys + LoggingOptions.configKeys
+        + DashboardInviteOptions.configKeys
 
     func validate() throws {
+        if inviteOptions.inviteAccounts != nil, httpPort == nil || dashboardOptions.usersFile == nil {
+            throw ValidationError("--invite-accounts serves the dashboard's invite dialog to circle admins: give --http-port and --users too.")
+        }
         _ = try resolve()
     }
 
@@ -201,6 +207,7 @@ struct RunCommand: AsyncParsableCommand {
                 logger.critical("\(error)")
                 throw ExitCode(1)
             }
+            dashboard.invites = try inviteOptions.desk(circlesPath: circles, broker: brokerOptions, prefixes: prefixes)  // --invite-accounts
             services.append(DashboardService(source: store, configuration: dashboard, logger: logger))
         }
         let app = SubscriberApp(

@@ -37,6 +37,7 @@ struct DashboardPage: Sendable {
             "members.js": PageAsset(named: "members.js", bytes: PackageResources.members_js),
             "live.js": PageAsset(named: "live.js", bytes: PackageResources.live_js),
             "history.js": PageAsset(named: "history.js", bytes: PackageResources.history_js),
+            "invite.js": PageAsset(named: "invite.js", bytes: PackageResources.invite_js),
         ]
         let tiles = configuration.tileURLTemplate.map { " " + Self.tileSource($0) } ?? ""
         contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; "
