@@ -12,7 +12,7 @@ import Provisioning
 struct DashboardInviteOptions: ParsableArguments {
     /// The keys a `--config` file accepts for these flags.
     static let configKeys: [ConfigKey] = [
-        ConfigKey("invite-accounts", .word(Accounts.allCases.map(\.rawValue))),
+        .word("invite-accounts", Accounts.self),
         ConfigKey("invite-password-dir", .string),
         ConfigKey("invite-acl-file", .string),
         ConfigKey("invite-mosquitto-password-file", .string),
