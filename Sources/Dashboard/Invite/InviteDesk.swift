@@ -5,6 +5,10 @@ import Provisioning
 /// broker account, the secret and the app's configuration), one invite or revoke at a time, since
 /// each rewrites the circles file and the accounts.
 ///
+/// With `--invite-accounts mosquitto` an invite runs `mosquitto_passwd` and waits for it (tens of
+/// milliseconds) on the thread that runs this actor, as the command does; invites are rare, and
+/// the other routes keep the other threads.
+///
 /// Compared by identity, so that ``DashboardConfiguration`` stays `Hashable`.
 package actor InviteDesk: Hashable {
     private let inviter: Inviter
