@@ -19,7 +19,7 @@ public struct ConfigKey: Sendable, Hashable {
 
     /// A key that takes one of the values of `type`, spelled as its flag takes them (its
     /// `allValueStrings`, which for a `CaseIterable` type come from `allCases`).
-    public static func word<Value: ExpressibleByArgument & CaseIterable>(_ name: String, _ type: Value.Type) -> ConfigKey {
+    package static func word<Value: ExpressibleByArgument & CaseIterable>(_ name: String, _ type: Value.Type) -> ConfigKey {
         ConfigKey(name, .word(Value.allValueStrings))
     }
 }

@@ -14,4 +14,8 @@ extension MonitoringMode: ExpressibleByArgument {
 
     /// The flag value that names the mode.
     public var defaultValueDescription: String { name }
+
+    /// Every profile's name, from `allCases`, for `--help`, completion and the config file's
+    /// `profile` key (not the raw values ArgumentParser would list for an `Int` enum).
+    public static var allValueStrings: [String] { allCases.map(\.name) }
 }

@@ -3,27 +3,27 @@ import Logging
 
 /// `--log-level`, and the one way the three programs set up logging: every line to standard
 /// error, at the chosen level, for every logger of the process.
-public struct LoggingOptions: ParsableArguments, Sendable {
+package struct LoggingOptions: ParsableArguments, Sendable {
     /// Creates the options with their defaults (ArgumentParser fills them).
-    public init() {}
+    package init() {}
 
     /// The level below which nothing is logged.
     @Option(help: "The log level: \(Logger.Level.valueList(conjunction: "or")). Positions are logged only at debug and below.")
-    public var logLevel: Logger.Level = .info
+    package var logLevel: Logger.Level = .info
 
     /// The config-file keys of these flags.
-    public static let configKeys: [ConfigKey] = [.word("log-level", Logger.Level.self)]
+    package static let configKeys: [ConfigKey] = [.word("log-level", Logger.Level.self)]
 
     /// Sends every log line of this process to standard error at `--log-level`, and returns the
     /// program's logger. Call it once, at the start of `run()`.
-    public func bootstrap(label: String) -> Logger {
+    package func bootstrap(label: String) -> Logger {
         Self.bootstrap(label: label, level: logLevel)
     }
 
     /// Sends every log line of this process to standard error at `level`, and returns the
     /// program's logger (for a program whose level comes from another flag, such as
     /// `whereabouts-eval --verbose`). Call it once, at the start of `run()`.
-    public static func bootstrap(label: String, level: Logger.Level) -> Logger {
+    package static func bootstrap(label: String, level: Logger.Level) -> Logger {
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
@@ -36,7 +36,7 @@ public struct LoggingOptions: ParsableArguments, Sendable {
 extension ExpressibleByArgument where Self: CaseIterable {
     /// The values a flag of this type takes, as a sentence's list: `a, b or c` (from `allCases`,
     /// spelled as the flag takes them), for help texts and error messages.
-    public static func valueList(conjunction: String) -> String {
+    package static func valueList(conjunction: String) -> String {
         let words = allValueStrings
         guard words.count > 1 else { return words.joined() }
         return words.dropLast().joined(separator: ", ") + " \(conjunction) " + (words.last ?? "")

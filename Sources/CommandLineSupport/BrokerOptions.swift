@@ -70,7 +70,7 @@ public struct BrokerOptions: ParsableArguments {
 
     /// The config-file keys of these flags (without the old aliases `ca-file`, `cert-file` and
     /// `key-file`).
-    public static let configKeys: [ConfigKey] = [
+    package static let configKeys: [ConfigKey] = [
         ConfigKey("broker", .string),
         .word("broker-kind", BrokerKind.self),
         ConfigKey("client-id", .string),

@@ -88,7 +88,7 @@ public struct DashboardOptions: ParsableArguments {
     /// The config-file keys of these flags (without the old aliases `tile-url` and
     /// `tile-attribution`). `allowed-host`, `allowed-origin` and `cors-origin` take one value in a
     /// file; give more on the command line.
-    public static let configKeys: [ConfigKey] = [
+    package static let configKeys: [ConfigKey] = [
         ConfigKey("http-host", .string),
         ConfigKey("tiles", .string),
         ConfigKey("tiles-attribution", .string),

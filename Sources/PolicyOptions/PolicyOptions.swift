@@ -13,7 +13,7 @@ public struct PolicyOptions: ParsableArguments, Sendable {
 
     /// The config-file keys of these flags (`whereabouts-pub --config`): `policy` takes one of
     /// the standard policies.
-    public static let configKeys: [ConfigKey] = [
+    package static let configKeys: [ConfigKey] = [
         ConfigKey("policy", .word(PolicyKind.standard.map(\.rawValue))),
         ConfigKey("epsilon", .number),
         ConfigKey("max-silence", .integer),
