@@ -27,10 +27,15 @@ struct OutboxSupersededFileTests {
         switch change {
         case .replaced:
             // A second outbox with one report of its own, renamed over the path.
-            let other = try Outbox(path: aside, logger: Logger(label: "test.other"))
-            _ = try await other.append(topic: "owntracks/bob/phone", payload: Data("{}".utf8), tst: 7)
-            await other.truncateLog()
+            do {
+                let other = try Outbox(path: aside, logger: Logger(label: "test.other"))
+                _ = try await other.append(topic: "owntracks/bob/phone", payload: Data("{}".utf8), tst: 7)
+            }
             try FileManager.default.removeItem(atPath: path)
+            for suffix in ["-wal", "-shm"] {
+                try? FileManager.default.removeItem(atPath: path + suffix)
+                try? FileManager.default.moveItem(atPath: aside + suffix, toPath: path + suffix)
+            }
             try FileManager.default.moveItem(atPath: aside, toPath: path)
         case .deleted:
             try FileManager.default.removeItem(atPath: path)
