@@ -155,7 +155,7 @@ let package = Package(
         // MARK: SQLiteSupport: what the SQLite-backed stores (outbox, history) share.
         .target(
             name: "SQLiteSupport",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]
         ),
 
         // MARK: Outbox: the publisher's durable FIFO of reports (SQLite through GRDB).

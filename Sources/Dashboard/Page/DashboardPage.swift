@@ -39,9 +39,7 @@ struct DashboardPage: Sendable {
             "history.js": PageAsset(named: "history.js", bytes: PackageResources.history_js),
             "invite.js": PageAsset(named: "invite.js", bytes: PackageResources.invite_js),
         ]
-        let tiles = configuration.tileURLTemplate.map { " " + Self.tileSource($0) } ?? ""
-        contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; "
-            + "img-src 'self' data:\(tiles); connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+        contentSecurityPolicy = ResponseHeaderValues.pagePolicy(tileSource: configuration.tileURLTemplate.map(Self.tileSource))
     }
 
     /// The CSP source that admits a tile template's server: `https://*.tile.example.org` for

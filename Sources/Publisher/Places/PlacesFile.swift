@@ -104,9 +104,9 @@ public enum PlacesFile {
                 "`name` must be 1 to \(DevicePlace.maxNameLength) characters without control characters.",
                 key: "\(key).name", line: nameNode.mark?.line)
         }
-        let lat = try number(fields, "lat", in: key, parent: node, range: -90...90, unit: "degrees")!
-        let lon = try number(fields, "lon", in: key, parent: node, range: -180...180, unit: "degrees")!
-        let radius = try number(fields, "radius", in: key, parent: node, range: 1...DevicePlace.maxRadius, unit: "metres")!
+        let lat = try requiredNumber(fields, "lat", in: key, parent: node, range: -90...90, unit: "degrees")
+        let lon = try requiredNumber(fields, "lon", in: key, parent: node, range: -180...180, unit: "degrees")
+        let radius = try requiredNumber(fields, "radius", in: key, parent: node, range: 1...DevicePlace.maxRadius, unit: "metres")
         let dwell = try number(fields, "dwell", in: key, parent: node, range: 0...DevicePlace.maxDwell, unit: "seconds", required: false)
         let tst = try number(fields, "tst", in: key, parent: node, range: 0...99_999_999_999, unit: "epoch seconds", required: false)
         if let tst, tst != tst.rounded() {
@@ -128,6 +128,16 @@ public enum PlacesFile {
                 "`\(name)` is `\(node.scalar?.string ?? "not a word")`; it must be active or significant.",
                 key: "\(key).\(name)", line: node.mark?.line)
         }
+    }
+
+    /// The number under `name`, within `range`; a missing key is an error that names it.
+    private static func requiredNumber(
+        _ fields: [String: Node], _ name: String, in key: String, parent: Node, range: ClosedRange<Double>, unit: String
+    ) throws(PlacesFileError) -> Double {
+        guard let value = try number(fields, name, in: key, parent: parent, range: range, unit: unit, required: false) else {
+            throw PlacesFileError("The key `\(name)` is missing.", key: "\(key).\(name)", line: parent.mark?.line)
+        }
+        return value
     }
 
     private static func number(

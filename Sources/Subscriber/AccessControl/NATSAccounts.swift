@@ -78,15 +78,15 @@ public struct NATSAccounts: Sendable {
                 user, comment: "Operator: reads everything, for debugging.", password: passwords.password(for: user).password,
                 publish: [], subscribe: [">"]))
         }
-        for user in circlesOfUser.keys.sorted() {
+        for (user, ids) in circlesOfUser.sorted(by: { $0.key < $1.key }) {
             // Its own topics, and the receipts for its devices (docs/receipts.md).
             var readable = subjects("\(topicPrefix)/\(user)/#") + subjects("\(ReceiptTopic.root)/\(user)/#")
-            for id in circlesOfUser[user]!.sorted() {
+            for id in ids.sorted() {
                 readable += subjects("\(viewPrefix)/\(id)/view") + subjects("\(viewPrefix)/\(id)/events")
                 if trees.contains(id) { readable += subjects("\(OwnTracksTree.root(viewPrefix: viewPrefix, circle: id))/#") }
             }
             blocks.append(try block(
-                user, comment: "Member \(user): circles \(circlesOfUser[user]!.sorted().joined(separator: ", ")).",
+                user, comment: "Member \(user): circles \(ids.sorted().joined(separator: ", ")).",
                 password: passwords.password(for: user).password,
                 publish: subjects("\(topicPrefix)/\(user)/#"), subscribe: readable))
         }

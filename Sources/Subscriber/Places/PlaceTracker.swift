@@ -112,7 +112,7 @@ struct PlaceTracker: Sendable, Hashable {
         var best: (place: Place, since: Int)?
         for place in places {
             guard case .inside(let since) = presence[place.name] else { continue }
-            if best == nil || place.radius < best!.place.radius { best = (place, since) }
+            if best.map({ place.radius < $0.place.radius }) ?? true { best = (place, since) }
         }
         return best.map { ($0.place.name, $0.since) }
     }

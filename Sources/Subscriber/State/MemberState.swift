@@ -182,7 +182,7 @@ struct MemberState: Sendable {
 
     private mutating func noteNews(_ tst: Int, now: Double) {
         let news = min(tst, Int(now))
-        if lastNews == nil || news > lastNews! { lastNews = news }
+        lastNews = max(lastNews ?? news, news)
     }
 
     /// Takes over a promise saved in the status file.
