@@ -5,7 +5,8 @@ import WhereaboutsCore
 /// One simulated device that behaves like `whereabouts-pub` towards the broker and the
 /// subscribers (docs/receipts.md): each report carries a sequence number of the device's epoch;
 /// the device keeps it until a subscriber's receipt covers it and publishes again what no receipt
-/// covered within ``receiptTimeout``. When its connection is lost it connects to the next node and
+/// covered within ``receiptTimeout``, waiting twice as long after each round that brought no
+/// receipt progress, up to 16 times (as `whereabouts-pub` does). When its connection is lost it connects to the next node and
 /// publishes again what was not acknowledged, and, like `--broker-kind nats`, what was
 /// acknowledged in the last 5 s (NATS acknowledges before storing; docs/cluster.md).
 ///
@@ -30,6 +31,9 @@ final class LoadDevice: @unchecked Sendable {  // all state is touched on `loop`
     private var unconfirmed: [Int64: (tst: Int, payload: String, acknowledgedAt: ContinuousClock.Instant?)] = [:]
     private var held: [(seq: Int64, at: ContinuousClock.Instant)] = []
     private var resending: RepeatedTask?
+    /// The wait before unconfirmed reports go out again: ``receiptTimeout``, doubled after each
+    /// round without receipt progress, reset by progress.
+    private var resendWait = LoadDevice.receiptTimeout
     private var stopped = false
     static let grace: Duration = .seconds(5)
     static let receiptTimeout: Duration = .seconds(10)
@@ -91,6 +95,7 @@ final class LoadDevice: @unchecked Sendable {  // all state is touched on `loop`
 
     private func receive(_ receipt: ReceiptMessage) {
         guard receipt.epoch == epoch, let through = receipt.seq else { return }
+        if unconfirmed.keys.contains(where: { $0 <= through }) { resendWait = Self.receiptTimeout }
         for seq in unconfirmed.keys where seq <= through {
             if let report = unconfirmed.removeValue(forKey: seq) { ledger.confirmed(index, tst: report.tst) }
         }
@@ -118,7 +123,8 @@ final class LoadDevice: @unchecked Sendable {  // all state is touched on `loop`
     private func resendUnconfirmed() {
         guard client != nil else { return }
         let now = ContinuousClock.now
-        let due = unconfirmed.filter { $0.value.acknowledgedAt.map { now - $0 > Self.receiptTimeout } ?? false }.keys.sorted()
+        let due = unconfirmed.filter { $0.value.acknowledgedAt.map { now - $0 > resendWait } ?? false }.keys.sorted()
+        if !due.isEmpty { resendWait = min(resendWait * 2, Self.receiptTimeout * 16) }
         for seq in due {
             unconfirmed[seq]?.acknowledgedAt = now
             ledger.resent()

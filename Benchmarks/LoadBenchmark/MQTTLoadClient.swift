@@ -30,22 +30,29 @@ final class MQTTLoadClient: @unchecked Sendable {  // all state is touched on `c
     ) async throws -> MQTTLoadClient {
         let connack = group.next().makePromise(of: Void.self)
         let handler = MQTTLoadHandler(connack: connack)
-        let channel = try await ClientBootstrap(group: group)
-            .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
-            .connectTimeout(.seconds(30))
-            .channelInitializer { channel in
-                channel.pipeline.addHandler(ByteToMessageHandler(MQTTPacketDecoder())).flatMap {
-                    channel.pipeline.addHandler(handler)
+        do {
+            let channel = try await ClientBootstrap(group: group)
+                .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+                .connectTimeout(.seconds(30))
+                .channelInitializer { channel in
+                    channel.pipeline.addHandler(ByteToMessageHandler(MQTTPacketDecoder())).flatMap {
+                        channel.pipeline.addHandler(handler)
+                    }
                 }
-            }
-            .connect(host: host, port: port).get()
-        let client = MQTTLoadClient(clientID: clientID, channel: channel)
-        handler.client = client
-        var buffer = channel.allocator.buffer(capacity: 64)
-        MQTTPacketEncoder.connect(clientID: clientID, keepAlive: 600, credentials: credentials, into: &buffer)
-        try await channel.writeAndFlush(buffer)
-        try await connack.futureResult.get()
-        return client
+                .connect(host: host, port: port).get()
+            let client = MQTTLoadClient(clientID: clientID, channel: channel)
+            handler.client = client
+            var buffer = channel.allocator.buffer(capacity: 64)
+            MQTTPacketEncoder.connect(clientID: clientID, keepAlive: 600, credentials: credentials, into: &buffer)
+            try await channel.writeAndFlush(buffer)
+            try await connack.futureResult.get()
+            return client
+        } catch {
+            // A refused TCP connection (a killed node) never reaches the handler: complete the
+            // promise here, or NIO reports it leaked (a crash in debug builds).
+            connack.fail(error)
+            throw error
+        }
     }
 
     /// Publishes at QoS 1; `onAck` runs on the event loop when the PUBACK arrives.
