@@ -1,5 +1,6 @@
 import Foundation
 import WhereaboutsCore
+import WhereaboutsYAML
 import Yams
 
 /// A `whereabouts-pub` config file: a YAML mapping whose keys are the long command-line flags
