@@ -118,6 +118,7 @@ let package = Package(
             name: "Dashboard",
             dependencies: [
                 "Subscriber",
+                "Provisioning",  // the invite dialog's route runs the invite command's code (Invite/)
                 "WhereaboutsCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -135,11 +136,13 @@ let package = Package(
                 .embedInCode("Page/Assets/display.js"), .embedInCode("Page/Assets/map.js"),
                 .embedInCode("Page/Assets/members.js"), .embedInCode("Page/Assets/live.js"),
                 .embedInCode("Page/Assets/login.html"), .embedInCode("Page/Assets/history.js"),
+                .embedInCode("Page/Assets/invite.js"),
             ]
         ),
         .target(
             name: "DashboardOptions",
             dependencies: [
+                "CommandLineDialect",
                 "Dashboard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -150,6 +153,7 @@ let package = Package(
         .target(
             name: "PolicyOptions",
             dependencies: [
+                "CommandLineDialect",
                 "WhereaboutsCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -159,7 +163,7 @@ let package = Package(
         // MARK: SQLiteSupport: what the SQLite-backed stores (outbox, history) share.
         .target(
             name: "SQLiteSupport",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]
         ),
 
         // MARK: Outbox: the publisher's durable FIFO of reports (SQLite through GRDB).
@@ -193,9 +197,21 @@ let package = Package(
         ),
 
         // MARK: Command-line conventions shared by the executables.
+        // The dialect all three programs speak (usage exit status, config keys, --log-level); no
+        // transport and no YAML, so that whereabouts-eval links neither libmosquitto nor Yams.
+        .target(
+            name: "CommandLineDialect",
+            dependencies: [
+                "WhereaboutsCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Broker flags and the config file reader, for whereabouts-pub and whereabouts-sub.
         .target(
             name: "CommandLineSupport",
             dependencies: [
+                "CommandLineDialect",
                 "WhereaboutsCore",
                 "WhereaboutsMQTT",
                 "WhereaboutsYAML",
@@ -209,6 +225,7 @@ let package = Package(
         .executableTarget(
             name: "whereabouts-pub",
             dependencies: [
+                "CommandLineDialect",
                 "CommandLineSupport",
                 "OwnTracksCrypto",
                 "WhereaboutsCore",
@@ -224,6 +241,7 @@ let package = Package(
         .executableTarget(
             name: "whereabouts-sub",
             dependencies: [
+                "CommandLineDialect",
                 "CommandLineSupport",
                 "WhereaboutsCore",
                 "WhereaboutsMQTT",
@@ -239,7 +257,7 @@ let package = Package(
         .executableTarget(
             name: "whereabouts-eval",
             dependencies: [
-                "CommandLineSupport",
+                "CommandLineDialect",
                 "WhereaboutsCore",
                 "PositionSources",
                 "PolicyOptions",
@@ -334,7 +352,7 @@ let package = Package(
         .executableTarget(
             name: "PlaceDayBenchmark",
             dependencies: [
-                "PositionSources", "WhereaboutsCore",
+                "EvalKit", "PositionSources", "WhereaboutsCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/PlaceDayBenchmark"
@@ -351,7 +369,7 @@ let package = Package(
         // MARK: Tests.
         .testTarget(
             name: "WhereaboutsCoreTests",
-            dependencies: ["WhereaboutsCore"]
+            dependencies: ["EvalKit", "WhereaboutsCore"]
         ),
         .testTarget(
             name: "WhereaboutsYAMLTests",
@@ -427,6 +445,7 @@ let package = Package(
             name: "DashboardTests",
             dependencies: [
                 "Dashboard",
+                "Provisioning",
                 "DashboardOptions",
                 "Subscriber",
                 "WhereaboutsCore",
@@ -463,7 +482,7 @@ let package = Package(
         .testTarget(
             name: "PublisherTests",
             dependencies: [
-                "CommandLineSupport", "Publisher", "Outbox", "OwnTracksCrypto", "WhereaboutsCore", "WhereaboutsMQTT", "WhereaboutsTestSupport",
+                "CommandLineDialect", "CommandLineSupport", "Publisher", "Outbox", "OwnTracksCrypto", "WhereaboutsCore", "WhereaboutsMQTT", "WhereaboutsTestSupport",
                 "whereabouts-pub", "whereabouts-eval",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -477,7 +496,7 @@ let package = Package(
         .target(
             name: "FuzzHarnesses",
             dependencies: [
-                "CommandLineSupport", "Subscriber", "PositionSources", "Publisher", "WhereaboutsCore",
+                "CommandLineDialect", "CommandLineSupport", "Subscriber", "PositionSources", "Publisher", "WhereaboutsCore",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Fuzz/FuzzHarnesses"
@@ -521,6 +540,10 @@ var fieldDeviceLinkerSettings: [LinkerSetting] {
                 "-lCoreFoundation", "-l_FoundationCShims", "-l_FoundationCollections", "-l_FoundationICU",
                 "-lFoundationInternationalization",
                 "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--icf=all",
+                // No dynamic symbol table of every Swift symbol (SwiftPM exports them for testable
+                // executables; the device's binary is never tested by linking it): 1.2 MB of
+                // .dynsym/.dynstr/.gnu.hash less in the file, and in resident memory (BENCHMARKS.md).
+                "-Xlinker", "--no-export-dynamic",
             ],
             .when(platforms: [.linux], configuration: .release)
         )

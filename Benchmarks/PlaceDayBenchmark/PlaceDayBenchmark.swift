@@ -16,6 +16,7 @@
 import ArgumentParser
 import Foundation
 import PositionSources
+import EvalKit
 import WhereaboutsCore
 
 @main

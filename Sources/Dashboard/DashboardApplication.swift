@@ -2,6 +2,7 @@ import Hummingbird
 import HummingbirdWebSocket
 import Logging
 import ServiceLifecycle
+import Subscriber
 
 /// Builds the dashboard's Hummingbird application: HTTP routes and WebSocket upgrades on one port,
 /// and the ``ViewBroadcaster`` service that feeds every WebSocket.
@@ -18,8 +19,8 @@ public enum DashboardApplication {
     ///
     /// - Parameter onListening: Called with the bound port once the server accepts connections
     ///   (useful with port 0).
-    public static func make<Source: CircleViewSource>(
-        source: Source,
+    public static func make(
+        source: CircleViewStore,
         configuration: DashboardConfiguration,
         logger: Logger,
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }

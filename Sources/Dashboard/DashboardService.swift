@@ -1,14 +1,15 @@
 import Hummingbird
 import Logging
 import ServiceLifecycle
+import Subscriber
 
 /// The web dashboard as a long-running service: serves the page, the JSON API and the WebSocket
 /// view pushes until the service group shuts down.
 ///
 /// On graceful shutdown it stops accepting connections, closes open WebSockets with a normal
 /// closure, lets requests in flight finish, and returns.
-public struct DashboardService<Source: CircleViewSource>: Service {
-    private let source: Source
+public struct DashboardService: Service {
+    private let source: CircleViewStore
     private let configuration: DashboardConfiguration
     private let logger: Logger
     private let onListening: @Sendable (Int) async -> Void
@@ -21,7 +22,7 @@ public struct DashboardService<Source: CircleViewSource>: Service {
     ///   - logger: Logs the listening address at info and each request at debug.
     ///   - onListening: Called with the bound port once the server accepts connections.
     public init(
-        source: Source,
+        source: CircleViewStore,
         configuration: DashboardConfiguration = DashboardConfiguration(),
         logger: Logger,
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }

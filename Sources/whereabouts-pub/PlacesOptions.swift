@@ -1,5 +1,5 @@
 import ArgumentParser
-import CommandLineSupport
+import CommandLineDialect
 import Publisher
 import WhereaboutsCore
 

@@ -1,6 +1,7 @@
 import Foundation
 import PositionSources
 import Testing
+import EvalKit
 import WhereaboutsCore
 
 /// The simulated working day and the place rule as a policy (what `PlaceDayBenchmark` measures).

@@ -19,8 +19,8 @@ enum DashboardRouter {
     /// Unknown circles, members and paths answer 404 with a JSON `{"error","message"}` body; a
     /// request whose `Host` or `Origin` is not this dashboard's answers 403
     /// (``DashboardConfiguration/allowedHosts``).
-    static func build<Source: CircleViewSource>(
-        source: Source,
+    static func build(
+        source: CircleViewStore,
         configuration: DashboardConfiguration,
         logger: Logger
     ) -> Router<DashboardRequestContext> {
@@ -37,13 +37,13 @@ enum DashboardRouter {
             try JSONBody.response(["status": "ok"])
         }
         router.get("/api/circles") { _, context in
-            let views = await source.currentViews()
+            let views = await source.views()
             let access = ViewerAccess.of(context.viewer, views: views)
             return try JSONBody.response(CircleList(circles: views.filter { access.canSee(circle: $0.circle.id) }.map(CircleListEntry.init)))
         }
         router.get("/api/circles/:id") { _, context in
             let id = try context.parameters.require("id")
-            guard let view = await source.currentView(id: id), try await canSee(circle: id, context: context, source: source) else {
+            guard let view = await source.view(id: id), try await canSee(circle: id, context: context, source: source) else {
                 throw APIError.circleNotFound(id)
             }
             return try JSONBody.response(view)
@@ -52,14 +52,15 @@ enum DashboardRouter {
             let id = try context.parameters.require("id")
             let user = try context.parameters.require("user")
             let device = try context.parameters.require("device")
-            guard await source.currentView(id: id) != nil, try await canSee(circle: id, context: context, source: source) else {
+            guard await source.view(id: id) != nil, try await canSee(circle: id, context: context, source: source) else {
                 throw APIError.circleNotFound(id)
             }
-            guard let trail = await source.memberTrail(circle: id, user: user, device: device) else {
+            guard let trail = await source.trail(circle: id, user: user, device: device) else {
                 throw APIError.memberNotFound(circle: id, user: user, device: device)
             }
             return try JSONBody.response(MemberTrail(circle: id, user: user, device: device, trail: trail))
         }
+        addInviteRoutes(to: router, desk: configuration.invites)  // the invite dialog (Invite/)
         addSubscriberRoutes(to: router, source: source, login: configuration.login)  // /metrics and card faces (SubscriberRoutes.swift)
         if let history = configuration.history {  // Recorder/
             addRecorderRoutes(to: router, history: history, source: source)
@@ -72,9 +73,9 @@ enum DashboardRouter {
 
     /// Builds the router that decides WebSocket upgrades: `/ws` and `/api/circles/<id>/ws`
     /// (404 for an unknown circle, 403 for a foreign `Host` or `Origin`), served by `broadcaster`.
-    static func webSocketRouter<Source: CircleViewSource>(
-        broadcaster: ViewBroadcaster<Source>,
-        source: Source,
+    static func webSocketRouter(
+        broadcaster: ViewBroadcaster,
+        source: CircleViewStore,
         configuration: DashboardConfiguration,
         maxFrameSize: Int
     ) -> Router<DashboardRequestContext> {
@@ -88,7 +89,7 @@ enum DashboardRouter {
         } onUpgrade: { inbound, outbound, context in
             context.requestContext.releaseUpgradeHandler()
             // The circles it may see when it connects (every circle in the open mode).
-            let circles = ViewerAccess.of(context.requestContext.viewer, views: await source.currentViews()).circles
+            let circles = ViewerAccess.of(context.requestContext.viewer, views: await source.views()).circles
             let logger = context.logger
             try await WebSocketAccess.run(context: context.requestContext, authenticator: configuration.login, outbound: outbound) {
                 try await pusher.push(circles: circles, inbound: inbound, outbound: outbound, logger: logger)
@@ -115,11 +116,11 @@ enum DashboardRouter {
     }
 
     /// Whether the request's viewer may see circle `id` (an account: one it belongs to).
-    static func canSee<Source: CircleViewSource>(circle id: String, context: DashboardRequestContext, source: Source) async throws -> Bool {
+    static func canSee(circle id: String, context: DashboardRequestContext, source: CircleViewStore) async throws -> Bool {
         switch context.viewer {
         case .open: true
         case .nobody: false
-        case .account: ViewerAccess.of(context.viewer, views: await source.currentViews()).canSee(circle: id)
+        case .account: ViewerAccess.of(context.viewer, views: await source.views()).canSee(circle: id)
         }
     }
 }

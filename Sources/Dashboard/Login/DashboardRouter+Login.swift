@@ -15,8 +15,8 @@ extension DashboardRouter {
     /// - `GET /api/me` who is logged in: `{"user","circles","admin","open"}`.
     /// Without an authenticator (open development mode) `/login` says so and `/api/me` answers
     /// `{"open": true}`.
-    static func addLoginRoutes<Source: CircleViewSource>(
-        to router: Router<DashboardRequestContext>, authenticator: Authenticator?, source: Source, title: String
+    static func addLoginRoutes(
+        to router: Router<DashboardRequestContext>, authenticator: Authenticator?, source: CircleViewStore, title: String
     ) {
         let template = String(decoding: PackageResources.login_html, as: UTF8.self).replacingOccurrences(of: "{{title}}", with: htmlEscaped(title))
         router.get("/login") { _, _ in
@@ -76,7 +76,7 @@ extension DashboardRouter {
             case .open, .nobody:
                 return try JSONBody.response(MeBody(user: nil, circles: nil, admin: [], open: true))
             case .account(let account):
-                let access = ViewerAccess.of(context.viewer, views: await source.currentViews())
+                let access = ViewerAccess.of(context.viewer, views: await source.views())
                 return try JSONBody.response(MeBody(user: account.name, circles: access.circles.map { $0.sorted() }, admin: account.admin.sorted(), open: false))
             }
         }
@@ -106,8 +106,8 @@ extension DashboardRouter {
         return Response(
             status: status,
             headers: [
-                .contentType: "text/html; charset=utf-8", .cacheControl: "no-store", .xContentTypeOptions: "nosniff",
-                .contentSecurityPolicy: "default-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+                .contentType: ResponseHeaderValues.html, .cacheControl: "no-store", .xContentTypeOptions: "nosniff",
+                .contentSecurityPolicy: ResponseHeaderValues.loginPolicy,
             ],
             body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
     }

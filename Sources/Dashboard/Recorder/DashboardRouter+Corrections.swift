@@ -10,7 +10,7 @@ extension DashboardRouter {
     ///   anyone in the open mode); others get 404 as for an unknown device. Answers
     ///   `{"deleted": n, ...}` and records it in the audit log.
     /// - `GET /api/0/audit` the audit log, newest first, of the members the caller may read.
-    static func addCorrectionRoutes<Source: CircleViewSource>(to router: Router<DashboardRequestContext>, history: HistoryStore, source: Source) {
+    static func addCorrectionRoutes(to router: Router<DashboardRequestContext>, history: HistoryStore, source: CircleViewStore) {
         router.delete("/api/0/locations") { request, context in
             let query = RecorderQuery.parameters(of: request)
             let user = try RecorderQuery.required(query, "user")

@@ -15,13 +15,13 @@ extension DashboardRouter {
     /// Both are allowed to whoever may read that history (the member themself, an admin of a
     /// circle that shows them exactly; anyone in the open mode), like `DELETE /api/0/locations`;
     /// others get 404 as for an unknown device.
-    static func addOutlierRoutes<Source: CircleViewSource>(to router: Router<DashboardRequestContext>, history: HistoryStore, source: Source) {
+    static func addOutlierRoutes(to router: Router<DashboardRequestContext>, history: HistoryStore, source: CircleViewStore) {
         @Sendable func member(of request: Request, _ context: DashboardRequestContext) async throws -> MemberID {
             let query = RecorderQuery.parameters(of: request)
             let member = MemberID(user: try RecorderQuery.required(query, "user"), device: try RecorderQuery.required(query, "device"))
             let scope: RecorderScope = switch context.viewer {
             case .open: .everyone
-            case .nobody, .account: ViewerAccess.of(context.viewer, views: await source.currentViews()).history
+            case .nobody, .account: ViewerAccess.of(context.viewer, views: await source.views()).history
             }
             guard scope.contains(member), try await history.knows(member) else {
                 throw APIError(
@@ -73,7 +73,7 @@ extension DashboardRouter {
         let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
         return Response(
             status: .ok,
-            headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            headers: [.contentType: ResponseHeaderValues.json, .cacheControl: "no-store"],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 }

@@ -17,7 +17,7 @@ extension DashboardRouter {
     ///   streamed page by page (``RecorderStream``).
     /// Each request sees the history its viewer may read (``ViewerAccess/history``); members
     /// outside it answer exactly like unknown ones (404).
-    static func addRecorderRoutes<Source: CircleViewSource>(to router: Router<DashboardRequestContext>, history: HistoryStore, source: Source) {
+    static func addRecorderRoutes(to router: Router<DashboardRequestContext>, history: HistoryStore, source: CircleViewStore) {
         router.get("/api/0/version") { _, _ in
             try jsonResponse(["version": recorderAPIVersion])
         }
@@ -96,10 +96,9 @@ extension DashboardRouter {
     }
 
     /// The keys the Recorder merges into `/last` locations (card, regions, the live fix's extra
-    /// keys), when `source` is the subscriber itself; none otherwise.
-    static func recorderExtras<Source: CircleViewSource>(source: Source, fields: [String]?) async -> RecorderExtras {
-        guard let details = source as? any SubscriberDetailsSource else { return .none }
-        return RecorderExtras(await details.memberDetails(), fields: fields)
+    /// keys), from the subscriber's store.
+    static func recorderExtras(source: CircleViewStore, fields: [String]?) async -> RecorderExtras {
+        RecorderExtras(await source.details(), fields: fields)
     }
 
     private static func visibleUsers(_ users: [String], history: HistoryStore, scope: RecorderScope) async throws -> [String] {
@@ -118,7 +117,7 @@ extension DashboardRouter {
     private static func jsonResponse(_ body: ByteBuffer) -> Response {
         Response(
             status: .ok,
-            headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            headers: [.contentType: ResponseHeaderValues.json, .cacheControl: "no-store"],
             body: ResponseBody(byteBuffer: body))
     }
 
@@ -127,7 +126,7 @@ extension DashboardRouter {
         let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
         return Response(
             status: .ok,
-            headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            headers: [.contentType: ResponseHeaderValues.json, .cacheControl: "no-store"],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 }

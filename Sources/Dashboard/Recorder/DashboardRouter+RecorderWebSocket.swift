@@ -8,8 +8,8 @@ import Synchronization
 extension DashboardRouter {
     /// Adds the Recorder's WebSocket `/ws/last` over `history` (``RecorderLastPusher``); it closes
     /// when the login that opened it ends (``WebSocketAccess``).
-    static func addRecorderWebSocket<Source: CircleViewSource>(
-        to router: Router<DashboardRequestContext>, history: HistoryStore, source: Source, authenticator: Authenticator?
+    static func addRecorderWebSocket(
+        to router: Router<DashboardRequestContext>, history: HistoryStore, source: CircleViewStore, authenticator: Authenticator?
     ) {
         router.ws("/ws/last") { _, _ in
             .upgrade()

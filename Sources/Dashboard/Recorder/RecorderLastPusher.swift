@@ -10,12 +10,12 @@ import Synchronization
 /// location of those devices as it is stored, never one older than it was sent before. New
 /// locations are found by reading the newest of each device once a second, so two fixes of one
 /// device within a second arrive as the newer one only.
-struct RecorderLastPusher<Source: CircleViewSource>: Sendable {
+struct RecorderLastPusher: Sendable {
     /// How often the history is read for new locations.
     static var pollInterval: Duration { .seconds(1) }
 
     let history: HistoryStore
-    let source: Source
+    let source: CircleViewStore
     let viewer: Viewer
 
     /// The newest `tst` sent (or known at connection) per device.
@@ -64,7 +64,7 @@ struct RecorderLastPusher<Source: CircleViewSource>: Sendable {
     private func visibleLast() async throws -> [HistoryLocation] {
         let scope: RecorderScope = switch viewer {
         case .open: .everyone
-        case .nobody, .account: ViewerAccess.of(viewer, views: await source.currentViews()).history
+        case .nobody, .account: ViewerAccess.of(viewer, views: await source.views()).history
         }
         return try await history.lastLocations().filter { scope.contains($0.member) }
     }

@@ -15,9 +15,9 @@ struct RecorderScope: Sendable {
 
     /// What `viewer` may see of the history: everyone in the open mode (without asking `source`
     /// for the circles), else the members of the circles it may read (``ViewerAccess/history``).
-    static func of<Source: CircleViewSource>(_ viewer: Viewer, in source: Source) async -> RecorderScope {
+    static func of(_ viewer: Viewer, in source: CircleViewStore) async -> RecorderScope {
         if case .open = viewer { return .everyone }
-        return ViewerAccess.of(viewer, views: await source.currentViews()).history
+        return ViewerAccess.of(viewer, views: await source.views()).history
     }
 
     /// Whether the caller may see `member`. A member it may not see is answered exactly like an

@@ -21,7 +21,7 @@ import Synchronization
 ///
 /// Runs as a service of the dashboard's application: it subscribes to the source, seeds the
 /// latest views, and when it ends (graceful shutdown) every client's push loop ends too.
-final class ViewBroadcaster<Source: CircleViewSource>: Service, Sendable {
+final class ViewBroadcaster: Service, Sendable {
     /// Identifies one registered client.
     typealias ClientID = UInt64
 
@@ -92,7 +92,7 @@ final class ViewBroadcaster<Source: CircleViewSource>: Service, Sendable {
         var lastDeparture = ContinuousClock.now
     }
 
-    private let source: Source
+    private let source: CircleViewStore
     private let logger: Logger
     /// How long after a departure wave freed memory is given back a second time.
     private let lateMemoryRelease: Duration
@@ -107,7 +107,7 @@ final class ViewBroadcaster<Source: CircleViewSource>: Service, Sendable {
     /// - Parameter lateMemoryRelease: How long after clients leave their last memory is free: the
     ///   WebSocket ping and close timers of a departed connection hold its task until they would
     ///   have fired, however early the connection ended.
-    init(source: Source, lateMemoryRelease: Duration = .seconds(32), logger: Logger) {
+    init(source: CircleViewStore, lateMemoryRelease: Duration = .seconds(32), logger: Logger) {
         self.source = source
         self.lateMemoryRelease = lateMemoryRelease
         self.logger = logger
@@ -117,9 +117,9 @@ final class ViewBroadcaster<Source: CircleViewSource>: Service, Sendable {
     /// Subscribes to the source, seeds every circle's latest view, and forwards views until
     /// graceful shutdown; then ends every client's push loop.
     func run() async throws {
-        let updates = await source.viewUpdates()
+        let updates = await source.updates()
         let events = await source.eventUpdates()
-        for view in await source.currentViews() { offer(view) }
+        for view in await source.views() { offer(view) }
         defer { close() }
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { await self.releaseMemoryAfterDepartures() }
@@ -134,7 +134,7 @@ final class ViewBroadcaster<Source: CircleViewSource>: Service, Sendable {
     /// Registers a client of `circles` (or of every circle) with the latest view of each of its
     /// circles already in its mailbox; `nil` once the broadcaster has closed.
     func register(circles: Set<String>?) async -> ClientID? {
-        let circleIDs = await source.circleIDs().filter { circles?.contains($0) ?? true }
+        let circleIDs = await source.circles().map(\.id).filter { circles?.contains($0) ?? true }
         // A page extrapolates from a view's `generatedAt` as if it arrived when generated, so a
         // latest view older than ``maxAgeForNewClients`` is generated anew for the new client: one generation
         // per circle at a time, however many clients connect at once (500 clients of 20 circles
@@ -145,7 +145,7 @@ final class ViewBroadcaster<Source: CircleViewSource>: Service, Sendable {
                 if let fresh = state.latest[id], now - fresh.generatedAt <= Self.maxAgeForNewClients { return nil }
                 if let running = state.refreshing[id] { return running }
                 let task = Task { [self] in
-                    if let view = await source.currentView(id: id) { offer(view) }
+                    if let view = await source.view(id: id) { offer(view) }
                     _ = self.state.withLock { $0.refreshing.removeValue(forKey: id) }
                 }
                 state.refreshing[id] = task
@@ -208,7 +208,7 @@ final class ViewBroadcaster<Source: CircleViewSource>: Service, Sendable {
     /// Whether circle `id` exists: from the latest views, else asking the source once.
     func hasCircle(_ id: String) async -> Bool {
         if state.withLock({ $0.latest[id] != nil }) { return true }
-        guard let view = await source.currentView(id: id) else { return false }
+        guard let view = await source.view(id: id) else { return false }
         offer(view)
         return true
     }

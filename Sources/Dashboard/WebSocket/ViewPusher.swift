@@ -10,8 +10,8 @@ import NIOWebSocket
 /// come from the shared ``ViewBroadcaster``: per circle they never go backwards
 /// (`generatedAt` only grows), and a client that reads slowly skips intermediate views, never
 /// the newest.
-struct ViewPusher<Source: CircleViewSource>: Sendable {
-    let broadcaster: ViewBroadcaster<Source>
+struct ViewPusher: Sendable {
+    let broadcaster: ViewBroadcaster
     /// The largest frame sent; longer views go out as continuation frames.
     let maxFrameSize: Int
 
@@ -25,7 +25,7 @@ struct ViewPusher<Source: CircleViewSource>: Sendable {
         logger: Logger
     ) async throws {
         guard let client = await broadcaster.register(circles: circles) else { return }
-        let circle = circles.map { $0.count == 1 ? $0.first! : "\($0.count) circles" }
+        let circle = circles.map { $0.count == 1 ? $0.joined() : "\($0.count) circles" }
         defer { broadcaster.unregister(client) }
         logger.debug("Dashboard WebSocket client connected", metadata: ["whereabouts.circle": "\(circle ?? "*")"])
 

@@ -29,7 +29,7 @@ struct CirclesFileReader {
 
     private func readCircle(_ node: Node, key: String) throws(CirclesFileError) -> Circle {
         let fields = try mapping(node, key: key, allowed: ["id", "name", "members", "places", "privacy", "grid", "owntracks"])
-        let id = try string(fields, "id", in: key, parent: node, required: true)!
+        let id = try requiredString(fields, "id", in: key, parent: node)
         try check(id, matches: Self.isIdentifier, key: "\(key).id", line: line(fields["id"]),
                   rule: "a circle id uses only lower-case letters, digits, `-` and `_`")
         let name = try string(fields, "name", in: key, parent: node, required: false) ?? id
@@ -63,8 +63,8 @@ struct CirclesFileReader {
 
     private func readMember(_ node: Node, key: String) throws(CirclesFileError) -> Member {
         let fields = try mapping(node, key: key, allowed: ["user", "device", "name", "color", "secretFile", "share"])
-        let user = try string(fields, "user", in: key, parent: node, required: true)!
-        let device = try string(fields, "device", in: key, parent: node, required: true)!
+        let user = try requiredString(fields, "user", in: key, parent: node)
+        let device = try requiredString(fields, "device", in: key, parent: node)
         for (field, value) in [("user", user), ("device", device)] {
             if let problem = OwnTracksName.problem(with: value) {
                 throw CirclesFileError(
@@ -120,6 +120,24 @@ struct CirclesFileReader {
             throw CirclesFileError("`\(name)` must be a non-empty string.", key: "\(key).\(name)", line: line(node))
         }
         return scalar.string
+    }
+
+    /// The non-empty string under `name`; a missing key is an error that names it.
+    private func requiredString(_ fields: [String: Node], _ name: String, in key: String, parent: Node) throws(CirclesFileError) -> String {
+        guard let value = try string(fields, name, in: key, parent: parent, required: false) else {
+            throw CirclesFileError("The key `\(name)` is missing.", key: "\(key).\(name)", line: line(parent))
+        }
+        return value
+    }
+
+    /// The number under `name`, within `range`; a missing key is an error that names it.
+    private func requiredNumber(
+        _ fields: [String: Node], _ name: String, in key: String, parent: Node, range: ClosedRange<Double>, unit: String
+    ) throws(CirclesFileError) -> Double {
+        guard let value = try number(fields, name, in: key, parent: parent, range: range, unit: unit, required: false) else {
+            throw CirclesFileError("The key `\(name)` is missing.", key: "\(key).\(name)", line: line(parent))
+        }
+        return value
     }
 
     private func level(_ fields: [String: Node], _ name: String, in key: String, parent: Node) throws(CirclesFileError) -> PrivacyLevel? {

@@ -93,6 +93,13 @@ public actor CircleViewStore {
         return buildView(circle, at: now.timeIntervalSince1970)
     }
 
+    /// The current view of every circle this instance owns, all at the same instant `now`, in
+    /// circles-file order.
+    public func views(at now: Date = Date()) -> [CircleView] {
+        let time = now.timeIntervalSince1970
+        return state.roster.circles.map { buildView($0, at: time) }
+    }
+
     /// The trail of `user`/`device` (oldest first) if it is a member of circle `circle`; `nil`
     /// when the circle or the membership does not exist, so a circle's page never reveals a
     /// device outside it.
@@ -340,7 +347,13 @@ public actor CircleViewStore {
     private func trackPlaces(
         of member: MemberID, in circleIDs: [String], _ step: (inout PlaceOccupancy, [Circle], PlaceRules) -> PlaceOccupancy.Update
     ) -> Bool {
-        let update = step(&state.places, circleIDs.compactMap { state.roster.circle(id: $0) }, settings.placeRules)
+        // Only circles with places; most have none, and then a fix costs no array and no tracker.
+        var circles: [Circle] = []
+        for id in circleIDs {
+            if let circle = state.roster.circle(id: id), !circle.places.isEmpty { circles.append(circle) }
+        }
+        guard !circles.isEmpty else { return false }
+        let update = step(&state.places, circles, settings.placeRules)
         if let deadline = update.nextDeadline { state.schedule.checkStatus(by: deadline) }
         for (id, transitions) in update.transitions {
             _ = state.schedule.markDirty([id])
@@ -390,9 +403,7 @@ public actor CircleViewStore {
     /// Counts and logs a rejected message: the first of each reason at info, the rest at debug
     /// (the rule for all rejected input), so one misbehaving client cannot flood the log.
     public func reject(_ reason: MessageRejectionReason, topic: String) {
-        state.stats.rejected[reason.code, default: 0] += 1
-        metrics.ingest(outcome: "rejected", reason: reason.code)
-        let isFirst = state.stats.rejected[reason.code] == 1
+        let isFirst = count(reason)
         logger.log(
             level: isFirst ? .info : .debug,
             "Rejected a message\(isFirst ? "; further rejections for this reason are logged at debug level" : "").",
@@ -414,13 +425,18 @@ public actor CircleViewStore {
             warnOnce(member, "Encrypted messages from this device are ignored: the circles file names no secretFile for it.",
                      reason: "encrypted")
         case .failed(let error):
-            let code = MessageRejectionReason.undecryptable.code
-            state.stats.rejected[code, default: 0] += 1
-            metrics.ingest(outcome: "rejected", reason: code)
+            count(.undecryptable)
             warnOnce(member, "Rejected an encrypted message that does not decrypt with this device's secret.",
-                     reason: "\(code): \(error.description)")
+                     reason: "\(MessageRejectionReason.undecryptable.code): \(error.description)")
         }
         return outcome
+    }
+
+    /// Counts a rejection in the tally and the metric; returns whether it is the first of its reason.
+    @discardableResult
+    private func count(_ reason: MessageRejectionReason) -> Bool {
+        metrics.ingest(outcome: "rejected", reason: reason.code)
+        return state.stats.rejected.record(reason.code)
     }
 
     private func warnOnce(_ member: MemberID, _ message: Logger.Message, reason: String) {
