@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineDialect
 import CommandLineSupport
 import Dashboard
 import Foundation
