@@ -39,6 +39,13 @@ let package = Package(
         // MARK: Policy core: Foundation only, so it could run inside an iOS app.
         .target(name: "WhereaboutsCore"),
 
+        // MARK: YAML files: the nesting bound, errors naming key and line, and the one place
+        // validator for the circles file and the places file (Yams stays out of the core).
+        .target(
+            name: "WhereaboutsYAML",
+            dependencies: ["WhereaboutsCore", .product(name: "Yams", package: "Yams")]
+        ),
+
         // MARK: Position sources: GPX, NMEA 0183, gpsd, simulator, replay.
         .target(
             name: "PositionSources",
@@ -78,6 +85,7 @@ let package = Package(
                 "OwnTracksCrypto",
                 "WhereaboutsCore",
                 "WhereaboutsMQTT",
+                "WhereaboutsYAML",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -183,6 +191,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 // The --places file (Places/PlacesFile.swift).
+                "WhereaboutsYAML",
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
@@ -205,6 +214,7 @@ let package = Package(
                 "CommandLineDialect",
                 "WhereaboutsCore",
                 "WhereaboutsMQTT",
+                "WhereaboutsYAML",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
@@ -360,6 +370,10 @@ let package = Package(
         .testTarget(
             name: "WhereaboutsCoreTests",
             dependencies: ["EvalKit", "WhereaboutsCore"]
+        ),
+        .testTarget(
+            name: "WhereaboutsYAMLTests",
+            dependencies: ["WhereaboutsCore", "WhereaboutsYAML", .product(name: "Yams", package: "Yams")]
         ),
         .testTarget(
             name: "SubscriberTests",

@@ -1,6 +1,7 @@
 import CommandLineDialect
 import Foundation
 import WhereaboutsCore
+import WhereaboutsYAML
 import Yams
 
 /// A `whereabouts-pub` config file: a YAML mapping whose keys are the long command-line flags

@@ -64,7 +64,7 @@ extension RunCommand {
         let settings = ViewSettings(
             staleTimeout: staleTimeout, trailLength: trailLength, trailDuration: trailMinutes * 60,
             futureTolerance: futureTolerance, maxPayloadBytes: maxPayload, liveWindow: liveWindow,
-            placeRules: PlaceRules(margin: placeMargin, defaultDwell: placeDwell),
+            placeRules: .subscriber(margin: placeMargin, defaultDwell: placeDwell),
             overdueGrace: overdueGrace, goneAfter: goneAfterDays * 86_400,
             maxAccuracy: maxAccuracy > 0 ? maxAccuracy : nil, maxImpliedSpeed: maxSpeed > 0 ? maxSpeed : nil)
         let defaultClientID = shard.count == 1 ? "whereabouts-sub" : "whereabouts-sub-\(shard.index)-of-\(shard.count)"

@@ -103,7 +103,7 @@ actor Reporter {
     /// Commits the `transition` messages (on `<base>/event`, through the outbox like every
     /// report), switches profile as the places say, then reports `fix` with trigger `c`, as the
     /// OwnTracks apps send a location with each transition.
-    private func commit(_ transitions: [DevicePlaceTransition], at fix: Fix) async throws(OutboxError) -> Report {
+    private func commit(_ transitions: [PlaceTransition], at fix: Fix) async throws(OutboxError) -> Report {
         for transition in transitions {
             logger.info(transition.event == .enter ? "Entered a place." : "Left a place.", metadata: [
                 "whereabouts.place": "\(transition.place.name)",
@@ -140,7 +140,7 @@ actor Reporter {
     /// counted. Returns how many waypoints were stored.
     @discardableResult
     func setWaypoints(_ batch: WaypointBatch) -> Int {
-        var current = places ?? DevicePlaces(filePlaces: [], rules: DevicePlaceRules(), store: nil, logger: logger)
+        var current = places ?? DevicePlaces(filePlaces: [], rules: .device(), store: nil, logger: logger)
         let applied = current.set(batch, now: Int(Date().timeIntervalSince1970))
         places = current
         for rejection in applied.rejected {
@@ -165,7 +165,7 @@ actor Reporter {
     }
 
     /// The device's places (file places first), for the `waypoints` reply.
-    var allPlaces: [DevicePlace] { places?.all ?? [] }
+    var allPlaces: [Place] { places?.all ?? [] }
 
     /// Reports the last accepted fix now with trigger `m` (the `reportLocation` command).
     /// Returns false when there is no fix yet.

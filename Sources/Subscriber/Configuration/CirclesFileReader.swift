@@ -1,4 +1,5 @@
 import WhereaboutsCore
+import WhereaboutsYAML
 import Yams
 
 /// Walks a composed YAML tree and builds validated circles, naming key and line on every error.
@@ -49,45 +50,15 @@ struct CirclesFileReader {
             }
             members.append(member)
         }
-        let places = try readPlaces(fields["places"], key: "\(key).places", circle: id)
+        var places: [Place] = []
+        if let node = fields["places"] {
+            places = try PlaceYAML.places(node, key: "\(key).places", use: .circle, owner: "circle `\(id)`")
+        }
         let privacy = try level(fields, "privacy", in: key, parent: node) ?? .exact
         let grid = try number(fields, "grid", in: key, parent: node, range: 10...100_000, unit: "metres", required: false) ?? 500
         let ownTracksTree = try flag(fields, "owntracks", in: key) ?? false
         return Circle(
             id: id, name: name, members: members, places: places, privacy: privacy, grid: grid, ownTracksTree: ownTracksTree)
-    }
-
-    private func readPlaces(_ node: Node?, key: String, circle: String) throws(CirclesFileError) -> [Place] {
-        guard let node else { return [] }
-        guard case .sequence(let items) = node else {
-            throw CirclesFileError("`places` must be a list of places (name, lat, lon, radius).", key: key, line: line(node))
-        }
-        var places: [Place] = []
-        var seen: [String: Int] = [:]
-        for (index, item) in items.enumerated() {
-            let placeKey = "\(key)[\(index)]"
-            let place = try readPlace(item, key: placeKey)
-            if let first = seen[place.name.lowercased()] {
-                throw CirclesFileError(
-                    "The place `\(place.name)` appears twice in circle `\(circle)` (first at line \(first)); place names are unique per circle, ignoring case.",
-                    key: "\(placeKey).name", line: line(item))
-            }
-            seen[place.name.lowercased()] = line(item) ?? 0
-            places.append(place)
-        }
-        return places
-    }
-
-    private func readPlace(_ node: Node, key: String) throws(CirclesFileError) -> Place {
-        let fields = try mapping(node, key: key, allowed: ["name", "lat", "lon", "radius", "dwell"])
-        let name = try requiredString(fields, "name", in: key, parent: node)
-        try check(name, matches: { $0.count <= 64 && !$0.unicodeScalars.contains { $0.value < 0x20 } },
-                  key: "\(key).name", line: line(fields["name"]), rule: "a place name has at most 64 characters and no control characters")
-        let lat = try requiredNumber(fields, "lat", in: key, parent: node, range: -90...90, unit: "degrees")
-        let lon = try requiredNumber(fields, "lon", in: key, parent: node, range: -180...180, unit: "degrees")
-        let radius = try requiredNumber(fields, "radius", in: key, parent: node, range: 1...Place.maxRadius, unit: "metres")
-        let dwell = try number(fields, "dwell", in: key, parent: node, range: 0...Place.maxDwell, unit: "seconds", required: false)
-        return Place(name: name, lat: lat, lon: lon, radius: radius, dwell: dwell)
     }
 
     private func readMember(_ node: Node, key: String) throws(CirclesFileError) -> Member {

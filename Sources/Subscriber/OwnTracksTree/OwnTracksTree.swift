@@ -1,4 +1,5 @@
 import Foundation
+import WhereaboutsCore
 
 /// The retained messages of every circle's OwnTracks tree as last published, and what must be
 /// published to bring a tree up to date with a new view. Owned by the view publisher's task.
