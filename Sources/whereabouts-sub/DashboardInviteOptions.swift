@@ -30,11 +30,11 @@ struct DashboardInviteOptions: ParsableArguments {
     }
 
     @Option(help: ArgumentHelp(
-        "Let circle admins (the users file's admin:) invite phones from the dashboard, with the members' broker accounts in mosquitto's ACL and password files (--invite-acl-file, --invite-mosquitto-password-file) or a NATS accounts file (--invite-nats-accounts), as `whereabouts-sub invite --accounts` does. Needs --http-port, --users and --invite-password-dir.",
+        "Let circle admins (the users file's admin:) invite phones from the dashboard, with the members' broker accounts in mosquitto's ACL and password files (--invite-acl-file, --invite-mosquitto-password-file) or a NATS accounts file (--invite-nats-accounts), as the invite command does. Needs --http-port, --users and --invite-password-dir.",
         valueName: "mosquitto|nats"))
     var inviteAccounts: Accounts?
 
-    @Option(help: ArgumentHelp("With --invite-accounts: the folder of the broker accounts' passwords (as invite's --password-dir).", valueName: "dir"))
+    @Option(help: ArgumentHelp("With --invite-accounts: the folder of the broker accounts' passwords (the same folder the invite command writes).", valueName: "dir"))
     var invitePasswordDir: String?
 
     @Option(help: ArgumentHelp("With --invite-accounts mosquitto: the acl_file to rewrite.", valueName: "file"))
