@@ -79,4 +79,59 @@ struct StreamingMemoryTests {
         let growth = measured.peak - baseline.peak
         #expect(growth < 2 << 20, "peak \(measured.peak) bytes on \(size) bytes against \(baseline.peak) on one chunk")
     }
+
+    /// Runs the real `whereabouts-pub` replaying `file` at full speed to `broker` until it exits
+    /// (the end of a GPX replay); its peak resident bytes (VmHWM, read until it exits).
+    static func publisherPeak(_ publisher: URL, replaying file: URL, broker: Broker, folder: URL) async throws -> Int {
+        let name = file.deletingPathExtension().lastPathComponent
+        let child = try ChildProcess.spawn(
+            publisher.path,
+            ["--source", "gpx:\(file.path)", "--replay-speed", "max", "--user", "memory", "--device", name,
+             "--broker", "mqtt://\(broker.host):\(broker.port)", "--outbox", folder.appendingPathComponent("\(name).sqlite").path,
+             "--log-level", "warning"],
+            logFile: folder.appendingPathComponent("\(name).log"))
+        let peak = try await withTimeout(.seconds(150), "whereabouts-pub replaying \(name)") {
+            var peak = 0
+            while child.isRunning {
+                if let status = try? String(contentsOfFile: "/proc/\(child.pid)/status", encoding: .utf8),
+                   let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+                   let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) {
+                    peak = max(peak, kilobytes * 1024)
+                }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            return peak
+        }
+        let status = await child.waitForExit()
+        #expect(status == 0, "whereabouts-pub exited with wait status \(status) on \(name)")
+        return peak
+    }
+
+    @Test(
+        "The publisher replaying a 120 MB GPX file peaks within 2 MiB of its peak on an 800 KB one",
+        .enabled(if: TestPaths.builtExecutable(named: "whereabouts-pub") != nil), .timeLimit(.minutes(5)))
+    func publisherBoundedOnLargeFile() async throws {
+        let publisher = try #require(TestPaths.builtExecutable(named: "whereabouts-pub"))
+        let folder = try TestPaths.makeTemporaryDirectory(prefix: "whereabouts-pub-memory")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let chunk = Self.chunk(points: 100)
+        let repeats = 120_000_000 / chunk.count
+        let small = folder.appendingPathComponent("small.gpx")
+        let large = folder.appendingPathComponent("large.gpx")
+        try Self.writeGPX(at: small, chunk: chunk, repeats: 1)
+        try Self.writeGPX(at: large, chunk: chunk, repeats: repeats)
+        let broker = try await Broker.start()
+        do {
+            let baseline = try await Self.publisherPeak(publisher, replaying: small, broker: broker, folder: folder)
+            let measured = try await Self.publisherPeak(publisher, replaying: large, broker: broker, folder: folder)
+            #expect(baseline > 0 && measured > 0, "VmHWM was read")
+            // The whole process: source, filters, policy, outbox and MQTT client within a fixed
+            // budget however long the file (release build: 28.2 MB and 28.4 MB, BENCHMARKS.md).
+            #expect(measured - baseline < 2 << 20, "peak \(measured) bytes on the 120 MB file against \(baseline) on one chunk")
+        } catch {
+            await broker.stop()
+            throw error
+        }
+        await broker.stop()
+    }
 }

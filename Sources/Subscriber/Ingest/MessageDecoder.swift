@@ -85,9 +85,11 @@ public struct MessageDecoder: Sendable {
         guard payload.count - bulk <= limit else { throw .oversize(bytes: payload.count, limit: limit) }
         if wire.wrongTypes.contains("_type") { throw .wrongType("_type") }
         guard let type = wire.type else { throw .missingType }
-        var fields = FieldReader(wire: wire, now: Int(now.timeIntervalSince1970), futureTolerance: futureTolerance)
+        let stamp = ReportStamp(wire)
+        // The parsed payload moves into the reader: no copy of its twenty-odd optional fields.
+        var fields = FieldReader(wire: consume wire, now: Int(now.timeIntervalSince1970), futureTolerance: futureTolerance)
         let message = try fields.message(type: type)
-        return Decoded(message: message, droppedFields: fields.dropped, stamp: ReportStamp(wire))
+        return Decoded(message: message, droppedFields: fields.dropped, stamp: stamp)
     }
 }
 
