@@ -93,14 +93,17 @@ let package = Package(
             ]
         ),
 
-        // MARK: Provisioning: invites (broker accounts, secrets, the OwnTracks app's configuration
-        // as a QR code) for the whereabouts-sub commands, not the running subscriber (issue 25).
+        // MARK: Provisioning: broker accounts (mosquitto ACL, dynamic security, NATS accounts, the
+        // password folder) and invites (secrets, the OwnTracks app's configuration as a QR code),
+        // for the whereabouts-sub commands acl, dynsec and invite, not the running subscriber
+        // (issues 25, 26).
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .target(
             name: "Provisioning",
             dependencies: [
-                "CPNG", "CQRencode", "Subscriber", "WhereaboutsCore",
+                "CPNG", "CQRencode", "Subscriber", "WhereaboutsCore", "WhereaboutsMQTT",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
@@ -347,6 +350,7 @@ let package = Package(
             name: "SubscriberTests",
             dependencies: [
                 "Subscriber",
+                "Provisioning",  // the broker accounts of the access-control integration tests
                 "OwnTracksCrypto",
                 "WhereaboutsCore",
                 "WhereaboutsMQTT",

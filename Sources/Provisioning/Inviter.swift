@@ -78,7 +78,7 @@ package struct Inviter: Sendable {
             throw ProvisioningError(
                 "\(user)/\(device) is in no circle of \(settings.circlesPath). Name a circle to add them to (--circle), or add them to a circle's members (user: \(user), device: \(device)).")
         }
-        let tid = trackerID ?? ProvisioningSeam.defaultTrackerID(user)
+        let tid = trackerID ?? OwnTracksFriend.defaultTrackerID(user)
         guard (1...2).contains(tid.count), tid.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
             throw ProvisioningError("The tracker id '\(tid)' must be one or two letters or digits (the apps refuse others); give one with --tid.")
         }
@@ -89,7 +89,7 @@ package struct Inviter: Sendable {
         // Accounts come from the parsed file: they need no secret, and another member's secret
         // file may not exist yet (it is made by that member's invite).
         let credentials = try await accounts.provision(member, in: parsed, prefixes: settings.prefixes)
-        let trees = circles.compactMap { circle in ProvisioningSeam.treeFilter(of: circle, viewPrefix: settings.prefixes.viewPrefix).map { (circle.id, $0) } }
+        let trees = circles.filter(\.ownTracksTree).map { ($0.id, $0.ownTracksTreeRoot(viewPrefix: settings.prefixes.viewPrefix) + "/#") }
         let configuration = AppConfiguration(
             host: settings.host, port: settings.port, tls: settings.tls, username: credentials.username, password: credentials.password,
             clientId: credentials.clientID, deviceId: device, tid: tid,

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Provisioning
 import Subscriber
 import WhereaboutsCore
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Subscriber
 import CommandLineSupport
 import Foundation
+import Provisioning
 import Logging
 import WhereaboutsMQTT
 

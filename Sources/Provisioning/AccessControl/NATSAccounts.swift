@@ -1,3 +1,4 @@
+import Subscriber
 import WhereaboutsMQTT
 
 /// Generates the accounts file of a NATS server or cluster (`users.conf`, included by
