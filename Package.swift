@@ -3,6 +3,7 @@
 // Whereabouts: live positions of people and devices inside circles, over MQTT.
 //
 // Layers depend one way:
+//   SystemSupport (Foundation only: AtomicFile, LockedState, SplitMix64), beside
 //   WhereaboutsCore (Foundation only: fixes, geodesy, filters, policies, wire format)
 //     <- PositionSources, WhereaboutsMQTT (libmosquitto), Outbox (SQLite)
 //       <- Publisher, Subscriber, Dashboard
@@ -39,10 +40,15 @@ let package = Package(
         // MARK: Policy core: Foundation only, so it could run inside an iOS app.
         .target(name: "WhereaboutsCore"),
 
+        // MARK: What the modules share that is not the policy core: AtomicFile, LockedState,
+        // SplitMix64 (Foundation only).
+        .target(name: "SystemSupport"),
+
         // MARK: Position sources: GPX, NMEA 0183, gpsd, simulator, replay.
         .target(
             name: "PositionSources",
             dependencies: [
+                "SystemSupport",
                 "WhereaboutsCore",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -57,6 +63,7 @@ let package = Package(
         .target(
             name: "WhereaboutsMQTT",
             dependencies: [
+                "SystemSupport",
                 "CMosquitto",
                 "WhereaboutsCore",
                 .product(name: "Logging", package: "swift-log"),
@@ -75,6 +82,7 @@ let package = Package(
         .target(
             name: "Subscriber",
             dependencies: [
+                "SystemSupport",
                 "OwnTracksCrypto",
                 "WhereaboutsCore",
                 "WhereaboutsMQTT",
@@ -102,6 +110,7 @@ let package = Package(
         .target(
             name: "Provisioning",
             dependencies: [
+                "SystemSupport",
                 "CPNG", "CQRencode", "Subscriber", "WhereaboutsCore", "WhereaboutsMQTT",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
@@ -112,6 +121,7 @@ let package = Package(
         .target(
             name: "Dashboard",
             dependencies: [
+                "SystemSupport",
                 "Subscriber",
                 "WhereaboutsCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -171,6 +181,7 @@ let package = Package(
         .target(
             name: "Publisher",
             dependencies: [
+                "SystemSupport",
                 "OwnTracksCrypto",
                 "WhereaboutsCore",
                 "PositionSources",
@@ -217,6 +228,7 @@ let package = Package(
         .executableTarget(
             name: "whereabouts-sub",
             dependencies: [
+                "SystemSupport",
                 "CommandLineSupport",
                 "WhereaboutsCore",
                 "WhereaboutsMQTT",
@@ -264,6 +276,7 @@ let package = Package(
         .executableTarget(
             name: "LoadBenchmark",
             dependencies: [
+                "SystemSupport",
                 "WhereaboutsCore",
                 "WhereaboutsMQTT",
                 "WhereaboutsTestSupport",
@@ -349,6 +362,7 @@ let package = Package(
         .testTarget(
             name: "SubscriberTests",
             dependencies: [
+                "SystemSupport",
                 "Subscriber",
                 "Provisioning",  // the broker accounts of the access-control integration tests
                 "OwnTracksCrypto",
@@ -375,6 +389,7 @@ let package = Package(
         .testTarget(
             name: "PositionSourcesTests",
             dependencies: [
+                "SystemSupport",
                 "PositionSources",
                 "WhereaboutsCore",
                 "WhereaboutsTestSupport",
@@ -387,6 +402,7 @@ let package = Package(
         .target(
             name: "WhereaboutsTestSupport",
             dependencies: [
+                "SystemSupport",
                 "WhereaboutsMQTT",
                 "WhereaboutsCore",
                 .product(name: "Logging", package: "swift-log"),
@@ -405,6 +421,7 @@ let package = Package(
         .testTarget(
             name: "WhereaboutsMQTTTests",
             dependencies: [
+                "SystemSupport",
                 "WhereaboutsCore",
                 "WhereaboutsMQTT",
                 "WhereaboutsTestSupport",
@@ -416,6 +433,7 @@ let package = Package(
         .testTarget(
             name: "DashboardTests",
             dependencies: [
+                "SystemSupport",
                 "Dashboard",
                 "DashboardOptions",
                 "Subscriber",
@@ -445,6 +463,7 @@ let package = Package(
         .testTarget(
             name: "ClusterTests",
             dependencies: [
+                "SystemSupport",
                 "WhereaboutsCore", "WhereaboutsMQTT", "WhereaboutsTestSupport", "whereabouts-pub", "whereabouts-sub",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),

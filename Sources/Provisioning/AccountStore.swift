@@ -1,6 +1,7 @@
 import Foundation
 import Subscriber
 import WhereaboutsCore
+import SystemSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,7 @@
 import Foundation
 import Subscriber
 import WhereaboutsCore
+import SystemSupport
 
 /// Everything an invite made: the app's configuration, and what had to be created for it.
 package struct Invitation: Sendable, Hashable {

@@ -3,6 +3,7 @@ import Foundation
 import Provisioning
 import Subscriber
 import WhereaboutsCore
+import SystemSupport
 
 #if canImport(Glibc)
 import Glibc
