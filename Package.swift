@@ -43,6 +43,12 @@ let package = Package(
         // MARK: What the modules share that is not the policy core: AtomicFile, LockedState,
         // SplitMix64 (Foundation only).
         .target(name: "SystemSupport"),
+        // MARK: YAML files: the nesting bound, errors naming key and line, and the one place
+        // validator for the circles file and the places file (Yams stays out of the core).
+        .target(
+            name: "WhereaboutsYAML",
+            dependencies: ["WhereaboutsCore", .product(name: "Yams", package: "Yams")]
+        ),
 
         // MARK: Position sources: GPX, NMEA 0183, gpsd, simulator, replay.
         .target(
@@ -86,6 +92,7 @@ let package = Package(
                 "OwnTracksCrypto",
                 "WhereaboutsCore",
                 "WhereaboutsMQTT",
+                "WhereaboutsYAML",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -123,6 +130,7 @@ let package = Package(
             dependencies: [
                 "SystemSupport",
                 "Subscriber",
+                "Provisioning",  // the invite dialog's route runs the invite command's code (Invite/)
                 "WhereaboutsCore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -140,11 +148,13 @@ let package = Package(
                 .embedInCode("Page/Assets/display.js"), .embedInCode("Page/Assets/map.js"),
                 .embedInCode("Page/Assets/members.js"), .embedInCode("Page/Assets/live.js"),
                 .embedInCode("Page/Assets/login.html"), .embedInCode("Page/Assets/history.js"),
+                .embedInCode("Page/Assets/invite.js"),
             ]
         ),
         .target(
             name: "DashboardOptions",
             dependencies: [
+                "CommandLineDialect",
                 "Dashboard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -155,6 +165,7 @@ let package = Package(
         .target(
             name: "PolicyOptions",
             dependencies: [
+                "CommandLineDialect",
                 "WhereaboutsCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -164,7 +175,7 @@ let package = Package(
         // MARK: SQLiteSupport: what the SQLite-backed stores (outbox, history) share.
         .target(
             name: "SQLiteSupport",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]
         ),
 
         // MARK: Outbox: the publisher's durable FIFO of reports (SQLite through GRDB).
@@ -193,16 +204,30 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 // The --places file (Places/PlacesFile.swift).
+                "WhereaboutsYAML",
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
 
         // MARK: Command-line conventions shared by the executables.
+        // The dialect all three programs speak (usage exit status, config keys, --log-level); no
+        // transport and no YAML, so that whereabouts-eval links neither libmosquitto nor Yams.
+        .target(
+            name: "CommandLineDialect",
+            dependencies: [
+                "WhereaboutsCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Broker flags and the config file reader, for whereabouts-pub and whereabouts-sub.
         .target(
             name: "CommandLineSupport",
             dependencies: [
+                "CommandLineDialect",
                 "WhereaboutsCore",
                 "WhereaboutsMQTT",
+                "WhereaboutsYAML",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
@@ -213,6 +238,7 @@ let package = Package(
         .executableTarget(
             name: "whereabouts-pub",
             dependencies: [
+                "CommandLineDialect",
                 "CommandLineSupport",
                 "OwnTracksCrypto",
                 "WhereaboutsCore",
@@ -229,6 +255,7 @@ let package = Package(
             name: "whereabouts-sub",
             dependencies: [
                 "SystemSupport",
+                "CommandLineDialect",
                 "CommandLineSupport",
                 "WhereaboutsCore",
                 "WhereaboutsMQTT",
@@ -244,7 +271,7 @@ let package = Package(
         .executableTarget(
             name: "whereabouts-eval",
             dependencies: [
-                "CommandLineSupport",
+                "CommandLineDialect",
                 "WhereaboutsCore",
                 "PositionSources",
                 "PolicyOptions",
@@ -340,7 +367,7 @@ let package = Package(
         .executableTarget(
             name: "PlaceDayBenchmark",
             dependencies: [
-                "PositionSources", "WhereaboutsCore",
+                "EvalKit", "PositionSources", "WhereaboutsCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Benchmarks/PlaceDayBenchmark"
@@ -357,7 +384,11 @@ let package = Package(
         // MARK: Tests.
         .testTarget(
             name: "WhereaboutsCoreTests",
-            dependencies: ["WhereaboutsCore"]
+            dependencies: ["EvalKit", "WhereaboutsCore"]
+        ),
+        .testTarget(
+            name: "WhereaboutsYAMLTests",
+            dependencies: ["WhereaboutsCore", "WhereaboutsYAML", .product(name: "Yams", package: "Yams")]
         ),
         .testTarget(
             name: "SubscriberTests",
@@ -435,6 +466,7 @@ let package = Package(
             dependencies: [
                 "SystemSupport",
                 "Dashboard",
+                "Provisioning",
                 "DashboardOptions",
                 "Subscriber",
                 "WhereaboutsCore",
@@ -472,7 +504,7 @@ let package = Package(
         .testTarget(
             name: "PublisherTests",
             dependencies: [
-                "CommandLineSupport", "Publisher", "Outbox", "OwnTracksCrypto", "WhereaboutsCore", "WhereaboutsMQTT", "WhereaboutsTestSupport",
+                "CommandLineDialect", "CommandLineSupport", "Publisher", "Outbox", "OwnTracksCrypto", "WhereaboutsCore", "WhereaboutsMQTT", "WhereaboutsTestSupport",
                 "whereabouts-pub", "whereabouts-eval",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -486,7 +518,7 @@ let package = Package(
         .target(
             name: "FuzzHarnesses",
             dependencies: [
-                "CommandLineSupport", "Subscriber", "PositionSources", "Publisher", "WhereaboutsCore",
+                "CommandLineDialect", "CommandLineSupport", "Subscriber", "PositionSources", "Publisher", "WhereaboutsCore",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Fuzz/FuzzHarnesses"
@@ -530,6 +562,10 @@ var fieldDeviceLinkerSettings: [LinkerSetting] {
                 "-lCoreFoundation", "-l_FoundationCShims", "-l_FoundationCollections", "-l_FoundationICU",
                 "-lFoundationInternationalization",
                 "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--icf=all",
+                // No dynamic symbol table of every Swift symbol (SwiftPM exports them for testable
+                // executables; the device's binary is never tested by linking it): 1.2 MB of
+                // .dynsym/.dynstr/.gnu.hash less in the file, and in resident memory (BENCHMARKS.md).
+                "-Xlinker", "--no-export-dynamic",
             ],
             .when(platforms: [.linux], configuration: .release)
         )

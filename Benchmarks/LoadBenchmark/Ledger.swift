@@ -8,6 +8,9 @@ final class Ledger: Sendable {
         var sentAt: [[Int: ContinuousClock.Instant]]
         var newestAcknowledged: [Int]
         var acknowledgedTsts: [Set<Int>]
+        var confirmedTsts: [Set<Int>]
+        var confirmed = 0
+        var resent = 0
         var newestShown: [Int]
         var latencies: [Double] = []
         var sent = 0
@@ -20,7 +23,7 @@ final class Ledger: Sendable {
     init(devices: Int) {
         state = LockedState(State(
             sentAt: Array(repeating: [:], count: devices), newestAcknowledged: Array(repeating: 0, count: devices),
-            acknowledgedTsts: Array(repeating: [], count: devices), newestShown: Array(repeating: 0, count: devices)))
+            acknowledgedTsts: Array(repeating: [], count: devices), confirmedTsts: Array(repeating: [], count: devices), newestShown: Array(repeating: 0, count: devices)))
         indexOfUser = Dictionary(uniqueKeysWithValues: (0..<devices).map { ("d\($0)", $0) })
     }
 
@@ -37,6 +40,40 @@ final class Ledger: Sendable {
             guard $0.acknowledgedTsts[index].insert(tst).inserted else { return }
             $0.acknowledged += 1
             $0.newestAcknowledged[index] = max($0.newestAcknowledged[index], tst)
+        }
+    }
+
+    /// A subscriber's receipt covered a report (docs/receipts.md).
+    func confirmed(_ index: Int, tst: Int) {
+        state.withLock {
+            guard $0.confirmedTsts[index].insert(tst).inserted else { return }
+            $0.confirmed += 1
+        }
+    }
+
+    /// A report went out again because no receipt covered it in time.
+    func resent() {
+        state.withLock { $0.resent += 1 }
+    }
+
+    /// Whether every acknowledged report is covered by a receipt.
+    var allConfirmed: Bool {
+        state.withLock { state in state.confirmed >= state.acknowledged }
+    }
+
+    /// Acknowledged reports no receipt covered (lost end to end, as a publisher sees it), resends,
+    /// and a few of the unconfirmed as `d<index>@<tst>`.
+    func receiptSummary() -> (unconfirmed: Int, resent: Int, examples: [String]) {
+        state.withLock { state in
+            var missing = 0
+            var examples: [String] = []
+            for (index, tsts) in state.acknowledgedTsts.enumerated() {
+                for tst in tsts where !state.confirmedTsts[index].contains(tst) {
+                    missing += 1
+                    if examples.count < 5 { examples.append("d\(index)@\(tst)") }
+                }
+            }
+            return (missing, state.resent, examples)
         }
     }
 
@@ -72,6 +109,23 @@ final class Ledger: Sendable {
             let sorted = state.latencies.sorted()
             func percentile(_ p: Double) -> Double { sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
             return (state.sent, state.acknowledged, sorted.count, lost, percentile(0.5), percentile(0.99))
+        }
+    }
+
+    /// Acknowledged reports missing from the subscribers' histories: `stored` maps a device's
+    /// user name (`d<index>`) to the `tst` of every location of it the histories hold.
+    func lostFromHistory(_ stored: [String: Set<Int>]) -> (lost: Int, examples: [String]) {
+        state.withLock { state in
+            var lost = 0
+            var examples: [String] = []
+            for (index, tsts) in state.acknowledgedTsts.enumerated() {
+                let kept = stored["d\(index)"] ?? []
+                for tst in tsts where !kept.contains(tst) {
+                    lost += 1
+                    if examples.count < 5 { examples.append("d\(index)@\(tst)") }
+                }
+            }
+            return (lost, examples)
         }
     }
 }

@@ -14,7 +14,9 @@ import Glibc
 ///
 /// For each broker and size: publish-to-view latency p50/p99 (from the device's PUBLISH to the
 /// first retained view that shows the fix, through both subscribers' view interval of 1 s),
-/// reports lost (acknowledged but never shown, nor anything newer of the device), subscriber CPU
+/// reports lost (acknowledged but never shown, nor anything newer of the device; and, end to end,
+/// acknowledged but missing from both subscribers' `--history` files, or never covered by a
+/// subscriber's receipt: the devices speak receipts like `whereabouts-pub`), subscriber CPU
 /// per message and resident memory (both instances), broker CPU (all nodes) in % of one core.
 /// `--kill-node` adds a NATS run at the largest size with node 1 killed (SIGKILL) half-way.
 @main
@@ -27,7 +29,9 @@ struct LoadBenchmark: AsyncParsableCommand {
             whereabouts-sub --shard i/2 (the release build next to this program, else the one \
             the tests find), connects every device with its own MQTT connection and client id, \
             and has each report for --seconds. Prints one table row per run: reports, \
-            acknowledged, lost (acknowledged but never shown), publish-to-view latency p50/p99 \
+            acknowledged, lost (acknowledged but never shown in a view; acknowledged but not in \
+            either subscriber's history; acknowledged but never covered by a receipt, with the \
+            resends), publish-to-view latency p50/p99 \
             in ms, subscriber CPU per message in microseconds, both subscribers' resident memory \
             in MB and broker CPU in % of one core. mosquitto and NATS, run side by side at the \
             same size, are each other's baseline. Raises the open-file limit to its maximum. \
@@ -72,13 +76,15 @@ struct LoadBenchmark: AsyncParsableCommand {
         if killNode, let largest = sizes.max(), brokers.contains(.nats) {
             runs.append(LoadRun(broker: .nats, devices: largest, seconds: seconds, killNode: true, subscriberBinary: binary))
         }
-        Self.say("| run | reports | acknowledged | timed | lost | latency p50 / p99 ms | subscriber µs CPU / message | subscribers' RSS MB | broker CPU % of a core | connect s |")
-        Self.say("|---|---|---|---|---|---|---|---|---|---|")
+        Self.say("| run | reports | acknowledged | timed | lost (views) | lost (history) | unconfirmed by receipts (resent) | latency p50 / p99 ms | subscriber µs CPU / message | subscribers' RSS MB | broker CPU % of a core | connect s |")
+        Self.say("|---|---|---|---|---|---|---|---|---|---|---|---|")
         for run in runs {
             do {
                 let r = try await run.run()
-                Self.say(String(format: "| %@ | %d | %d | %d | %d | %.0f / %.0f | %.0f | %.1f | %.0f | %.0f |",
-                             r.label, r.reports, r.acknowledged, r.shown, r.lost, r.p50, r.p99,
+                let historyLost = r.lostFromHistory == 0 ? "0" : "\(r.lostFromHistory) (\(r.lostExamples.joined(separator: ", ")))"
+                let unconfirmed = (r.unconfirmed == 0 ? "0" : "\(r.unconfirmed) (\(r.unconfirmedExamples.joined(separator: ", ")))") + " (\(r.resent))"
+                Self.say(String(format: "| %@ | %d | %d | %d | %d | %@ | %@ | %.0f / %.0f | %.0f | %.1f | %.0f | %.0f |",
+                             r.label, r.reports, r.acknowledged, r.shown, r.lost, historyLost, unconfirmed, r.p50, r.p99,
                              r.subscriberCPUMicrosPerMessage, r.subscriberRSSMB, r.brokerCPUPercent, r.connectSeconds))
             } catch {
                 Self.say("| \(run.broker.rawValue) \(run.devices) | failed: \(error) |")

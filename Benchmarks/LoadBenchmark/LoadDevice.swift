@@ -1,48 +1,75 @@
 import Foundation
 import NIOCore
+import WhereaboutsCore
 
-/// One simulated device that behaves like `whereabouts-pub` towards the broker: when its
-/// connection is lost it connects to the next node and publishes again what was not acknowledged,
-/// and, like `--broker-kind nats`, what was acknowledged in the last 5 s (NATS acknowledges
-/// before storing; docs/cluster.md).
+/// One simulated device that behaves like `whereabouts-pub` towards the broker and the
+/// subscribers (docs/receipts.md): each report carries a sequence number of the device's epoch;
+/// the device keeps it until a subscriber's receipt covers it and publishes again what no receipt
+/// covered within ``receiptTimeout``, waiting twice as long after each round that brought no
+/// receipt progress, up to 16 times (as `whereabouts-pub` does). When its connection is lost it connects to the next node and
+/// publishes again what was not acknowledged, and, like `--broker-kind nats`, what was
+/// acknowledged in the last 5 s (NATS acknowledges before storing; docs/cluster.md).
+///
+/// Unlike `whereabouts-pub` it keeps a clean session and reads its receipts at QoS 0 (a plain NATS
+/// subscription rather than a JetStream consumer per device): receipts are retained and
+/// cumulative, so the broker sends the newest again at every subscription, and one that is lost
+/// is covered by the next, or by a resend.
 final class LoadDevice: @unchecked Sendable {  // all state is touched on `loop` only
     let index: Int
     let topic: String
+    private let receiptFilter: String
     private let clientID: String
     private let ports: [Int]
     private let group: EventLoopGroup
     private let loop: EventLoop
     private let ledger: Ledger
+    private let epoch: String
     private var portIndex: Int
     private var client: MQTTLoadClient?
-    private var unacknowledged: [Int: String] = [:]
-    private var held: [(tst: Int, payload: String, at: ContinuousClock.Instant)] = []
+    private var nextSeq: Int64 = 1
+    /// Reports not covered by a receipt: tst, stamped payload, and when they were last acknowledged.
+    private var unconfirmed: [Int64: (tst: Int, payload: String, acknowledgedAt: ContinuousClock.Instant?)] = [:]
+    private var held: [(seq: Int64, at: ContinuousClock.Instant)] = []
+    private var resending: RepeatedTask?
+    /// The wait before unconfirmed reports go out again: ``receiptTimeout``, doubled after each
+    /// round without receipt progress, reset by progress.
+    private var resendWait = LoadDevice.receiptTimeout
     private var stopped = false
     static let grace: Duration = .seconds(5)
+    static let receiptTimeout: Duration = .seconds(10)
 
     init(index: Int, user: String, ports: [Int], group: EventLoopGroup, ledger: Ledger) {
         self.index = index
         self.topic = "owntracks/\(user)/p"
+        self.receiptFilter = "\(ReceiptTopic.root)/\(user)/p/+"
         self.clientID = "load-\(user)-p"
         self.ports = ports
         self.group = group
         self.loop = group.next()
         self.ledger = ledger
+        self.epoch = String(format: "%016llx", UInt64.random(in: 0...UInt64.max))
         self.portIndex = index % ports.count
     }
 
-    /// Makes the first connection.
+    /// Makes the first connection and starts the resend check.
     func start() async throws {
         let client = try await MQTTLoadClient.connect(
             host: "127.0.0.1", port: ports[portIndex], clientID: clientID, credentials: nil, group: group)
-        loop.execute { self.adopt(client) }
+        loop.execute { [self] in
+            adopt(client)
+            resending = loop.scheduleRepeatedTask(initialDelay: .seconds(2), delay: .seconds(2)) { [self] _ in resendUnconfirmed() }
+        }
     }
 
     /// Publishes one report (on the device's event loop).
     func publish(tst: Int, payload: String) {
         loop.execute { [self] in
-            unacknowledged[tst] = payload
-            send(tst: tst, payload: payload)
+            let seq = nextSeq
+            nextSeq += 1
+            let settled = unconfirmed.keys.min() ?? seq
+            let stamped = String(payload.dropLast()) + #","seq":\#(seq),"seq_epoch":"\#(epoch)","seq_settled":\#(settled)}"#
+            unconfirmed[seq] = (tst, stamped, nil)
+            send(seq)
         }
     }
 
@@ -50,6 +77,7 @@ final class LoadDevice: @unchecked Sendable {  // all state is touched on `loop`
     func stop() async {
         let client: MQTTLoadClient? = try? await loop.submit { [self] in
             stopped = true
+            resending?.cancel()
             return self.client
         }.get()
         await client?.close()
@@ -58,16 +86,49 @@ final class LoadDevice: @unchecked Sendable {  // all state is touched on `loop`
     private func adopt(_ client: MQTTLoadClient) {
         self.client = client
         client.onClose = { [self] in loop.execute { self.connectionLost() } }
+        client.onMessage = { [self] _, payload in
+            guard let receipt = try? JSONDecoder().decode(ReceiptMessage.self, from: Data(payload.readableBytesView)) else { return }
+            loop.execute { self.receive(receipt) }
+        }
+        client.subscribe(filter: receiptFilter)
     }
 
-    private func send(tst: Int, payload: String) {
-        client?.publish(topic: topic, payload: payload, retain: true) { [self] at in
+    private func receive(_ receipt: ReceiptMessage) {
+        guard receipt.epoch == epoch, let through = receipt.seq else { return }
+        if unconfirmed.keys.contains(where: { $0 <= through }) { resendWait = Self.receiptTimeout }
+        for seq in unconfirmed.keys where seq <= through {
+            if let report = unconfirmed.removeValue(forKey: seq) { ledger.confirmed(index, tst: report.tst) }
+        }
+    }
+
+    /// Publishes `seq` again; the newest report goes out retained, an older one not (it must not
+    /// replace the newer retained position).
+    private func send(_ seq: Int64) {
+        guard let report = unconfirmed[seq] else { return }
+        let retain = seq == unconfirmed.keys.max()
+        client?.publish(topic: topic, payload: report.payload, retain: retain) { [self] at in
             loop.execute { [self] in
-                guard unacknowledged.removeValue(forKey: tst) != nil else { return }
-                ledger.acknowledged(index, tst: tst)
-                held.append((tst, payload, at))
-                held.removeAll { at - $0.at > Self.grace }
+                guard unconfirmed[seq] != nil else { return }
+                if unconfirmed[seq]?.acknowledgedAt == nil {
+                    ledger.acknowledged(index, tst: report.tst)
+                    held.append((seq, at))
+                    held.removeAll { at - $0.at > Self.grace }
+                }
+                unconfirmed[seq]?.acknowledgedAt = at
             }
+        }
+    }
+
+    /// What a receipt should have covered by now goes out again, oldest first.
+    private func resendUnconfirmed() {
+        guard client != nil else { return }
+        let now = ContinuousClock.now
+        let due = unconfirmed.filter { $0.value.acknowledgedAt.map { now - $0 > resendWait } ?? false }.keys.sorted()
+        if !due.isEmpty { resendWait = min(resendWait * 2, Self.receiptTimeout * 16) }
+        for seq in due {
+            unconfirmed[seq]?.acknowledgedAt = now
+            ledger.resent()
+            send(seq)
         }
     }
 
@@ -84,8 +145,8 @@ final class LoadDevice: @unchecked Sendable {  // all state is touched on `loop`
                         adopt(client)
                         // What a dying node may have acknowledged without storing, then what it never acknowledged.
                         let now = ContinuousClock.now
-                        for report in held where now - report.at <= Self.grace { send(tst: report.tst, payload: report.payload) }
-                        for tst in unacknowledged.keys.sorted() { send(tst: tst, payload: unacknowledged[tst]!) }
+                        for report in held where now - report.at <= Self.grace { send(report.seq) }
+                        for seq in unconfirmed.keys.sorted() where unconfirmed[seq]?.acknowledgedAt == nil { send(seq) }
                     }
                 } catch {
                     loop.execute { self.connectionLost() }

@@ -30,6 +30,13 @@ struct LoadRun {
         var acknowledged: Int
         var shown: Int
         var lost: Int
+        /// Acknowledged reports that neither subscriber's history holds (the end-to-end count).
+        var lostFromHistory: Int
+        var lostExamples: [String]
+        /// Acknowledged reports no receipt covered by the end, and the reports sent again.
+        var unconfirmed: Int
+        var unconfirmedExamples: [String]
+        var resent: Int
         var p50: Double
         var p99: Double
         var subscriberCPUMicrosPerMessage: Double
@@ -77,6 +84,7 @@ struct LoadRun {
             subscribers.append(try ChildProcess.spawn(subscriberBinary, [
                 "--circles", circlesPath.path, "--broker", order.joined(separator: ","), "--broker-kind", broker == .nats ? "nats" : "mosquitto",
                 "--shard", "\(shard)/2", "--state-file", "none", "--client-id", "load-sub-\(shard)",
+                "--history", dir.appendingPathComponent("history-\(shard).sqlite").path,
             ], logFile: log))
             try await waitUntil("subscriber \(shard) subscribed", timeout: .seconds(300), interval: .milliseconds(200)) {
                 ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("Subscribed to the circles' members.")
@@ -151,6 +159,9 @@ struct LoadRun {
         // Trailing views: up to 90 s for every device's newest acknowledged report to show (a
         // saturated cluster's views lag by tens of seconds; what is not shown by then counts as lost).
         try? await waitUntil("the last views", timeout: .seconds(90), interval: .milliseconds(250)) { ledger.allShown }
+        // And the receipts: a report no receipt covered is sent again after 10 s (LoadDevice).
+        try? await waitUntil("the last receipts", timeout: .seconds(90), interval: .milliseconds(250)) { ledger.allConfirmed }
+        let receipts = ledger.receiptSummary()
         let cpuAfter = subscribers.map { Self.cpuTicks($0.pid) }
         let brokerAfter = brokerPIDs().map(Self.cpuTicks).reduce(0, +)
         let rss = subscribers.map { Self.rssMB($0.pid) }.reduce(0, +)
@@ -169,6 +180,14 @@ struct LoadRun {
         mosquitto?.signal(SIGTERM)
         if let mosquitto { _ = await mosquitto.waitForExit() }
         await cluster?.stop()
+        // Loss counted end to end: every acknowledged report must be in one shard's history.
+        var stored: [String: Set<Int>] = [:]
+        for shard in 0..<2 {
+            for (user, tst) in try Self.historyLocations(dir.appendingPathComponent("history-\(shard).sqlite")) {
+                stored[user, default: []].insert(tst)
+            }
+        }
+        let historyLoss = ledger.lostFromHistory(stored)
 
         guard watcherUngranted.isEmpty else { throw WatcherNotSubscribed(refusals: watcherRefusals) }
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
@@ -177,6 +196,8 @@ struct LoadRun {
             label: "\(broker.rawValue)\(killNode ? " (node killed)" : "") \(devices)"
                 + (watcherRefusals > 0 ? " (view watcher re-subscribed after \(watcherRefusals) refusals)" : ""),
             reports: summary.sent, acknowledged: summary.acknowledged, shown: summary.shown, lost: summary.lost,
+            lostFromHistory: historyLoss.lost, lostExamples: historyLoss.examples,
+            unconfirmed: receipts.unconfirmed, unconfirmedExamples: receipts.examples, resent: receipts.resent,
             p50: summary.p50, p99: summary.p99,
             subscriberCPUMicrosPerMessage: summary.acknowledged == 0 ? 0 : subscriberSeconds * 1e6 / Double(summary.acknowledged),
             subscriberRSSMB: rss,
@@ -194,6 +215,32 @@ struct LoadRun {
         var description: String {
             "the view watcher's subscription was not in force at the end (\(refusals) refused or unanswered attempts): its loss figures would mean nothing"
         }
+    }
+
+    /// Every location a subscriber's history file holds, as (user, tst), read with Debian's
+    /// `sqlite3` command after the subscriber stopped.
+    static func historyLocations(_ file: URL) throws -> [(String, Int)] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        process.arguments = ["-readonly", "-separator", " ", file.path, "SELECT m.user, l.tst FROM location l JOIN member m ON m.id = l.member;"]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw HistoryUnreadable(file: file.path, status: process.terminationStatus) }
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ")
+            guard fields.count == 2, let tst = Int(fields[1]) else { return nil }
+            return (String(fields[0]), tst)
+        }
+    }
+
+    /// `sqlite3` could not read a subscriber's history after the run.
+    struct HistoryUnreadable: Error, CustomStringConvertible {
+        var file: String
+        var status: Int32
+        var description: String { "sqlite3 could not read the history \(file) (exit status \(status))" }
     }
 
     /// User plus system CPU time of `pid` in clock ticks (`/proc/<pid>/stat` fields 14 and 15).

@@ -5,7 +5,8 @@ import NIOPosix
 // Hand-written on purpose, measured: the product's MQTT client (libmosquitto) drives each
 // connection from a thread of its own, and 10,000 threads do not fit this 2-core machine. This
 // is the least of MQTT 3.1.1 a simulated device needs (CONNECT, CONNACK, PUBLISH at QoS 1,
-// PUBACK), multiplexed over the NIO event loops of one process. It is not product code.
+// PUBACK; SUBSCRIBE at QoS 0, SUBACK and incoming QoS 0 PUBLISH for its receipts), multiplexed
+// over the NIO event loops of one process. It is not product code.
 
 /// One simulated device's connection.
 final class MQTTLoadClient: @unchecked Sendable {  // all state is touched on `channel.eventLoop` only
@@ -15,6 +16,8 @@ final class MQTTLoadClient: @unchecked Sendable {  // all state is touched on `c
     private var acknowledged: [UInt16: (Int, ContinuousClock.Instant) -> Void] = [:]
     /// Called once, on the event loop, when the connection closes.
     var onClose: (@Sendable () -> Void)?
+    /// Called on the event loop for each message the broker sends (topic, payload).
+    var onMessage: (@Sendable (String, ByteBuffer) -> Void)?
 
     private init(clientID: String, channel: Channel) {
         self.clientID = clientID
@@ -27,22 +30,29 @@ final class MQTTLoadClient: @unchecked Sendable {  // all state is touched on `c
     ) async throws -> MQTTLoadClient {
         let connack = group.next().makePromise(of: Void.self)
         let handler = MQTTLoadHandler(connack: connack)
-        let channel = try await ClientBootstrap(group: group)
-            .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
-            .connectTimeout(.seconds(30))
-            .channelInitializer { channel in
-                channel.pipeline.addHandler(ByteToMessageHandler(MQTTPacketDecoder())).flatMap {
-                    channel.pipeline.addHandler(handler)
+        do {
+            let channel = try await ClientBootstrap(group: group)
+                .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+                .connectTimeout(.seconds(30))
+                .channelInitializer { channel in
+                    channel.pipeline.addHandler(ByteToMessageHandler(MQTTPacketDecoder())).flatMap {
+                        channel.pipeline.addHandler(handler)
+                    }
                 }
-            }
-            .connect(host: host, port: port).get()
-        let client = MQTTLoadClient(clientID: clientID, channel: channel)
-        handler.client = client
-        var buffer = channel.allocator.buffer(capacity: 64)
-        MQTTPacketEncoder.connect(clientID: clientID, keepAlive: 600, credentials: credentials, into: &buffer)
-        try await channel.writeAndFlush(buffer)
-        try await connack.futureResult.get()
-        return client
+                .connect(host: host, port: port).get()
+            let client = MQTTLoadClient(clientID: clientID, channel: channel)
+            handler.client = client
+            var buffer = channel.allocator.buffer(capacity: 64)
+            MQTTPacketEncoder.connect(clientID: clientID, keepAlive: 600, credentials: credentials, into: &buffer)
+            try await channel.writeAndFlush(buffer)
+            try await connack.futureResult.get()
+            return client
+        } catch {
+            // A refused TCP connection (a killed node) never reaches the handler: complete the
+            // promise here, or NIO reports it leaked (a crash in debug builds).
+            connack.fail(error)
+            throw error
+        }
     }
 
     /// Publishes at QoS 1; `onAck` runs on the event loop when the PUBACK arrives.
@@ -55,6 +65,26 @@ final class MQTTLoadClient: @unchecked Sendable {  // all state is touched on `c
             MQTTPacketEncoder.publish(topic: topic, payload: payload, packetID: id, retain: retain, into: &buffer)
             channel.writeAndFlush(buffer, promise: nil)
         }
+    }
+
+    /// Subscribes at QoS 0 (a plain NATS subscription, no JetStream consumer); a refused
+    /// subscription closes the connection, so the device's reconnect subscribes again.
+    func subscribe(filter: String) {
+        channel.eventLoop.execute { [self] in
+            let id = nextPacketID
+            nextPacketID = nextPacketID == UInt16.max ? 1 : nextPacketID + 1
+            var buffer = channel.allocator.buffer(capacity: filter.utf8.count + 8)
+            MQTTPacketEncoder.subscribe(filter: filter, packetID: id, into: &buffer)
+            channel.writeAndFlush(buffer, promise: nil)
+        }
+    }
+
+    fileprivate func didRefuseSubscription() {
+        channel.close(promise: nil)
+    }
+
+    fileprivate func didReceive(topic: String, payload: ByteBuffer) {
+        onMessage?(topic, payload)
     }
 
     fileprivate func didClose() {
@@ -74,9 +104,10 @@ final class MQTTLoadClient: @unchecked Sendable {  // all state is touched on `c
     }
 }
 
-/// Reads CONNACK and PUBACK; ignores everything else.
+/// Reads CONNACK, PUBACK, SUBACK and QoS 0 PUBLISH; ignores everything else.
 private final class MQTTLoadHandler: ChannelInboundHandler, @unchecked Sendable {  // event loop only
     typealias InboundIn = (type: UInt8, body: ByteBuffer)
+    typealias OutboundOut = ByteBuffer
     let connack: EventLoopPromise<Void>
     weak var client: MQTTLoadClient?
 
@@ -92,6 +123,22 @@ private final class MQTTLoadHandler: ChannelInboundHandler, @unchecked Sendable 
             if code == 0 { connack.succeed(()) } else { connack.fail(LoadError("the broker refused the connection (code \(code))")) }
         case 4:  // PUBACK
             if let id = packet.body.readInteger(as: UInt16.self) { client?.didAcknowledge(id) }
+        case 9:  // SUBACK: 0x80 is a refusal
+            _ = packet.body.readInteger(as: UInt16.self)
+            if packet.body.readInteger(as: UInt8.self) == 0x80 { client?.didRefuseSubscription() }
+        case 3:  // PUBLISH (QoS 0: no packet id)
+            let qos = (packet.type >> 1) & 0x03
+            guard let length = packet.body.readInteger(as: UInt16.self), let topic = packet.body.readString(length: Int(length)) else { break }
+            if qos > 0 {
+                // Not asked for; acknowledged all the same so the broker does not hold it.
+                guard let id = packet.body.readInteger(as: UInt16.self) else { break }
+                var ack = context.channel.allocator.buffer(capacity: 4)
+                ack.writeInteger(UInt8(0x40))
+                ack.writeInteger(UInt8(2))
+                ack.writeInteger(id)
+                context.writeAndFlush(wrapOutboundOut(ack), promise: nil)
+            }
+            client?.didReceive(topic: topic, payload: packet.body)
         default:
             break
         }
@@ -132,7 +179,7 @@ private struct MQTTPacketDecoder: ByteToMessageDecoder {
     }
 }
 
-/// Writes the two packets a device sends.
+/// Writes the packets a device sends.
 enum MQTTPacketEncoder {
     static func connect(clientID: String, keepAlive: UInt16, credentials: (String, String)?, into buffer: inout ByteBuffer) {
         var body = ByteBuffer()
@@ -157,6 +204,13 @@ enum MQTTPacketEncoder {
         string(topic, into: &buffer)
         buffer.writeInteger(packetID)
         buffer.writeString(payload)
+    }
+
+    static func subscribe(filter: String, packetID: UInt16, into buffer: inout ByteBuffer) {
+        header(0x82, length: 2 + 2 + filter.utf8.count + 1, into: &buffer)
+        buffer.writeInteger(packetID)
+        string(filter, into: &buffer)
+        buffer.writeInteger(UInt8(0))  // QoS 0
     }
 
     private static func string(_ text: String, into buffer: inout ByteBuffer) {

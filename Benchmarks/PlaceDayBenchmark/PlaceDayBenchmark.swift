@@ -16,6 +16,7 @@
 import ArgumentParser
 import Foundation
 import PositionSources
+import EvalKit
 import WhereaboutsCore
 
 @main
@@ -94,7 +95,7 @@ func evaluate(heartbeat: Double?, seed: UInt64, days: Int) -> [Row] {
     evaluator.heartbeat = heartbeat.map { HeartbeatModel(interval: $0, wire: wire) }
     var rows: [String: Row] = [:]
     var order: [String] = []
-    func add(_ run: PolicyRun, on track: [Fix], transitions: [DevicePlaceTransition]) {
+    func add(_ run: PolicyRun, on track: [Fix], transitions: [PlaceTransition]) {
         let e = run.evaluation
         let sent = run.reports.map(\.report.fix.time)
         let beats = evaluator.heartbeat?.heartbeats(from: track.first!.time, to: track.last!.time, sent: sent) ?? []
@@ -119,10 +120,10 @@ func evaluate(heartbeat: Double?, seed: UInt64, days: Int) -> [Row] {
         var filter = FixFilter()
         let track = simulated.fixes.filter { filter.accept($0, now: $0.time) }
         let places = [
-            DevicePlace(name: "Home", lat: simulated.home.latitude, lon: simulated.home.longitude, radius: 100,
-                        profile: .significant, profileOnLeave: .active),
-            DevicePlace(name: "Work", lat: simulated.work.latitude, lon: simulated.work.longitude, radius: 150,
-                        profile: .significant, profileOnLeave: .active),
+            Place(name: "Home", lat: simulated.home.latitude, lon: simulated.home.longitude, radius: 100,
+                  profile: .significant, profileOnLeave: .active),
+            Place(name: "Work", lat: simulated.work.latitude, lon: simulated.work.longitude, radius: 150,
+                  profile: .significant, profileOnLeave: .active),
         ]
         for (_, make) in actives {
             add(evaluator.evaluate(make(), on: track), on: track, transitions: [])
@@ -133,7 +134,8 @@ func evaluate(heartbeat: Double?, seed: UInt64, days: Int) -> [Row] {
             add(evaluator.measure(policy: withPlaces.name, reports: reports, on: track), on: track, transitions: withPlaces.transitions)
             if ProcessInfo.processInfo.environment["PLACE_DAY_TRACE"] != nil {
                 for t in withPlaces.transitions {
-                    print("  \(t.fix.time) \(t.event.rawValue) \(t.place.name) \(Int(Geodesy.distance(t.place.centre, t.fix.coordinate))) m acc \(t.fix.horizontalAccuracy ?? -1)")
+                    guard let fix = t.fix else { continue }
+                    print("  \(fix.time) \(t.event.rawValue) \(t.place.name) \(Int(Geodesy.distance(t.place.centre, fix.coordinate))) m acc \(fix.horizontalAccuracy ?? -1)")
                 }
             }
         }

@@ -55,9 +55,13 @@ func runProgram(_ path: String, _ arguments: [String]) throws -> Duration {
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
     process.standardOutput = FileHandle.nullDevice
+    // Waited for on a semaphore: Foundation's waitUntilExit spins its run loop here, and that
+    // spinning took a core from the program being timed.
+    let exited = DispatchSemaphore(value: 0)
+    process.terminationHandler = { _ in exited.signal() }
     let start = ContinuousClock.now
     try process.run()
-    process.waitUntilExit()
+    exited.wait()
     let elapsed = ContinuousClock.now - start
     guard process.terminationStatus == 0 else {
         throw BenchError("\(path) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")

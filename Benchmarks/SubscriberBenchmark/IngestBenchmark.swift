@@ -74,7 +74,15 @@ enum IngestBenchmark {
             if let only = ProcessInfo.processInfo.environment["INGEST_ONLY"] {  // one drain per round, for profiling
                 FileHandle.standardError.write(Data("draining \(only)\n".utf8))
                 try await Task.sleep(for: .seconds(1))  // room to attach a profiler
-                if only == "client" {
+                if only == "mosquitto_sub" {
+                    // INGEST_WRAPPER (e.g. "valgrind --tool=callgrind"): the baseline under a profiler.
+                    let wrapper = ProcessInfo.processInfo.environment["INGEST_WRAPPER"].map { $0.split(separator: " ").map(String.init) } ?? []
+                    let arguments = baselineSession + ["-C", "\(count)"]
+                    let elapsed = try wrapper.isEmpty
+                        ? runProgram("/usr/bin/mosquitto_sub", arguments)
+                        : runProgram(try resolvedProgram(wrapper[0]), Array(wrapper.dropFirst()) + ["/usr/bin/mosquitto_sub"] + arguments)
+                    result.baselineRates.append(Double(count) / elapsed.seconds)
+                } else if only == "client" {
                     result.clientRates.append(try await drainWithClient(rawConfiguration, count: count, logger: logger))
                 } else {
                     result.subscriberRates.append(try await drainWithSubscriber(sessionConfiguration, workload: workload, count: count, logger: logger))
@@ -152,7 +160,7 @@ enum IngestBenchmark {
         // retransmissions can put a few copies more into the session (each a new message to the
         // broker); copies older than the trail are not recognised as duplicates, so `accepted`
         // may exceed `count` by them.
-        guard stats.rejectedTotal == 0, stats.accepted >= count else {
+        guard stats.rejected.total == 0, stats.accepted >= count else {
             throw BenchError("unexpected ingest counts: \(stats)")
         }
         if stats.accepted + stats.duplicates > count {
@@ -160,6 +168,16 @@ enum IngestBenchmark {
         }
         return Double(count) / elapsed.seconds
     }
+}
+
+/// `name` as found on `PATH` (for `INGEST_WRAPPER`), or `name` itself when it holds a slash.
+private func resolvedProgram(_ name: String) throws -> String {
+    if name.contains("/") { return name }
+    for folder in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":") {
+        let path = "\(folder)/\(name)"
+        if FileManager.default.isExecutableFile(atPath: path) { return path }
+    }
+    throw BenchError("\(name) is not on PATH")
 }
 
 /// The commit rates of the history drains, in order (the drain returns the ingest rate).

@@ -16,6 +16,9 @@ struct SubscriberBenchmark: AsyncParsableCommand {
             The positional arguments are the same for every part: [messages] [members], e.g. \
             'SubscriberBenchmark 100000 100000' or 'SubscriberBenchmark ingest 50000'. \
             INGEST_ROUNDS=N in the environment sets the ingest part's rounds (default 3). \
+            For profiling, INGEST_ONLY=subscriber, client or mosquitto_sub makes each round one \
+            drain by that consumer, after a 1 s pause printed on stderr ("draining ..."); with \
+            mosquitto_sub, INGEST_WRAPPER (e.g. 'valgrind --tool=callgrind') runs it under a profiler. \
             See 'SubscriberBenchmark help <part>' for what each part measures.
             """,
         subcommands: [All.self, Ingest.self, Delay.self, Memory.self],

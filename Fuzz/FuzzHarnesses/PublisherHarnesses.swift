@@ -1,3 +1,4 @@
+import CommandLineDialect
 import CommandLineSupport
 import Foundation
 import Publisher

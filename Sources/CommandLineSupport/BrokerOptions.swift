@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineDialect
 import Foundation
 import WhereaboutsMQTT
 
@@ -66,6 +67,21 @@ public struct BrokerOptions: ParsableArguments {
     /// Whether the broker certificate's host name goes unchecked.
     @Flag(help: "Do not check that the broker's certificate names its host. Only for testing.")
     public var tlsInsecure: Bool = false
+
+    /// The config-file keys of these flags (without the old aliases `ca-file`, `cert-file` and
+    /// `key-file`).
+    package static let configKeys: [ConfigKey] = [
+        ConfigKey("broker", .string),
+        .word("broker-kind", BrokerKind.self),
+        ConfigKey("client-id", .string),
+        ConfigKey("username", .string),
+        ConfigKey("password-file", .string),
+        ConfigKey("keep-alive", .integer),
+        ConfigKey("tls-ca-file", .string),
+        ConfigKey("tls-cert-file", .string),
+        ConfigKey("tls-key-file", .string),
+        ConfigKey("tls-insecure", .boolean),
+    ]
 
     /// The first broker URL.
     public func address() throws -> BrokerAddress {

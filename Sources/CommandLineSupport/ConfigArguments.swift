@@ -1,3 +1,4 @@
+import CommandLineDialect
 import ArgumentParser
 
 /// Expands `--config FILE` into the file's arguments, placed before the command line's own, so

@@ -39,6 +39,8 @@ public struct DashboardConfiguration: Sendable, Hashable {
     /// The login check (``Authenticator``, from `--users FILE`); `nil`: the open development
     /// mode, where every route is served to anyone who reaches the port.
     public var login: Authenticator?
+    /// The invite dialog's provisioning (`Invite/`); `nil`: no invite routes, no button.
+    package var invites: InviteDesk?
 
     /// Creates a configuration; every argument has a default.
     public init(

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineDialect
 import Dashboard
 import Foundation
 import Logging
@@ -83,6 +84,22 @@ public struct DashboardOptions: ParsableArguments {
 
     /// Creates the options with their defaults.
     public init() {}
+
+    /// The config-file keys of these flags (without the old aliases `tile-url` and
+    /// `tile-attribution`). `allowed-host`, `allowed-origin` and `cors-origin` take one value in a
+    /// file; give more on the command line.
+    package static let configKeys: [ConfigKey] = [
+        ConfigKey("http-host", .string),
+        ConfigKey("tiles", .string),
+        ConfigKey("tiles-attribution", .string),
+        ConfigKey("leaflet-dir", .string),
+        ConfigKey("allowed-host", .string),
+        ConfigKey("allowed-origin", .string),
+        ConfigKey("cors-origin", .string),
+        ConfigKey("users", .string),
+        ConfigKey("secure-cookie", .boolean),
+        ConfigKey("session-hours", .number),
+    ]
 
     /// Checks the flags: the host is not empty, and a tile URL is an http(s) URL with the `{z}`,
     /// `{x}` and `{y}` placeholders.

@@ -17,8 +17,8 @@ public enum SVGPlot {
         guard let first = track.first else { return svg + "</svg>\n" }
         let projection = LocalProjection(origin: first.coordinate)
         let points = track.map { projection.project($0.coordinate) }
-        let minE = points.map(\.east).min()!, maxE = points.map(\.east).max()!
-        let minN = points.map(\.north).min()!, maxN = points.map(\.north).max()!
+        let minE = points.map(\.east).min() ?? 0, maxE = points.map(\.east).max() ?? 0
+        let minN = points.map(\.north).min() ?? 0, maxN = points.map(\.north).max() ?? 0
         let scale = min((width - 2 * margin) / max(maxE - minE, 1), (mapHeight - margin) / max(maxN - minN, 1))
         func x(_ east: Double) -> Double { margin + (east - minE) * scale }
         func y(_ north: Double) -> Double { margin + mapHeight - (north - minN) * scale }

@@ -14,15 +14,12 @@ enum SecretBox {
     /// Seals `plaintext`: nonce, then ciphertext and tag.
     static func seal(_ plaintext: [UInt8], key: OwnTracksKey) throws(OwnTracksCryptoError) -> [UInt8] {
         guard initialised else { throw .sodiumUnavailable }
-        var box = [UInt8](repeating: 0, count: nonceLength + tagLength + plaintext.count)
-        box.withUnsafeMutableBufferPointer { out in
-            let nonce = out.baseAddress!
-            randombytes_buf(nonce, nonceLength)
-            // crypto_secretbox_easy returns 0; it fails only for messages past SIZE_MAX.
-            _ = crypto_secretbox_easy(
-                nonce + nonceLength, plaintext, UInt64(plaintext.count), nonce, key.bytes)
-        }
-        return box
+        var nonce = [UInt8](repeating: 0, count: nonceLength)
+        randombytes_buf(&nonce, nonceLength)
+        var sealed = [UInt8](repeating: 0, count: tagLength + plaintext.count)
+        // crypto_secretbox_easy returns 0; it fails only for messages past SIZE_MAX.
+        _ = crypto_secretbox_easy(&sealed, plaintext, UInt64(plaintext.count), nonce, key.bytes)
+        return nonce + sealed
     }
 
     /// Opens a box made by ``seal(_:key:)`` or any OwnTracks peer.
@@ -30,13 +27,9 @@ enum SecretBox {
         guard initialised else { throw .sodiumUnavailable }
         guard box.count >= nonceLength + tagLength else { throw .tooShort(bytes: box.count) }
         var plaintext = [UInt8](repeating: 0, count: box.count - nonceLength - tagLength)
-        let status = box.withUnsafeBufferPointer { input in
-            plaintext.withUnsafeMutableBufferPointer { out in
-                crypto_secretbox_open_easy(
-                    out.baseAddress, input.baseAddress! + nonceLength,
-                    UInt64(box.count - nonceLength), input.baseAddress!, key.bytes)
-            }
-        }
+        let nonce = Array(box[..<nonceLength])
+        let sealed = Array(box[nonceLength...])
+        let status = crypto_secretbox_open_easy(&plaintext, sealed, UInt64(sealed.count), nonce, key.bytes)
         guard status == 0 else { throw .authenticationFailed }
         return plaintext
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineDialect
 import WhereaboutsCore
 
 /// The command-line flags that choose reporting policies and set their parameters, shared by
@@ -10,9 +11,30 @@ public struct PolicyOptions: ParsableArguments, Sendable {
     /// Creates the options with every default.
     public init() {}
 
+    /// The config-file keys of these flags (`whereabouts-pub --config`): `policy` takes one of
+    /// the standard policies.
+    package static let configKeys: [ConfigKey] = [
+        ConfigKey("policy", .word(PolicyKind.standard.map(\.rawValue))),
+        ConfigKey("epsilon", .number),
+        ConfigKey("max-silence", .integer),
+        ConfigKey("stationary-speed", .number),
+        ConfigKey("fit-tolerance", .number),
+        ConfigKey("min-speed", .number),
+        ConfigKey("min-filter", .number),
+        ConfigKey("min-interval", .number),
+        ConfigKey("interval", .number),
+        ConfigKey("distance", .number),
+        ConfigKey("significant-distance", .number),
+        ConfigKey("significant-interval", .number),
+        ConfigKey("max-age", .number),
+        ConfigKey("max-accuracy", .number),
+        ConfigKey("max-speed", .number),
+        ConfigKey("future-tolerance", .number),
+    ]
+
     /// The value of `--policy` (its help text says what it does).
     @Option(name: .long, help: ArgumentHelp(
-        "The reporting policies to use, separated by commas: seed, interval, distance, significant, dead-reckoning, bounded (default: all six and optimum in whereabouts-eval, bounded in whereabouts-pub), and for comparison owntracks-move and traccar (those apps' defaults). whereabouts-eval also takes optimum: the fewest dead-reckoning reports that keep the bound, chosen with hindsight.",
+        "The reporting policies to use, separated by commas: \(PolicyKind.standard.map(\.rawValue).joined(separator: ", ")) (default: all six and optimum in whereabouts-eval, bounded in whereabouts-pub), and for comparison owntracks-move and traccar (those apps' defaults). whereabouts-eval also takes optimum: the fewest dead-reckoning reports that keep the bound, chosen with hindsight.",
         valueName: "names"))
     public var policy: String?
 

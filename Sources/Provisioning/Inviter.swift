@@ -60,6 +60,19 @@ package struct Inviter: Sendable {
         var parsed: CirclesFile
         do { parsed = try CirclesFile.parse(yaml: text) } catch { throw ProvisioningError("The circles file \(settings.circlesPath) is not valid: \(error)") }
         let listed = parsed.circles.flatMap(\.members).first { $0.id == id }
+        // iOS keys a friend by as many topic levels as its own publish topic has (owntracks/ios
+        // OwnTracking.m processMessage); a tree's friend topics have three
+        // (`<root>/<user>/<device>`), so a deeper publish topic would split each friend's
+        // location from its card (docs/owntracks.md, "Several circles, several trees").
+        let publishTopic = "\(settings.prefixes.topicPrefix)/\(user)/\(device)"
+        let sharesTrees = parsed.circles.contains { circle in
+            (joining.contains(circle.id) || circle.members.contains { $0.id == id })
+                && circle.ownTracksTree
+        }
+        if sharesTrees, publishTopic.split(separator: "/", omittingEmptySubsequences: false).count != 3 {
+            throw ProvisioningError(
+                "The publish topic \(publishTopic) has more than three levels, so the iOS app would show each friend of the circles' trees twice (location and card apart). Use a one-level topic prefix (--topic-prefix owntracks).")
+        }
         var joined: [String] = []
         for circle in joining where !(parsed.circles.first { $0.id == circle }?.members.contains { $0.id == id } ?? false) {
             text = try CirclesFileText.adding(
@@ -87,14 +100,18 @@ package struct Inviter: Sendable {
         if let secretFile = member.secretFile {
             secret = try MemberSecret.readOrCreate(at: MemberSecret.path(secretFile, circlesPath: settings.circlesPath))
         }
+        let trees = circles.filter(\.ownTracksTree).map { ($0.id, $0.ownTracksTreeRoot(viewPrefix: settings.prefixes.viewPrefix) + "/#") }
         // Accounts come from the parsed file: they need no secret, and another member's secret
         // file may not exist yet (it is made by that member's invite).
         let credentials = try await accounts.provision(member, in: parsed, prefixes: settings.prefixes)
-        let trees = circles.filter(\.ownTracksTree).map { ($0.id, $0.ownTracksTreeRoot(viewPrefix: settings.prefixes.viewPrefix) + "/#") }
         let configuration = AppConfiguration(
             host: settings.host, port: settings.port, tls: settings.tls, username: credentials.username, password: credentials.password,
             clientId: credentials.clientID, deviceId: device, tid: tid,
-            pubTopicBase: "\(settings.prefixes.topicPrefix)/\(user)/\(device)",
+            pubTopicBase: publishTopic,
+            // One space between filters and none around: iOS splits at each whitespace character
+            // and keeps empty pieces (OwnTracksAppDelegate.m connectForcingCleanSession:), Android
+            // splits at each space (MqttConnectionConfiguration.kt); an empty piece would be an
+            // empty topic filter, which the broker answers by closing the connection.
             subTopic: trees.map(\.1).joined(separator: " "), encryptionKey: secret?.secret)
         return Invitation(
             member: id, circles: circles.map(\.id), joined: joined, trees: trees.map(\.0), configuration: configuration,
@@ -128,6 +145,19 @@ package struct Inviter: Sendable {
             if (try? FileManager.default.removeItem(atPath: path)) != nil { done.append("Deleted the secret file \(path).") }
         }
         return done
+    }
+
+    /// The ids of the circles of the circles file that list `user`/`device` now (none for a
+    /// member not listed yet): what an invite or a revoke would hand out or take away, so that a
+    /// caller acting for one circle (the dashboard's invite dialog) can refuse a member who is
+    /// also in circles it does not administer.
+    package func circles(listing user: String, device: String) throws(ProvisioningError) -> [String] {
+        let id = MemberID(user: user, device: device)
+        let parsed: CirclesFile
+        do { parsed = try CirclesFile.parse(yaml: try readCirclesText()) } catch let error as ProvisioningError { throw error } catch {
+            throw ProvisioningError("The circles file \(settings.circlesPath) is not valid: \(error)")
+        }
+        return parsed.circles.filter { $0.members.contains { $0.id == id } }.map(\.id)
     }
 
     private func readCirclesText() throws(ProvisioningError) -> String {

@@ -66,7 +66,12 @@ public final class CommitMark: Sendable {
 
     /// Counts the transaction `db` is in, which added `rows` rows, and writes the mark file once
     /// it commits. Call it inside every write transaction that changed something, last.
+    ///
+    /// It first checks that the file is still the one at the store's path
+    /// (``SQLiteFileCheck/checkInPlace(_:path:)``): a transaction into a deleted or replaced file
+    /// is rolled back with an error instead of committed where nothing will read it.
     public func count(_ db: Database, rows: Int) throws {
+        try SQLiteFileCheck.checkInPlace(db, path: database)
         try db.execute(
             sql: "UPDATE \(table) SET committed_transactions = committed_transactions + 1, committed_rows = committed_rows + ?",
             arguments: [rows])

@@ -1,4 +1,5 @@
 import ArgumentParser
+import EvalKit
 import WhereaboutsCore
 
 /// `--heartbeat`: count the publisher's heartbeats as messages and radio wake-ups.

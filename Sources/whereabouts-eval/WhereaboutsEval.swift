@@ -1,5 +1,5 @@
 import ArgumentParser
-import CommandLineSupport
+import CommandLineDialect
 import EvalKit
 import Foundation
 import Logging
@@ -102,9 +102,7 @@ struct WhereaboutsEval: ParsableCommand {
     }
 
     func run() throws {
-        LoggingSystem.bootstrap(StreamLogHandler.standardError)
-        var logger = Logger(label: "whereabouts-eval")
-        logger.logLevel = verbose ? .debug : .error
+        let logger = LoggingOptions.bootstrap(label: "whereabouts-eval", level: verbose ? .debug : .error)
         var settings = try policies.settings()
         settings.bounded.without = try withoutRules()
         let filter = try policies.filterSettings()

@@ -1,6 +1,5 @@
 import ArgumentParser
-import CommandLineSupport
-import Logging
+import CommandLineDialect
 import WhereaboutsCore
 
 /// The outbox, profiles, battery, metrics and logging.
@@ -47,11 +46,26 @@ struct DaemonOptions: ParsableArguments {
     @Option(help: "The address the metrics port listens on.")
     var metricsAddress: String = "127.0.0.1"
 
-    @Option(help: "The log level: trace, debug, info, notice, warning, error or critical. Positions are logged only at debug and below.")
-    var logLevel: Logger.Level = .info
+    @OptionGroup var logging: LoggingOptions
 
     @Option(help: ArgumentHelp(
         "A YAML config file whose keys are these long flags without the dashes (see docs/publisher.md). Flags on the command line override it.",
         valueName: "path"))
     var config: String?
+
+    /// The config-file keys of these flags (`config` itself is none).
+    static let configKeys: [ConfigKey] = [
+        ConfigKey("outbox", .string),
+        ConfigKey("outbox-max", .integer),
+        ConfigKey("drain-timeout", .number),
+        ConfigKey("max-in-flight", .integer),
+        ConfigKey("receipt-timeout", .number),
+        .word("profile", MonitoringMode.self),
+        ConfigKey("battery-low", .integer),
+        ConfigKey("battery-hysteresis", .integer),
+        ConfigKey("battery-interval", .number),
+        ConfigKey("power-supply-path", .string),
+        ConfigKey("metrics-port", .integer),
+        ConfigKey("metrics-address", .string),
+    ] + LoggingOptions.configKeys
 }

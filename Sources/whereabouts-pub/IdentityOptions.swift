@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineDialect
 
 /// Who is publishing.
 struct IdentityOptions: ParsableArguments {
@@ -15,4 +16,9 @@ struct IdentityOptions: ParsableArguments {
         "The topic location messages are published to. Defaults to owntracks/<user>/<device>, the names exactly as given (upper case included, as the OwnTracks apps do); presence goes to <base>/presence and commands are read from <base>/cmd.",
         valueName: "topic"))
     var topicBase: String?
+
+    /// The config-file keys of these flags.
+    static let configKeys: [ConfigKey] = [
+        ConfigKey("user", .string), ConfigKey("device", .string), ConfigKey("tid", .string), ConfigKey("topic-base", .string),
+    ]
 }

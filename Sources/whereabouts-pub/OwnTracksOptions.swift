@@ -1,5 +1,5 @@
-import CommandLineSupport
 import ArgumentParser
+import CommandLineDialect
 import Foundation
 import OwnTracksCrypto
 import Publisher

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CommandLineSupport
+import CommandLineDialect
 import Publisher
 import WhereaboutsCore
 
@@ -13,12 +13,12 @@ struct PlacesOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "Metres beyond a place's radius a fix must be, at least, to count as having left it: the leave boundary is radius + max(fix accuracy, this margin).",
         valueName: "metres"))
-    var placeMargin: Double = DevicePlaceRules.defaultMargin
+    var placeMargin: Double = PlaceRules.defaultMargin
 
     @Option(help: ArgumentHelp(
         "Seconds the device must stay inside a place before it counts as entered, for places without their own dwell.",
         valueName: "seconds"))
-    var placeDwell: Double = DevicePlaceRules.defaultDwell
+    var placeDwell: Double = PlaceRules.defaultDwell
 
     /// The keys a config file accepts for these options.
     static let configKeys: [ConfigKey] = [
@@ -28,14 +28,14 @@ struct PlacesOptions: ParsableArguments {
     ]
 
     /// The places of the file (none without `--places`) and the rules, checked.
-    func resolve() throws -> (places: [DevicePlace], rules: DevicePlaceRules) {
+    func resolve() throws -> (places: [Place], rules: PlaceRules) {
         guard placeMargin.isFinite, (0...10_000).contains(placeMargin) else {
             throw ValidationError("--place-margin must be between 0 and 10000 metres, not \(placeMargin).")
         }
-        guard placeDwell.isFinite, (0...DevicePlace.maxDwell).contains(placeDwell) else {
+        guard placeDwell.isFinite, (0...Place.maxDwell).contains(placeDwell) else {
             throw ValidationError("--place-dwell must be between 0 and 86400 seconds, not \(placeDwell).")
         }
-        let rules = DevicePlaceRules(margin: placeMargin, dwell: placeDwell)
+        let rules = PlaceRules.device(margin: placeMargin, defaultDwell: placeDwell)
         guard let path = places else { return ([], rules) }
         do {
             return (try PlacesFile.load(path: path), rules)

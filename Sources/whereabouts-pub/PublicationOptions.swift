@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineDialect
 import CommandLineSupport
 import WhereaboutsMQTT
 
@@ -23,6 +24,11 @@ struct PublicationOptions: ParsableArguments {
         presence) goes out when it is due, so subscribers can tell a device standing still from a dead one.
         """)
     var heartbeat: Int = 900
+
+    /// The config-file keys of these flags.
+    static let configKeys: [ConfigKey] = [
+        ConfigKey("qos", .integer), ConfigKey("retain", .boolean), ConfigKey("receipts", .boolean), ConfigKey("heartbeat", .integer),
+    ]
 
     func validate() throws {
         guard (10...86_400).contains(heartbeat) else {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineDialect
 
 /// Where fixes come from.
 struct SourceOptions: ParsableArguments {
@@ -11,4 +12,7 @@ struct SourceOptions: ParsableArguments {
         "How fast a recorded source is replayed: a factor such as 10 (or 10x), realtime, or max for as fast as possible. GPX and the simulator default to realtime; an NMEA file given this flag is replayed instead of read live.",
         valueName: "N|max"))
     var replaySpeed: String?
+
+    /// The config-file keys of these flags.
+    static let configKeys: [ConfigKey] = [ConfigKey("source", .string), ConfigKey("replay-speed", .string)]
 }

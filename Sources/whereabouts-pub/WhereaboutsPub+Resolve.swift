@@ -2,6 +2,7 @@ import ArgumentParser
 import CommandLineSupport
 import Foundation
 import Logging
+import PolicyOptions
 import PositionSources
 import Publisher
 import WhereaboutsCore
@@ -85,7 +86,7 @@ extension WhereaboutsPub {
             outboxMax: daemon.outboxMax, initialProfile: daemon.profile,
             lowBattery: LowBatteryRule(threshold: daemon.batteryLow, hysteresis: daemon.batteryHysteresis),
             batteryInterval: .milliseconds(Int64(daemon.batteryInterval * 1000)), powerSupplyPath: daemon.powerSupplyPath,
-            metricsPort: daemon.metricsPort, metricsAddress: daemon.metricsAddress, logLevel: daemon.logLevel,
+            metricsPort: daemon.metricsPort, metricsAddress: daemon.metricsAddress, logLevel: daemon.logging.logLevel,
             policies: policies.profiles, makeFilter: policies.makeFilter)
         launch.places = devicePlaces.places
         launch.placeRules = devicePlaces.rules
@@ -112,5 +113,20 @@ extension WhereaboutsPub {
         if identity.topicBase != nil, !caseOnly { return }
         let shared = caseOnly ? "" : " With one broker account shared by every device and no per-user access control, give the topic explicitly (--topic-base \(topicBase))."
         throw ValidationError("--username '\(username)' does not match the topic \(topicBase): \(problem) (--user and --username).\(shared)")
+    }
+
+    /// The policies of both profiles and the rejection filters, from the policy flags shared with
+    /// whereabouts-eval: `active` runs the one `--policy` given (bounded by default), `significant`
+    /// runs the significant policy with `--significant-distance` and `--significant-interval`.
+    func makePolicies() throws -> (profiles: ProfilePolicies, makeFilter: @Sendable () -> FixFilter) {
+        _ = try policy.makeSinglePolicy(default: .bounded)  // checks exactly one policy and one epsilon
+        let kind = try policy.kinds(default: [.bounded])[0]
+        let epsilon = try policy.epsilons()[0]
+        let settings = try policy.settings()
+        let filter = try policy.filterSettings()
+        let profiles = ProfilePolicies(
+            active: { settings.makePolicy(kind, epsilon: epsilon) },
+            significant: { settings.makePolicy(.significant) })
+        return (profiles, { FixFilter(settings: filter) })
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineDialect
 import CommandLineSupport
 import Foundation
 import Logging
@@ -37,9 +38,7 @@ struct WhereaboutsPub: AsyncParsableCommand {
 
     func run() async throws {
         let launch = try resolve()
-        LoggingSystem.bootstrap(StreamLogHandler.standardError)
-        var logger = Logger(label: "whereabouts-pub")
-        logger.logLevel = launch.logLevel
+        let logger = LoggingOptions.bootstrap(label: "whereabouts-pub", level: launch.logLevel)
         for warning in policy.ineffectiveFlagWarnings { logger.warning("\(warning)") }
         if let key = launch.settings.encryptionKey {
             logger.info("Encrypting every payload but the wills (OwnTracks secretbox).")
@@ -55,9 +54,15 @@ struct WhereaboutsPub: AsyncParsableCommand {
         }
     }
 
+    /// The keys a `--config` file accepts: every long flag except `--config`, `--help` and
+    /// `--version`, each declared by the option group that holds the flag.
+    static let configKeys: [ConfigKey] = SourceOptions.configKeys + IdentityOptions.configKeys + BrokerOptions.configKeys
+        + PublicationOptions.configKeys + DaemonOptions.configKeys + OwnTracksOptions.configKeys + PlacesOptions.configKeys
+        + PolicyOptions.configKeys
+
     /// Reads the config file (if any), then parses it followed by the command line, so flags win;
     /// a bad command line or config file exits with code 2 and a message naming the problem.
     static func main() async {
-        await mainWithUsageExitStatus(preparingArguments: { try ConfigArguments.expand($0, keys: ConfigKeys.all) })
+        await mainWithUsageExitStatus(preparingArguments: { try ConfigArguments.expand($0, keys: configKeys) })
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Subscriber
+import CommandLineDialect
 import CommandLineSupport
 import Foundation
 import Provisioning
@@ -48,8 +49,7 @@ struct DynsecCommand: AsyncParsableCommand {
 
     @OptionGroup var prefixes: TopicPrefixOptions
 
-    @Option(help: "The log level: trace, debug, info, notice, warning, error or critical.")
-    var logLevel: Logger.Level = .info
+    @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
         guard brokerOptions.username != nil else {
@@ -67,7 +67,7 @@ struct DynsecCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let logger = bootstrapLogging(level: logLevel)
+        let logger = logging.bootstrap(label: "whereabouts-sub")
         let admin = brokerOptions.username ?? ""
         let file: CirclesFile
         do { file = try CirclesFile.load(path: circles) } catch {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineDialect
 import CommandLineSupport
 import Foundation
 import Logging
@@ -96,7 +97,7 @@ struct InviteCommand: AsyncParsableCommand {
 
     @OptionGroup var prefixes: TopicPrefixOptions
 
-    @Option(help: "The log level: trace, debug, info, notice, warning, error or critical.")
+    @Option(help: "The log level: \(Logger.Level.valueList(conjunction: "or")).")
     var logLevel: Logger.Level = .warning
 
     func validate() throws {
@@ -130,7 +131,7 @@ struct InviteCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let logger = bootstrapLogging(level: logLevel)
+        let logger = LoggingOptions.bootstrap(label: "whereabouts-sub", level: logLevel)
         let address = try appAddress()
         let roles = AccountStore.Roles(subscriberUsers: subscriberUser, operatorUsers: operatorUser)
         var admin: MQTTClient?

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Subscriber
+import CommandLineDialect
 import CommandLineSupport
 import Dashboard
 import DashboardOptions
@@ -35,6 +36,8 @@ struct RunCommand: AsyncParsableCommand {
     var httpPort: Int?
 
     @OptionGroup var dashboardOptions: DashboardOptions
+
+    @OptionGroup var inviteOptions: DashboardInviteOptions
 
     @OptionGroup var prefixes: TopicPrefixOptions
 
@@ -139,118 +142,83 @@ struct RunCommand: AsyncParsableCommand {
         """)
     var receipts: Bool = true
 
-    @Option(help: "The log level: trace, debug, info, notice, warning, error or critical.")
-    var logLevel: Logger.Level = .info
+    @OptionGroup var logging: LoggingOptions
+
+    /// The keys a `--config` file accepts: every long flag except `--config`, `--help` and
+    /// `--version` (and the old aliases of the broker and dashboard flags), each declared beside
+    /// its flag: this command's own here, the rest by its option groups.
+    static let configKeys: [ConfigKey] = [
+        ConfigKey("circles", .string),
+        ConfigKey("http-port", .integer),
+        ConfigKey("view-interval", .number),
+        ConfigKey("stale-timeout", .number),
+        ConfigKey("overdue-grace", .number),
+        ConfigKey("gone-after-days", .number),
+        ConfigKey("trail-length", .integer),
+        ConfigKey("trail-minutes", .integer),
+        ConfigKey("max-payload", .integer),
+        ConfigKey("future-tolerance", .integer),
+        ConfigKey("max-accuracy", .integer),
+        ConfigKey("max-speed", .number),
+        ConfigKey("live-window", .number),
+        ConfigKey("place-margin", .number),
+        ConfigKey("place-dwell", .number),
+        ConfigKey("state-file", .string),
+        ConfigKey("history", .string),
+        ConfigKey("history-days", .integer),
+        ConfigKey("history-circle-days", .string),
+        ConfigKey("history-max-mb", .integer),
+        ConfigKey("shard", .string),
+        ConfigKey("receipts", .boolean),
+    ] + BrokerOptions.configKeys + DashboardOptions.configKeys + TopicPrefixOptions.configKeys + LoggingOptions.configKeys
+        + DashboardInviteOptions.configKeys
 
     func validate() throws {
-        if let httpPort, !(1...65535).contains(httpPort) { throw ValidationError("--http-port must be in 1...65535.") }
-        guard viewInterval > 0, viewInterval.isFinite else { throw ValidationError("--view-interval must be above 0 seconds.") }
-        guard staleTimeout > 0, staleTimeout.isFinite else { throw ValidationError("--stale-timeout must be above 0 seconds.") }
-        guard trailLength >= 1 else { throw ValidationError("--trail-length must be at least 1.") }
-        guard trailMinutes >= 0 else { throw ValidationError("--trail-minutes must not be negative.") }
-        guard maxPayload >= 256 else { throw ValidationError("--max-payload must be at least 256 bytes.") }
-        guard futureTolerance >= 0 else { throw ValidationError("--future-tolerance must not be negative.") }
-        guard maxAccuracy >= 0 else { throw ValidationError("--max-accuracy must not be negative (0 accepts any accuracy).") }
-        guard maxSpeed >= 0, maxSpeed.isFinite else { throw ValidationError("--max-speed must not be negative (0 switches the check off).") }
-        guard liveWindow >= 0, liveWindow.isFinite else { throw ValidationError("--live-window must not be negative.") }
-        guard overdueGrace >= 0, overdueGrace <= 86_400 else { throw ValidationError("--overdue-grace must be 0 to 86400 seconds.") }
-        guard goneAfterDays > 0, goneAfterDays <= 3_650 else { throw ValidationError("--gone-after-days must be above 0 and at most 3650.") }
-        guard placeMargin >= 0, placeMargin <= 10_000 else { throw ValidationError("--place-margin must be 0 to 10000 metres.") }
-        guard placeDwell >= 0, placeDwell <= 86_400 else { throw ValidationError("--place-dwell must be 0 to 86400 seconds.") }
-        if let stateFile, stateFile.isEmpty { throw ValidationError("--state-file must name a file, or be `none`.") }
-        do { _ = try Shard(parsing: shard) } catch { throw ValidationError(error.description) }
-        guard historyDays >= 0 else { throw ValidationError("--history-days must not be negative (0 keeps locations for ever).") }
-        if let historyMaxMb, historyMaxMb < 1 { throw ValidationError("--history-max-mb must be at least 1.") }
-        _ = try Self.circleDays(historyCircleDays)
-        if history == nil, historyCircleDays != nil || historyMaxMb != nil {
-            throw ValidationError("--history-circle-days and --history-max-mb need --history FILE.")
+        if inviteOptions.inviteAccounts != nil, httpPort == nil || dashboardOptions.usersFile == nil {
+            throw ValidationError("--invite-accounts serves the dashboard's invite dialog to circle admins: give --http-port and --users too.")
         }
-        if let history, history.isEmpty { throw ValidationError("--history must name a file.") }
-        do { try CirclesFile.load(path: circles).check(for: brokerOptions.brokerKind) } catch {
-            throw ValidationError("The circles file \(circles) is not valid: \(error)")
-        }
+        _ = try resolve()
     }
 
     func run() async throws {
-        let logger = bootstrapLogging(level: logLevel)
-        let shard = try Shard(parsing: shard)
-        let file = try CirclesFile.load(path: circles)
-        let settings = ViewSettings(
-            staleTimeout: staleTimeout, trailLength: trailLength, trailDuration: trailMinutes * 60,
-            futureTolerance: futureTolerance, maxPayloadBytes: maxPayload, liveWindow: liveWindow,
-            placeRules: PlaceRules(margin: placeMargin, defaultDwell: placeDwell),
-            overdueGrace: overdueGrace, goneAfter: goneAfterDays * 86_400,
-            maxAccuracy: maxAccuracy > 0 ? maxAccuracy : nil, maxImpliedSpeed: maxSpeed > 0 ? maxSpeed : nil)
-        let store = CircleViewStore(circles: file, shard: shard, settings: settings, viewInterval: viewInterval, logger: logger)
-        let defaultClientID = shard.count == 1 ? "whereabouts-sub" : "whereabouts-sub-\(shard.index)-of-\(shard.count)"
-        let mqtt = try brokerOptions.mqttConfiguration(defaultClientID: defaultClientID)
-        let statusPath = try Self.statusPath(stateFile, clientID: mqtt.clientID)
-        var configuration = SubscriberConfiguration(
-            viewPrefix: prefixes.viewPrefix, topicPrefix: prefixes.topicPrefix, viewInterval: viewInterval, settings: settings,
-            circlesPath: circles, statusPath: statusPath)
-        configuration.brokerKind = brokerOptions.brokerKind
-        configuration.receipts = receipts
-        // NATS makes each QoS 1 subscription a JetStream consumer: two wildcards, not two per member.
-        if brokerOptions.brokerKind == .nats { configuration.subscription = .wildcard }
+        let launch = try resolve()
+        let logger = LoggingOptions.bootstrap(label: "whereabouts-sub", level: launch.logLevel)
+        if stateFile == nil, let statusPath = launch.configuration.statusPath {  // the default place
+            try FileManager.default.createDirectory(
+                atPath: (statusPath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        }
+        let store = CircleViewStore(
+            circles: launch.circles, shard: launch.shard, settings: launch.configuration.settings,
+            viewInterval: launch.configuration.viewInterval, logger: logger)
         var historyWriter: HistoryWriter?
-        if let history {
-            let retention = HistoryRetention(
-                days: historyDays, circleDays: try Self.circleDays(historyCircleDays), maxBytes: historyMaxMb.map { $0 * 1_048_576 })
+        if let history = launch.history {
             do {
-                historyWriter = HistoryWriter(store: try HistoryStore(path: history, logger: logger), retention: retention, views: store, logger: logger)
+                historyWriter = HistoryWriter(
+                    store: try HistoryStore(path: history.path, logger: logger), retention: history.retention, views: store, logger: logger)
             } catch {
                 logger.critical("\(error)")
                 throw ExitCode(1)
             }
         }
         var services: [any Service] = []
-        if let httpPort {
-            var dashboard = dashboardOptions.configuration(port: httpPort)
+        if var dashboard = launch.dashboard {
             dashboard.history = historyWriter?.store  // the OwnTracks Recorder API, with --history
             do { dashboard.login = try dashboardOptions.authenticator(logger: logger) } catch {  // --users
                 logger.critical("\(error)")
                 throw ExitCode(1)
             }
+            dashboard.invites = try inviteOptions.desk(circlesPath: circles, broker: brokerOptions, prefixes: prefixes)  // --invite-accounts
             services.append(DashboardService(source: store, configuration: dashboard, logger: logger))
         }
         let app = SubscriberApp(
-            store: store, mqtt: mqtt, configuration: configuration, services: services, history: historyWriter, logger: logger)
+            store: store, mqtt: launch.mqtt, configuration: launch.configuration, services: services, history: historyWriter,
+            logger: logger)
         let broker = brokerOptions.broker
+        let shard = launch.shard
+        let statusPath = launch.configuration.statusPath
         try await app.run { _ in
             logger.info("Connected to the broker.", metadata: ["whereabouts.broker": "\(broker)", "whereabouts.shard": "\(shard)"])
             if let statusPath { logger.info("Keeping member statuses.", metadata: ["whereabouts.file": "\(statusPath)"]) }
         }
-    }
-
-    /// The `--history-circle-days` pairs by circle id.
-    static func circleDays(_ option: String?) throws -> [String: Int] {
-        guard let option else { return [:] }
-        var days: [String: Int] = [:]
-        for pair in option.split(separator: ",", omittingEmptySubsequences: true) {
-            let parts = pair.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            guard parts.count == 2, !parts[0].isEmpty, let value = Int(parts[1]), value >= 0 else {
-                throw ValidationError("--history-circle-days: \"\(pair)\" is not id=days with days 0 or more (family=365,work=7).")
-            }
-            days[parts[0]] = value
-        }
-        return days
-    }
-
-    /// The status file: the option's value, `nil` for `none`, or the default location (its
-    /// directory created).
-    static func statusPath(_ option: String?, clientID: String) throws -> String? {
-        if option == "none" { return nil }
-        if let option { return option }
-        let environment = ProcessInfo.processInfo.environment
-        let directory: String
-        if let state = environment["STATE_DIRECTORY"]?.split(separator: ":").first, !state.isEmpty {
-            directory = String(state)
-        } else {
-            let base = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-                ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/state")
-            directory = (base as NSString).appendingPathComponent("whereabouts")
-        }
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        return (directory as NSString).appendingPathComponent("\(clientID).status.json")
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineDialect
 
 /// Where the members publish and where the subscriber's views live: the topic layout that `run`,
 /// `acl`, `dynsec` and `invite` must agree on, declared once so that all four spell and default
@@ -9,4 +10,7 @@ struct TopicPrefixOptions: ParsableArguments {
 
     @Option(help: "The first topic level of the members' OwnTracks topics.")
     var topicPrefix: String = "owntracks"
+
+    /// The config-file keys of these flags.
+    static let configKeys: [ConfigKey] = [ConfigKey("view-prefix", .string), ConfigKey("topic-prefix", .string)]
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandLineDialect
 import CommandLineSupport
 
 /// `whereabouts-sub`: keeps each circle's membership view and serves it to dashboards.
@@ -11,9 +12,9 @@ struct WhereaboutsSub: AsyncParsableCommand {
             // The file holds `run`'s options: expand it only for `run` (named or the default).
             if let first = arguments.first, ["acl", "dynsec", "passwd", "invite"].contains(first) { return arguments }
             if arguments.first == "run" {
-                return ["run"] + (try ConfigArguments.expand(Array(arguments.dropFirst()), keys: SubscriberConfigKeys.all))
+                return ["run"] + (try ConfigArguments.expand(Array(arguments.dropFirst()), keys: RunCommand.configKeys))
             }
-            return try ConfigArguments.expand(arguments, keys: SubscriberConfigKeys.all)
+            return try ConfigArguments.expand(arguments, keys: RunCommand.configKeys)
         })
     }
 

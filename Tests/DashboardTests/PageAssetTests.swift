@@ -24,7 +24,7 @@ struct PageAssetTests {
             let files = Self.references(in: html)
             #expect(files == [
                 "assets/leaflet/leaflet.css", "assets/dashboard.css", "assets/leaflet/leaflet.js",
-                "assets/display.js", "assets/map.js", "assets/members.js", "assets/live.js", "assets/history.js",
+                "assets/display.js", "assets/map.js", "assets/members.js", "assets/live.js", "assets/history.js", "assets/invite.js",
             ])
             for file in files {
                 let etag = try await client.execute(uri: "/" + file, method: .get) { response in

@@ -5,6 +5,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import Testing
+import WhereaboutsCore
 
 /// The map as a user handles it, in real headless Chromium: Leaflet's drag and pinch, the
 /// page's Content-Security-Policy against what Leaflet and the page actually load, and the page

@@ -8,6 +8,7 @@ import HummingbirdWSTesting
 import Logging
 import Testing
 import WhereaboutsTestSupport
+import WhereaboutsCore
 
 @Suite("Dashboard WebSocket pushes")
 struct WebSocketTests {

@@ -20,6 +20,7 @@ non-empty message (and every --wait-empty one an empty one), 3 when refused, 4 o
 import argparse
 import base64
 import json
+import re
 import sys
 import threading
 import time
@@ -92,7 +93,13 @@ def main():
             done.set()
             return
         if config.get("sub"):
-            filters = config["subTopic"].split(" ")
+            if arguments.shape == "android":
+                # MqttConnectionConfiguration.kt: subTopic.split(" ").toSortedSet()
+                filters = sorted(set(config["subTopic"].split(" ")))
+            else:
+                # OwnTracksAppDelegate.m connectForcingCleanSession: componentsSeparatedByCharactersInSet:
+                # whitespaceCharacterSet, which keeps the empty pieces between two separators
+                filters = re.split(r"[ \t]", config["subTopic"])
             client.subscribe([(f, config["subQos"]) for f in filters])
 
     def on_message(client, userdata, message):

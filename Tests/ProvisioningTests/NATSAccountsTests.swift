@@ -30,6 +30,10 @@ struct NATSAccountsTests {
         #expect(text.contains(#"user: "alice", password: "kept-password""#))
         #expect(text.contains(#"publish: { allow: ["owntracks.bob", "owntracks.bob.>"] }"#))
         #expect(text.contains(#"publish: { deny: [">"] }"#), "the operator reads only")
+        // Receipts (docs/receipts.md): the subscriber writes them, each member reads its own.
+        #expect(text.contains(#"publish: { allow: ["whereabouts.circles", "whereabouts.circles.>", "whereabouts.receipts", "whereabouts.receipts.>"] }"#))
+        #expect(text.contains(#"subscribe: { allow: ["owntracks.bob", "owntracks.bob.>", "whereabouts.receipts.bob", "whereabouts.receipts.bob.>", "#))
+        #expect(!text.contains(#""whereabouts.receipts.alice", "whereabouts.receipts.alice.>", "whereabouts.receipts.bob"#))
         #expect(!text.contains(#"allow: ["owntracks.alice", "owntracks.alice.>", "owntracks.bob"#))
         let generated = try String(contentsOf: directory.appendingPathComponent("bob"), encoding: .utf8).trimmingCharacters(in: .newlines)
         #expect(generated.count == 24 && text.contains(#"user: "bob", password: "\#(generated)""#))

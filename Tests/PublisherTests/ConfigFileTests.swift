@@ -1,3 +1,4 @@
+import CommandLineDialect
 import CommandLineSupport
 import Testing
 import WhereaboutsTestSupport

@@ -142,7 +142,7 @@ struct PlacesTests {
         let path = dir.path("places-alice-phone.json")
         let store = WaypointStore(path: path, logger: Logger(label: "test"))
         #expect(store.load() == WaypointStore.Contents())
-        let place = DevicePlace(name: "Gym", lat: 1, lon: 2, radius: 40, tst: 1_700_000_000, origin: .command)
+        let place = Place(name: "Gym", lat: 1, lon: 2, radius: 40, waypoint: Place.Waypoint(tst: 1_700_000_000, origin: .command))
         #expect(store.save(WaypointStore.Contents(waypoints: [place], inside: ["gym"])))
         #expect(store.load().waypoints == [place])
         #expect(store.load().inside == ["gym"])
@@ -164,7 +164,7 @@ struct PlacesTests {
         var settings = PublisherSettings(tid: "al", topicBase: "owntracks/alice/phone")
         settings.heartbeat = 900
         let places = DevicePlaces(
-            filePlaces: try PlacesFile.parse(Self.placesYAML), rules: DevicePlaceRules(margin: 25, dwell: dwell),
+            filePlaces: try PlacesFile.parse(Self.placesYAML), rules: PlaceRules.device(margin: 25, defaultDwell: dwell),
             store: WaypointStore(path: dir.path("places.json"), logger: Logger(label: "test")), logger: Logger(label: "test"))
         let reporter = Reporter(
             settings: settings, filter: FixFilter(settings: FixFilter.Settings(maxAge: nil)),
@@ -206,7 +206,7 @@ struct PlacesTests {
         #expect(enter["wtst"] as? Int == 0)
         #expect(enter["acc"] as? Int == 8)
         #expect(enter["lat"] as? Double == 52.6638 && enter["lon"] as? Double == -8.6267)
-        #expect(enter["rid"] as? String == DevicePlace.derivedRID(name: "Home", tst: 0))
+        #expect(enter["rid"] as? String == Place.derivedRID(name: "Home", tst: 0))
         let atHome = try JSONDecoder().decode(LocationMessage.self, from: entries[1].payload)
         #expect(atHome.t == "c" && atHome.m == 1 && atHome.inregions == ["Home"] && atHome.inrids?.count == 1)
         let leave = try JSONSerialization.jsonObject(with: entries[2].payload) as? [String: Any] ?? [:]
@@ -298,7 +298,7 @@ struct PlacesTests {
             return "\(message.tst) \(message.t ?? "-") m\(message.m ?? 0)"
         }
         var policy = PlaceProfilePolicy(
-            places: try PlacesFile.parse(Self.placesYAML), rules: DevicePlaceRules(margin: 25, dwell: 0),
+            places: try PlacesFile.parse(Self.placesYAML), rules: PlaceRules.device(margin: 25, defaultDwell: 0),
             active: { IntervalPolicy() }, significant: { SignificantPolicy() })
         var modes: [String] = []
         for fix in fixes {

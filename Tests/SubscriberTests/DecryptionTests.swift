@@ -153,7 +153,7 @@ struct DecryptionTests {
         #expect(alice.fix?.lat == 52.5)
         let bob = try await rig.probe.member("family", "bob", "phone") { $0.status == .online }
         #expect(bob.fix == nil)
-        #expect(await rig.subscriber.store.statistics().rejectedTotal == 0)
+        #expect(await rig.subscriber.store.statistics().rejected.total == 0)
         await rig.stop()
     }
 }

@@ -38,7 +38,7 @@ struct SubscriberIntegrationTests {
                 #expect(view.trail.last == TrailPoint(tst: expected.tst, lat: expected.lat, lon: expected.lon))
             }
         }
-        #expect(await subscriber.store.statistics().rejectedTotal == 0)
+        #expect(await subscriber.store.statistics().rejected.total == 0)
         await rig.stop()
     }
 
@@ -167,7 +167,7 @@ struct SubscriberIntegrationTests {
         let alice = try await probe.member("carpool", "alice", "phone") { $0.fix?.tst == now }
         #expect(alice.fix?.lat == 52.7)
         let stats = await subscriber.store.statistics()
-        #expect(stats.rejectedTotal == 1000)
+        #expect(stats.rejected.total == 1000)
         #expect(stats.rejected["oversize"] == 100)
         #expect(stats.rejected["malformed_json"] == 400)
         #expect(stats.accepted == 1)

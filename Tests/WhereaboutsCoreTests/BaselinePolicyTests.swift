@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import EvalKit
 import WhereaboutsCore
 
 struct BaselinePolicyTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import EvalKit
 import WhereaboutsCore
 
 /// Heartbeats counted as the publisher sends them: after every `interval` of silence.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import EvalKit
 @testable import WhereaboutsCore
 
 /// The extrapolation horizon (`ms`) that `bounded` shortens while a device brakes to a stop, the

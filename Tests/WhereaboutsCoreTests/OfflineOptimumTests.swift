@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import EvalKit
 @testable import WhereaboutsCore
 
 /// The offline optimum: never more reports than dead reckoning, always within the bound, and

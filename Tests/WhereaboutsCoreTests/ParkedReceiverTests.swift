@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import EvalKit
 import WhereaboutsCore
 
 /// Issue 12, item 4: a parked receiver costs few reports. Shaped as the corpus's moored boat

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import EvalKit
 @testable import WhereaboutsCore
 
 /// The turning estimator: while it has predicted best, reports carry a turn rate (`tr`) and the

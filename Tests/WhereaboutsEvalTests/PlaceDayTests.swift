@@ -1,6 +1,7 @@
 import Foundation
 import PositionSources
 import Testing
+import EvalKit
 import WhereaboutsCore
 
 /// The simulated working day and the place rule as a policy (what `PlaceDayBenchmark` measures).
@@ -14,8 +15,8 @@ struct PlaceDayTests {
         var filter = FixFilter()
         let track = day.fixes.filter { filter.accept($0, now: $0.time) }
         let places = [
-            DevicePlace(name: "Home", lat: day.home.latitude, lon: day.home.longitude, radius: 100, profile: .significant, profileOnLeave: .active),
-            DevicePlace(name: "Work", lat: day.work.latitude, lon: day.work.longitude, radius: 150, profile: .significant, profileOnLeave: .active),
+            Place(name: "Home", lat: day.home.latitude, lon: day.home.longitude, radius: 100, profile: .significant, profileOnLeave: .active),
+            Place(name: "Work", lat: day.work.latitude, lon: day.work.longitude, radius: 150, profile: .significant, profileOnLeave: .active),
         ]
         var policy = PlaceProfilePolicy(places: places, active: { IntervalPolicy() }, significant: { SignificantPolicy() })
         let reports = Evaluator.reports(of: &policy, on: track)

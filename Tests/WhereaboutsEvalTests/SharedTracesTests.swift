@@ -34,7 +34,7 @@ struct SharedTracesTests {
 
     /// bounded(50m)'s reports per shared track since issue 12 (BENCHMARKS.md); regression values,
     /// no longer the yardstick (the corpus is).
-    static let boundedReports = ["around-visnjan-with-car.gpx": 17, "bus-limerick.gpx": 130, "cerknicko-jezero.gpx": 45,
+    static let boundedReports = ["around-visnjan-with-car.gpx": 17, "bus-limerick.gpx": 129, "cerknicko-jezero.gpx": 45,
                                  "korita-zbevnica.gpx": 74, "sailboat-zeus.nmea": 2]
 
     @Test("bounded(50m) keeps the live error within 50 m on every track, and needs fewer reports than dead reckoning over the five")
@@ -49,8 +49,10 @@ struct SharedTracesTests {
             let seed = try #require(policies["seed"])
             #expect(bounded.predictMax <= 50, "\(file)")
             #expect(bounded.reports == Self.boundedReports[file], "\(file)")
-            // around-visnjan ties with seed (17); the bus ride needs 130 against dead reckoning's 126 (the
-            // leave-one-dataset-out policy of issue 28 trades it for fewer reports on the corpus).
+            // around-visnjan ties with seed (17); the bus ride needs 129 against dead reckoning's 126:
+            // no rule of bounded, switched off alone, brings it to 126 (the best, 127, is without
+            // stationarySpeed, which pays off on left-out data), and a rule for this one track would
+            // be fitted to it (docs/policies.md, "Why each rule is there").
             #expect(bounded.reports <= seed.reports, "\(file)")
             boundedTotal += bounded.reports
             plainTotal += plain.reports

@@ -60,6 +60,7 @@ enum DashboardRouter {
             }
             return try JSONBody.response(MemberTrail(circle: id, user: user, device: device, trail: trail))
         }
+        addInviteRoutes(to: router, desk: configuration.invites)  // the invite dialog (Invite/)
         addSubscriberRoutes(to: router, source: source, login: configuration.login)  // /metrics and card faces (SubscriberRoutes.swift)
         if let history = configuration.history {  // Recorder/
             addRecorderRoutes(to: router, history: history, source: source)

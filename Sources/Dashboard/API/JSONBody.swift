@@ -7,7 +7,7 @@ enum JSONBody {
     static func response(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
         Response(
             status: status,
-            headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            headers: [.contentType: ResponseHeaderValues.json, .cacheControl: "no-store"],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: try encode(value)))
         )
     }

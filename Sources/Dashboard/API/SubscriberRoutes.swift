@@ -17,7 +17,7 @@ extension DashboardRouter {
             if let login { text.writeString(login.metricsText()) }
             return Response(
                 status: .ok,
-                headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
+                headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],  // two parameters: more than MediaType holds
                 body: ResponseBody(byteBuffer: text))
         }
         router.get("/api/circles/:id/members/:user/:device/face") { request, context in

@@ -8,7 +8,8 @@ public struct Account: Sendable, Hashable {
     /// The ids of the circles the account belongs to; `nil`: derived from the circles file.
     public var circles: [String]?
     /// The ids of the circles the account administers: it may read the history of their members
-    /// whose positions the circle shows exactly.
+    /// whose positions the circle shows exactly, and invite phones to them from the dashboard
+    /// (Invite/DashboardRouter+Invites.swift).
     public var admin: [String]
 
     /// Creates an account.

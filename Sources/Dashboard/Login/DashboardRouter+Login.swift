@@ -106,8 +106,8 @@ extension DashboardRouter {
         return Response(
             status: status,
             headers: [
-                .contentType: "text/html; charset=utf-8", .cacheControl: "no-store", .xContentTypeOptions: "nosniff",
-                .contentSecurityPolicy: "default-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+                .contentType: ResponseHeaderValues.html, .cacheControl: "no-store", .xContentTypeOptions: "nosniff",
+                .contentSecurityPolicy: ResponseHeaderValues.loginPolicy,
             ],
             body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
     }

@@ -11,7 +11,7 @@ import SystemSupport
 ///       bob:
 ///         password: "$2b$12$..."
 ///         circles: [family, work]    # optional; default: every circle with a member whose user is bob
-///         admin: [family]            # optional; circles whose members' history bob may read
+///         admin: [family]            # optional; circles whose members' history bob may read, and where he may invite
 ///
 /// Unknown keys, wrong types and hashes that are not bcrypt are errors that name the user and key.
 public struct UsersFile: Sendable, Hashable {

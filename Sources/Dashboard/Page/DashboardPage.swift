@@ -37,10 +37,9 @@ struct DashboardPage: Sendable {
             "members.js": PageAsset(named: "members.js", bytes: PackageResources.members_js),
             "live.js": PageAsset(named: "live.js", bytes: PackageResources.live_js),
             "history.js": PageAsset(named: "history.js", bytes: PackageResources.history_js),
+            "invite.js": PageAsset(named: "invite.js", bytes: PackageResources.invite_js),
         ]
-        let tiles = configuration.tileURLTemplate.map { " " + Self.tileSource($0) } ?? ""
-        contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; "
-            + "img-src 'self' data:\(tiles); connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+        contentSecurityPolicy = ResponseHeaderValues.pagePolicy(tileSource: configuration.tileURLTemplate.map(Self.tileSource))
     }
 
     /// The CSP source that admits a tile template's server: `https://*.tile.example.org` for

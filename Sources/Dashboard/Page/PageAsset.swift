@@ -48,12 +48,12 @@ struct PageAsset: Sendable {
     /// The content type for a file name's extension; `application/octet-stream` when unknown.
     static func contentType(forFileNamed name: String) -> String {
         switch name.split(separator: ".").last.map({ $0.lowercased() }) {
-        case "html": "text/html; charset=utf-8"
-        case "js": "text/javascript; charset=utf-8"
-        case "css": "text/css; charset=utf-8"
-        case "png": "image/png"
-        case "svg": "image/svg+xml"
-        default: "application/octet-stream"
+        case "html": ResponseHeaderValues.html
+        case "js": ResponseHeaderValues.javaScript
+        case "css": ResponseHeaderValues.css
+        case "png": ResponseHeaderValues.png
+        case "svg": ResponseHeaderValues.svg
+        default: ResponseHeaderValues.binary
         }
     }
 }

@@ -117,7 +117,7 @@ extension DashboardRouter {
     private static func jsonResponse(_ body: ByteBuffer) -> Response {
         Response(
             status: .ok,
-            headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            headers: [.contentType: ResponseHeaderValues.json, .cacheControl: "no-store"],
             body: ResponseBody(byteBuffer: body))
     }
 
@@ -126,7 +126,7 @@ extension DashboardRouter {
         let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
         return Response(
             status: .ok,
-            headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+            headers: [.contentType: ResponseHeaderValues.json, .cacheControl: "no-store"],
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 }

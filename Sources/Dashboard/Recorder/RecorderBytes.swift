@@ -15,15 +15,14 @@ import NIOCore
 /// Every write checks the reserved room (`precondition`): a caller that reserved too little
 /// stops the process rather than writing past the buffer.
 struct RecorderBytes: TextOutputStream {
-    private let base: UnsafeMutableRawPointer
-    private let capacity: Int
+    private let buffer: UnsafeMutableRawBufferPointer
+    private var capacity: Int { buffer.count }
     /// The bytes written so far.
     private(set) var count = 0
 
     /// Writes into `buffer`, which must stay valid while this is used.
     init(_ buffer: UnsafeMutableRawBufferPointer) {
-        base = buffer.baseAddress!
-        capacity = buffer.count
+        self.buffer = buffer
     }
 
     /// Reserves at least `bound` bytes at the end of `buffer`, lets `body` write at most that
@@ -43,15 +42,15 @@ struct RecorderBytes: TextOutputStream {
     /// One byte.
     mutating func byte(_ value: UInt8) {
         room(1)
-        base.storeBytes(of: value, toByteOffset: count, as: UInt8.self)
+        buffer.storeBytes(of: value, toByteOffset: count, as: UInt8.self)
         count += 1
     }
 
     /// The bytes of `bytes`.
     mutating func bytes(_ bytes: UnsafeRawBufferPointer) {
-        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        guard !bytes.isEmpty else { return }
         room(bytes.count)
-        (base + count).copyMemory(from: source, byteCount: bytes.count)
+        UnsafeMutableRawBufferPointer(rebasing: buffer[count..<(count + bytes.count)]).copyMemory(from: bytes)
         count += bytes.count
     }
 
@@ -80,14 +79,15 @@ struct RecorderBytes: TextOutputStream {
     mutating func repeatWritten(from offset: Int, count length: Int) {
         precondition(offset >= 0 && offset + length <= count, "RecorderBytes: repeating bytes not written")
         room(length)
-        (base + count).copyMemory(from: base + offset, byteCount: length)
+        UnsafeMutableRawBufferPointer(rebasing: buffer[count..<(count + length)])
+            .copyMemory(from: UnsafeRawBufferPointer(rebasing: buffer[offset..<(offset + length)]))
         count += length
     }
 
     /// Replaces the byte written at `offset`.
     mutating func replace(at offset: Int, with value: UInt8) {
         precondition(offset >= 0 && offset < count, "RecorderBytes: replacing a byte not written")
-        base.storeBytes(of: value, toByteOffset: offset, as: UInt8.self)
+        buffer.storeBytes(of: value, toByteOffset: offset, as: UInt8.self)
     }
 
     /// `value` in decimal.
@@ -104,7 +104,7 @@ struct RecorderBytes: TextOutputStream {
         var index = count + digits
         repeat {
             index -= 1
-            base.storeBytes(of: UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10), toByteOffset: index, as: UInt8.self)
+            buffer.storeBytes(of: UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10), toByteOffset: index, as: UInt8.self)
             magnitude /= 10
         } while magnitude > 0
         count += digits

@@ -21,11 +21,11 @@ enum RecorderFormat: String, CaseIterable, Sendable {
     /// The `Content-Type` served.
     var contentType: String {
         switch self {
-        case .json, .linestring: "application/json; charset=utf-8"
-        case .geojson: "application/geo+json; charset=utf-8"
-        case .csv: "text/csv; charset=utf-8; header=present"
-        case .gpx: "application/gpx+xml; charset=utf-8"
-        case .xml: "application/xml; charset=utf-8"
+        case .json, .linestring: ResponseHeaderValues.json
+        case .geojson: ResponseHeaderValues.geoJSON
+        case .csv: "text/csv; charset=utf-8; header=present"  // two parameters: more than MediaType holds
+        case .gpx: ResponseHeaderValues.gpx
+        case .xml: ResponseHeaderValues.xml
         }
     }
 

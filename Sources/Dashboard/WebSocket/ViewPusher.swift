@@ -25,7 +25,7 @@ struct ViewPusher: Sendable {
         logger: Logger
     ) async throws {
         guard let client = await broadcaster.register(circles: circles) else { return }
-        let circle = circles.map { $0.count == 1 ? $0.first! : "\($0.count) circles" }
+        let circle = circles.map { $0.count == 1 ? $0.joined() : "\($0.count) circles" }
         defer { broadcaster.unregister(client) }
         logger.debug("Dashboard WebSocket client connected", metadata: ["whereabouts.circle": "\(circle ?? "*")"])
 

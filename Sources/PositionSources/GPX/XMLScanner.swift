@@ -807,7 +807,7 @@ struct XMLScanner {
             }
             let value = Self.text(UnsafeBufferPointer(rebasing: input[(position + 1)..<close]))
             let order = ["version", "encoding", "standalone"]
-            guard let rank = order.firstIndex(of: name), seen.allSatisfy({ order.firstIndex(of: $0)! < rank }),
+            guard let rank = order.firstIndex(of: name), seen.allSatisfy({ (order.firstIndex(of: $0) ?? order.count) < rank }),
                   rank == 0 || seen.first == "version" else {
                 throw error("a malformed XML declaration: unexpected '\(name)'")
             }

@@ -81,9 +81,9 @@ public struct AccessControlList: Sendable, Hashable {
         for user in operatorUsers.sorted() {
             lines += ["", "# Operator: reads everything, for debugging.", "user \(user)", "topic read #"]
         }
-        for user in circlesOfUser.keys.sorted() {
+        for (user, ids) in circlesOfUser.sorted(by: { $0.key < $1.key }) {
             lines += ["", "user \(user)", "topic readwrite \(topicPrefix)/\(user)/#", "topic read \(ReceiptTopic.root)/\(user)/#"]
-            for id in circlesOfUser[user]!.sorted() {
+            for id in ids.sorted() {
                 lines.append("topic read \(viewPrefix)/\(id)/view")
                 lines.append("topic read \(viewPrefix)/\(id)/events")
                 if trees.contains(id) { lines.append("topic read \(OwnTracksTree.root(viewPrefix: viewPrefix, circle: id))/#") }

@@ -65,8 +65,8 @@ public struct DynamicSecurityControl: Sendable {
     /// The plugin's clients and roles.
     func snapshot() async throws -> DynamicSecuritySnapshot {
         let answers = try await send([.list("listClients"), .list("listRoles")])
-        for answer in answers where answer.error != nil {
-            throw AccessControlError("The broker refused \(answer.command): \(answer.error!).")
+        for answer in answers {
+            if let error = answer.error { throw AccessControlError("The broker refused \(answer.command): \(error).") }
         }
         guard let clients = answers[0].data?.clients, let roles = answers[1].data?.roles else {
             throw AccessControlError("The broker's answer to listClients and listRoles carried no clients or roles.")

@@ -1,4 +1,5 @@
 import Subscriber
+import WhereaboutsCore
 import WhereaboutsMQTT
 
 /// Generates the accounts file of a NATS server or cluster (`users.conf`, included by
@@ -7,7 +8,9 @@ import WhereaboutsMQTT
 ///
 /// - each member user may publish only under `<topicPrefix>/<user>/#` and read only that, the view
 ///   and events of their circles, and the OwnTracks trees of those of their circles that have one;
-/// - the subscriber's accounts read every member's topics and write the views;
+/// - the subscriber's accounts read every member's topics and write the views and the receipts;
+/// - each member user reads its own devices' receipts (`whereabouts/receipts/<user>/#`,
+///   docs/receipts.md);
 /// - operator accounts read everything.
 ///
 /// What NATS needs besides (NATS 2.9 documentation, "MQTT" configuration): MQTT topics are NATS
@@ -67,23 +70,24 @@ public struct NATSAccounts: Sendable {
         let treeSubjects = trees.sorted().flatMap { subjects("\(OwnTracksTree.root(viewPrefix: viewPrefix, circle: $0))/#") }
         for user in subscriberUsers {
             blocks.append(try block(
-                user, comment: "The subscriber: reads every member's topics, writes the circle views and events (and trees).",
+                user, comment: "The subscriber: reads every member's topics, writes the circle views and events (and trees) and the receipts.",
                 password: passwords.password(for: user).password,
-                publish: subjects("\(viewPrefix)/#") + treeSubjects, subscribe: subjects("\(topicPrefix)/#")))
+                publish: subjects("\(viewPrefix)/#") + treeSubjects + subjects("\(ReceiptTopic.root)/#"), subscribe: subjects("\(topicPrefix)/#")))
         }
         for user in operatorUsers.sorted() {
             blocks.append(try block(
                 user, comment: "Operator: reads everything, for debugging.", password: passwords.password(for: user).password,
                 publish: [], subscribe: [">"]))
         }
-        for user in circlesOfUser.keys.sorted() {
-            var readable = subjects("\(topicPrefix)/\(user)/#")
-            for id in circlesOfUser[user]!.sorted() {
+        for (user, ids) in circlesOfUser.sorted(by: { $0.key < $1.key }) {
+            // Its own topics, and the receipts for its devices (docs/receipts.md).
+            var readable = subjects("\(topicPrefix)/\(user)/#") + subjects("\(ReceiptTopic.root)/\(user)/#")
+            for id in ids.sorted() {
                 readable += subjects("\(viewPrefix)/\(id)/view") + subjects("\(viewPrefix)/\(id)/events")
                 if trees.contains(id) { readable += subjects("\(OwnTracksTree.root(viewPrefix: viewPrefix, circle: id))/#") }
             }
             blocks.append(try block(
-                user, comment: "Member \(user): circles \(circlesOfUser[user]!.sorted().joined(separator: ", ")).",
+                user, comment: "Member \(user): circles \(ids.sorted().joined(separator: ", ")).",
                 password: passwords.password(for: user).password,
                 publish: subjects("\(topicPrefix)/\(user)/#"), subscribe: readable))
         }

@@ -115,3 +115,17 @@ final class MetricsServer: Sendable {
         Array("HTTP/1.1 \(status)\r\nContent-Type: \(type)\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n".utf8) + body
     }
 }
+
+/// Why the metrics server could not start.
+enum MetricsServerError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The address and port could not be bound (in use, not permitted, not an address).
+    case cannotBind(address: String, port: Int, reason: String)
+
+    /// A sentence naming the address and port.
+    var description: String {
+        switch self {
+        case let .cannotBind(address, port, reason):
+            "Cannot serve metrics on \(address):\(port): \(reason). Choose another --metrics-port."
+        }
+    }
+}

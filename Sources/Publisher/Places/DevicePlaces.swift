@@ -8,9 +8,9 @@ import WhereaboutsCore
 /// Owned by the ``Reporter`` actor (one owner, no lock); every change that matters after a
 /// restart (waypoints set or cleared, a place entered or left) is saved at once.
 struct DevicePlaces: Sendable {
-    private var presence: DevicePlacePresence
-    private let filePlaces: [DevicePlace]
-    private var commandPlaces: [DevicePlace]
+    private var tracker: PlaceTracker
+    private let filePlaces: [Place]
+    private var commandPlaces: [Place]
     private let store: WaypointStore?
     private let logger: Logger
 
@@ -23,25 +23,25 @@ struct DevicePlaces: Sendable {
     }
 
     /// Loads the command waypoints and the inside state from `store` (when given).
-    init(filePlaces: [DevicePlace], rules: DevicePlaceRules, store: WaypointStore?, logger: Logger) {
+    init(filePlaces: [Place], rules: PlaceRules, store: WaypointStore?, logger: Logger) {
         self.filePlaces = filePlaces
         self.store = store
         self.logger = logger
         let stored = store?.load() ?? WaypointStore.Contents()
         let fileKeys = Set(filePlaces.map(\.key))
         commandPlaces = stored.waypoints.filter { !fileKeys.contains($0.key) }
-        presence = DevicePlacePresence(places: filePlaces + commandPlaces, rules: rules, inside: Set(stored.inside))
+        tracker = PlaceTracker(places: filePlaces + commandPlaces, rules: rules, inside: Set(stored.inside))
     }
 
     /// Every place, file places first.
-    var all: [DevicePlace] { presence.places }
+    var all: [Place] { tracker.places }
 
     /// The places the device is inside now.
-    var inside: [DevicePlace] { presence.inside }
+    var inside: [Place] { tracker.inside }
 
     /// Feeds an accepted fix; returns the transitions it completes (saved before returning).
-    mutating func update(with fix: Fix) -> [DevicePlaceTransition] {
-        let transitions = presence.update(with: fix)
+    mutating func update(with fix: Fix) -> [PlaceTransition] {
+        let transitions = tracker.observe(fix)
         if !transitions.isEmpty { save() }
         return transitions
     }
@@ -67,7 +67,7 @@ struct DevicePlaces: Sendable {
         }
         guard stored > 0 else { return Applied(stored: 0, rejected: rejected) }
         commandPlaces = places
-        presence.replacePlaces(filePlaces + commandPlaces)
+        tracker.replacePlaces(filePlaces + commandPlaces)
         save()
         return Applied(stored: stored, rejected: rejected)
     }
@@ -76,12 +76,12 @@ struct DevicePlaces: Sendable {
     mutating func clear() -> Int {
         let count = commandPlaces.count
         commandPlaces = []
-        presence.replacePlaces(filePlaces)
+        tracker.replacePlaces(filePlaces)
         save()
         return count
     }
 
     private func save() {
-        store?.save(WaypointStore.Contents(waypoints: commandPlaces, inside: presence.inside.map(\.key)))
+        store?.save(WaypointStore.Contents(waypoints: commandPlaces, inside: tracker.inside.map(\.key)))
     }
 }

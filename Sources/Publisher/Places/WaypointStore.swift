@@ -20,7 +20,7 @@ struct WaypointStore: Sendable {
         /// The format version, 1.
         var version = 1
         /// The waypoints set by command.
-        var waypoints: [DevicePlace] = []
+        var waypoints: [Place] = []
         /// Keys (lower-cased names) of the places the device is inside.
         var inside: [String] = []
     }

@@ -37,9 +37,10 @@ public struct PublisherLaunch: Sendable {
     /// Makes the rejection filters.
     public var makeFilter: @Sendable () -> FixFilter
     /// The places of the `--places` file (none by default).
-    public var places: [DevicePlace] = []
-    /// The hysteresis margin and default dwell of the places (`--place-margin`, `--place-dwell`).
-    public var placeRules = DevicePlaceRules()
+    public var places: [Place] = []
+    /// The device's place rules: the hysteresis margin and default dwell (`--place-margin`,
+    /// `--place-dwell`) with the device's leave rule.
+    public var placeRules = PlaceRules.device()
     /// Where waypoints set by command and the inside state are kept; `nil` for
     /// `<outbox>.places.json`. `whereabouts-pub` passes `places-<user>-<device>.json` beside the outbox.
     public var placesStorePath: String? = nil

@@ -1,3 +1,5 @@
+import WhereaboutsCore
+
 /// A circle from the circles file: a named group of members who see each other's positions.
 public struct Circle: Sendable, Hashable, Codable {
     /// Stable id: lower-case letters, digits, `-` and `_`; used in topics and URLs.

@@ -1,6 +1,7 @@
 import Foundation
 import OwnTracksCrypto
 import WhereaboutsCore
+import WhereaboutsYAML
 import Yams
 
 /// The parsed, validated contents of a circles file.

@@ -1,4 +1,5 @@
 import WhereaboutsCore
+import WhereaboutsYAML
 import Yams
 
 /// Walks a composed YAML tree and builds validated circles, naming key and line on every error.
@@ -28,7 +29,7 @@ struct CirclesFileReader {
 
     private func readCircle(_ node: Node, key: String) throws(CirclesFileError) -> Circle {
         let fields = try mapping(node, key: key, allowed: ["id", "name", "members", "places", "privacy", "grid", "owntracks"])
-        let id = try string(fields, "id", in: key, parent: node, required: true)!
+        let id = try requiredString(fields, "id", in: key, parent: node)
         try check(id, matches: Self.isIdentifier, key: "\(key).id", line: line(fields["id"]),
                   rule: "a circle id uses only lower-case letters, digits, `-` and `_`")
         let name = try string(fields, "name", in: key, parent: node, required: false) ?? id
@@ -49,7 +50,10 @@ struct CirclesFileReader {
             }
             members.append(member)
         }
-        let places = try readPlaces(fields["places"], key: "\(key).places", circle: id)
+        var places: [Place] = []
+        if let node = fields["places"] {
+            places = try PlaceYAML.places(node, key: "\(key).places", use: .circle, owner: "circle `\(id)`")
+        }
         let privacy = try level(fields, "privacy", in: key, parent: node) ?? .exact
         let grid = try number(fields, "grid", in: key, parent: node, range: 10...100_000, unit: "metres", required: false) ?? 500
         let ownTracksTree = try flag(fields, "owntracks", in: key) ?? false
@@ -57,43 +61,10 @@ struct CirclesFileReader {
             id: id, name: name, members: members, places: places, privacy: privacy, grid: grid, ownTracksTree: ownTracksTree)
     }
 
-    private func readPlaces(_ node: Node?, key: String, circle: String) throws(CirclesFileError) -> [Place] {
-        guard let node else { return [] }
-        guard case .sequence(let items) = node else {
-            throw CirclesFileError("`places` must be a list of places (name, lat, lon, radius).", key: key, line: line(node))
-        }
-        var places: [Place] = []
-        var seen: [String: Int] = [:]
-        for (index, item) in items.enumerated() {
-            let placeKey = "\(key)[\(index)]"
-            let place = try readPlace(item, key: placeKey)
-            if let first = seen[place.name.lowercased()] {
-                throw CirclesFileError(
-                    "The place `\(place.name)` appears twice in circle `\(circle)` (first at line \(first)); place names are unique per circle, ignoring case.",
-                    key: "\(placeKey).name", line: line(item))
-            }
-            seen[place.name.lowercased()] = line(item) ?? 0
-            places.append(place)
-        }
-        return places
-    }
-
-    private func readPlace(_ node: Node, key: String) throws(CirclesFileError) -> Place {
-        let fields = try mapping(node, key: key, allowed: ["name", "lat", "lon", "radius", "dwell"])
-        let name = try string(fields, "name", in: key, parent: node, required: true)!
-        try check(name, matches: { $0.count <= 64 && !$0.unicodeScalars.contains { $0.value < 0x20 } },
-                  key: "\(key).name", line: line(fields["name"]), rule: "a place name has at most 64 characters and no control characters")
-        let lat = try number(fields, "lat", in: key, parent: node, range: -90...90, unit: "degrees")!
-        let lon = try number(fields, "lon", in: key, parent: node, range: -180...180, unit: "degrees")!
-        let radius = try number(fields, "radius", in: key, parent: node, range: 1...Place.maxRadius, unit: "metres")!
-        let dwell = try number(fields, "dwell", in: key, parent: node, range: 0...Place.maxDwell, unit: "seconds", required: false)
-        return Place(name: name, lat: lat, lon: lon, radius: radius, dwell: dwell)
-    }
-
     private func readMember(_ node: Node, key: String) throws(CirclesFileError) -> Member {
         let fields = try mapping(node, key: key, allowed: ["user", "device", "name", "color", "secretFile", "share"])
-        let user = try string(fields, "user", in: key, parent: node, required: true)!
-        let device = try string(fields, "device", in: key, parent: node, required: true)!
+        let user = try requiredString(fields, "user", in: key, parent: node)
+        let device = try requiredString(fields, "device", in: key, parent: node)
         for (field, value) in [("user", user), ("device", device)] {
             if let problem = OwnTracksName.problem(with: value) {
                 throw CirclesFileError(
@@ -149,6 +120,24 @@ struct CirclesFileReader {
             throw CirclesFileError("`\(name)` must be a non-empty string.", key: "\(key).\(name)", line: line(node))
         }
         return scalar.string
+    }
+
+    /// The non-empty string under `name`; a missing key is an error that names it.
+    private func requiredString(_ fields: [String: Node], _ name: String, in key: String, parent: Node) throws(CirclesFileError) -> String {
+        guard let value = try string(fields, name, in: key, parent: parent, required: false) else {
+            throw CirclesFileError("The key `\(name)` is missing.", key: "\(key).\(name)", line: line(parent))
+        }
+        return value
+    }
+
+    /// The number under `name`, within `range`; a missing key is an error that names it.
+    private func requiredNumber(
+        _ fields: [String: Node], _ name: String, in key: String, parent: Node, range: ClosedRange<Double>, unit: String
+    ) throws(CirclesFileError) -> Double {
+        guard let value = try number(fields, name, in: key, parent: parent, range: range, unit: unit, required: false) else {
+            throw CirclesFileError("The key `\(name)` is missing.", key: "\(key).\(name)", line: line(parent))
+        }
+        return value
     }
 
     private func level(_ fields: [String: Node], _ name: String, in key: String, parent: Node) throws(CirclesFileError) -> PrivacyLevel? {

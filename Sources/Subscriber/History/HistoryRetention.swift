@@ -25,6 +25,6 @@ public struct HistoryRetention: Sendable, Equatable {
     func days(forCircles circles: [String]) -> Int {
         let periods = circles.map { circleDays[$0] ?? days }
         if periods.isEmpty { return days }
-        return periods.contains(0) ? 0 : periods.max()!
+        return periods.contains(0) ? 0 : periods.max() ?? days
     }
 }

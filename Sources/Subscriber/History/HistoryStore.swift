@@ -213,18 +213,27 @@ public final class HistoryStore: Sendable {
                 if let id = ids[member] { return id }
                 try db.cachedStatement(sql: "INSERT OR IGNORE INTO member (user, device) VALUES (?, ?)")
                     .execute(arguments: [member.user, member.device])
-                let id = try Int64.fetchOne(
+                guard let id = try Int64.fetchOne(
                     db.cachedStatement(sql: "SELECT id FROM member WHERE user = ? AND device = ?"),
-                    arguments: [member.user, member.device])!
+                    arguments: [member.user, member.device])
+                else {
+                    throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "the member row of \(member) is missing right after its insert")
+                }
                 ids[member] = id
                 return id
             }
+            // The three inserts, prepared once per connection (GRDB's statement cache) and bound by index.
             var location = HistoryInsert(try db.cachedStatement(sql: """
                 INSERT OR IGNORE INTO location (member, tst, lat, lon, acc, alt, vac, vel, cog, batt, bs, tid, t, m, created_at, received_at, device_fields)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """), in: db)
-            var transition: HistoryInsert?
-            var rejected: HistoryInsert?
+            var transition = HistoryInsert(try db.cachedStatement(sql: """
+                INSERT OR IGNORE INTO transition (member, tst, event, region, received_at) VALUES (?, ?, ?, ?, ?)
+                """), in: db)
+            var rejected = HistoryInsert(try db.cachedStatement(sql: """
+                INSERT OR IGNORE INTO rejected (member, tst, lat, lon, acc, alt, vac, vel, cog, batt, bs, tid, t, m, created_at, received_at, reason, device_fields)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """), in: db)
             var stored = 0
             var keptAside = 0
             for row in rows {
@@ -236,30 +245,19 @@ public final class HistoryStore: Sendable {
                     location.bind(HistoryDeviceFields.json(fix))
                     stored += try location.step()
                 case let .transition(member, event, region, tst, receivedAt):
-                    if transition == nil {
-                        transition = HistoryInsert(try db.cachedStatement(sql: """
-                            INSERT OR IGNORE INTO transition (member, tst, event, region, received_at) VALUES (?, ?, ?, ?, ?)
-                            """), in: db)
-                    }
-                    transition!.bind(try id(of: member))
-                    transition!.bind(tst)
-                    transition!.bind(event)
-                    transition!.bind(region ?? "")
-                    transition!.bind(receivedAt)
-                    stored += try transition!.step()
+                    transition.bind(try id(of: member))
+                    transition.bind(tst)
+                    transition.bind(event)
+                    transition.bind(region ?? "")
+                    transition.bind(receivedAt)
+                    stored += try transition.step()
                 case let .rejected(member, fix, reason, receivedAt):
-                    if rejected == nil {
-                        rejected = HistoryInsert(try db.cachedStatement(sql: """
-                            INSERT OR IGNORE INTO rejected (member, tst, lat, lon, acc, alt, vac, vel, cog, batt, bs, tid, t, m, created_at, received_at, reason, device_fields)
-                            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                            """), in: db)
-                    }
-                    rejected!.bind(try id(of: member))
-                    rejected!.bind(fix)
-                    rejected!.bind(receivedAt)
-                    rejected!.bind(reason)
-                    rejected!.bind(HistoryDeviceFields.json(fix))
-                    keptAside += try rejected!.step()
+                    rejected.bind(try id(of: member))
+                    rejected.bind(fix)
+                    rejected.bind(receivedAt)
+                    rejected.bind(reason)
+                    rejected.bind(HistoryDeviceFields.json(fix))
+                    keptAside += try rejected.step()
                 }
             }
             return (stored, keptAside)

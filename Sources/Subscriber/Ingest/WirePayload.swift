@@ -74,7 +74,8 @@ struct WirePayload {
     /// wrong JSON type. Keys are compared as bytes: no `String` per key.
     private mutating func assign(_ key: UnsafeBufferPointer<UInt8>, _ value: FlatJSON.Value) -> Bool {
         func `is`(_ name: StaticString) -> Bool {
-            key.count == name.utf8CodeUnitCount && memcmp(key.baseAddress!, name.utf8Start, key.count) == 0
+            guard key.count == name.utf8CodeUnitCount, let base = key.baseAddress else { return false }
+            return memcmp(base, name.utf8Start, key.count) == 0
         }
         guard let first = key.first else { return true }
         switch first {

@@ -31,6 +31,11 @@ final class SubscriberMetrics: Sendable {
     /// Ingest counters by outcome and reason: made once, so a message costs a dictionary lookup
     /// and an atomic increment, not a registry lookup with a fresh dimensions array.
     private let ingestCounters = Mutex<[String: [String: CoreMetrics.Counter]]>([:])
+    /// The outcomes of a location, in the order of ``locationCounters``' slots.
+    private static let locationOutcomes = ["live", "backlog", "older", "duplicate"]
+    /// The counters of `reason="location"` by outcome slot, once made (the same series as in
+    /// ``ingestCounters``).
+    private let locationCounters = Mutex<[CoreMetrics.Counter?]>(Array(repeating: nil, count: locationOutcomes.count))
 
     /// Creates the metrics in a fresh registry.
     init() {
@@ -40,11 +45,21 @@ final class SubscriberMetrics: Sendable {
 
     /// Counts one handled message. Same label and dimensions share one series in the factory.
     func ingest(outcome: String, reason: String) {
+        // A location (nearly every message) finds its counter in a slot: no string hashing.
+        let slot = reason == "location" ? Self.locationOutcomes.firstIndex(of: outcome) : nil
+        if let slot, let counter = locationCounters.withLock({ $0[slot] }) {
+            counter.increment()
+            return
+        }
         let counter = ingestCounters.withLock { counters in
-            if let counter = counters[outcome]?[reason] { return counter }
+            if let counter = counters[outcome]?[reason] {
+                if let slot { locationCounters.withLock { $0[slot] = counter } }
+                return counter
+            }
             let counter = CoreMetrics.Counter(
                 label: "whereabouts_sub_ingest_total", dimensions: [("outcome", outcome), ("reason", reason)], factory: factory)
             counters[outcome, default: [:]][reason] = counter
+            if let slot { locationCounters.withLock { $0[slot] = counter } }
             return counter
         }
         counter.increment()

@@ -1,4 +1,5 @@
 import Foundation
+import WhereaboutsCore
 
 /// The OwnTracks `transition` message the subscriber republishes (not retained) on
 /// `<tree>/<user>/<device>/event` when a member arrives at or departs from a circle place, so the

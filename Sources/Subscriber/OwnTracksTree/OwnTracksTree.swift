@@ -1,4 +1,5 @@
 import Foundation
+import WhereaboutsCore
 
 /// The retained messages of every circle's OwnTracks tree as last published, and what must be
 /// published to bring a tree up to date with a new view. Owned by the view publisher's task.
@@ -81,8 +82,8 @@ package struct OwnTracksTree {
         for topic in before.keys.sorted() where wanted[topic] == nil {
             messages.append(Message(topic: topic, payload: Data(), retain: true))
         }
-        for topic in wanted.keys.sorted() where before[topic] != wanted[topic] {
-            messages.append(Message(topic: topic, payload: wanted[topic]!, retain: true))
+        for (topic, payload) in wanted.sorted(by: { $0.key < $1.key }) where before[topic] != payload {
+            messages.append(Message(topic: topic, payload: payload, retain: true))
         }
         published[view.circle.id] = wanted
         places[view.circle.id] = view.places

@@ -14,6 +14,6 @@ public enum PrivacyLevel: String, Sendable, Hashable, Codable, CaseIterable, Com
 
     /// Whether `lhs` shows more than `rhs`.
     public static func < (lhs: PrivacyLevel, rhs: PrivacyLevel) -> Bool {
-        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+        (allCases.firstIndex(of: lhs) ?? 0) < (allCases.firstIndex(of: rhs) ?? 0)
     }
 }

@@ -93,7 +93,9 @@ extension CircleViewStore {
             break
         }
         if case .location(let location, _) = decoded.message,
-           let outlier = decoder.outliers.violation(of: location, after: liveFix(of: route.member)) {
+           // The live fix only matters to the implied-speed rule (off by default).
+           let outlier = decoder.outliers.violation(
+               of: location, after: decoder.outliers.maxImpliedSpeed == nil ? nil : liveFix(of: route.member)) {
             reject(outlier, topic: message.topic)
             history?.record(.rejected(route.member, location, reason: outlier.code, receivedAt: now.timeIntervalSince1970))
             if let receipts, let stamp = decoded.stamp {

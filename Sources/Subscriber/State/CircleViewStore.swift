@@ -33,7 +33,7 @@ public actor CircleViewStore {
         var regions: [MemberID: ReportedRegions] = [:]
         /// The receipt stamp of each member's newest report (docs/receipts.md).
         var deliveries: [MemberID: ReportStamp] = [:]
-        var places = PlacePresence()
+        var places = PlaceOccupancy()
         var keys: DecryptionKeys
         var stats = IngestStatistics()
         var loggedOnce = OnceLog()
@@ -286,10 +286,10 @@ public actor CircleViewStore {
         }
         if let statusChange { announce(statusChange, of: member, in: circleIDs, at: nowSeconds) }
         if let (location, quiet) = placeFix {
-            extraChange = trackPlaces(of: member, in: circleIDs) { tracker, places, rules in
-                tracker.observe(
-                    tst: location.tst, at: Coordinate(latitude: location.lat, longitude: location.lon),
-                    accuracy: Double(location.acc), places: places, rules: rules, quiet: quiet)
+            extraChange = trackPlaces(of: member, in: circleIDs) { places, circles, rules in
+                places.observe(
+                    member, in: circles, rules: rules, tst: location.tst, at: Coordinate(latitude: location.lat, longitude: location.lon),
+                    accuracy: Double(location.acc), replayed: quiet)
             } || extraChange
         }
         return outcome == .changed || statusChange != nil || extraChange ? .changed : .unchanged
@@ -315,8 +315,8 @@ public actor CircleViewStore {
         var changed = false
         if let region {
             changed = state.regions[member, default: ReportedRegions()].apply(event: event, region: region, tst: tst)
-            changed = trackPlaces(of: member, in: circleIDs) { tracker, places, _ in
-                tracker.transition(entered: event == "enter", region: region, tst: tst, places: places, quiet: retained)
+            changed = trackPlaces(of: member, in: circleIDs) { places, circles, rules in
+                places.apply(member, in: circles, rules: rules, event: event, region: region, tst: tst, replayed: retained)
             } || changed
             let key = region.lowercased()
             let circles = circleIDs.compactMap { state.roster.circle(id: $0) }
@@ -345,18 +345,21 @@ public actor CircleViewStore {
     /// the arrivals and departures it decides (unless quiet), and brings the next deadline check
     /// forward to the next pending arrival. Returns whether a view changed.
     private func trackPlaces(
-        of member: MemberID, in circleIDs: [String], _ step: (inout PlaceTracker, [Place], PlaceRules) -> [PlaceChange]
+        of member: MemberID, in circleIDs: [String], _ step: (inout PlaceOccupancy, [Circle], PlaceRules) -> PlaceOccupancy.Update
     ) -> Bool {
-        let rules = settings.placeRules
-        let update = state.places.update(member, in: circleIDs.compactMap { state.roster.circle(id: $0) }, rules: rules) {
-            step(&$0, $1, rules)
+        // Only circles with places; most have none, and then a fix costs no array and no tracker.
+        var circles: [Circle] = []
+        for id in circleIDs {
+            if let circle = state.roster.circle(id: id), !circle.places.isEmpty { circles.append(circle) }
         }
+        guard !circles.isEmpty else { return false }
+        let update = step(&state.places, circles, settings.placeRules)
         if let deadline = update.nextDeadline { state.schedule.checkStatus(by: deadline) }
-        for (id, changes) in update.changes {
+        for (id, transitions) in update.transitions {
             _ = state.schedule.markDirty([id])
-            announce(changes, of: member, in: id)
+            announce(transitions, of: member, in: id)
         }
-        return !update.changes.isEmpty
+        return !update.transitions.isEmpty
     }
 
     /// What circle `circleID`'s audience sees of `member`.
@@ -367,15 +370,18 @@ public actor CircleViewStore {
         return circle.level(of: entry)
     }
 
-    private func announce(_ changes: [PlaceChange], of member: MemberID, in circleID: String) {
+    private func announce(_ transitions: [PlaceTransition], of member: MemberID, in circleID: String) {
         let shown = level(of: member, in: circleID) < .hidden
-        for change in changes where !change.quiet && shown {
-            let kind: CircleEvent.Kind = change.kind == .arrived ? .arrived : .departed
+        for transition in transitions where !transition.replayed && shown {
+            let kind: CircleEvent.Kind = transition.event == .enter ? .arrived : .departed
+            let place = transition.place.name
             logger.info(
                 "Member \(kind == .arrived ? "arrived at" : "left") a place.",
-                metadata: ["whereabouts.member": "\(member)", "whereabouts.circle": "\(circleID)", "whereabouts.place": "\(change.place)"])
+                metadata: ["whereabouts.member": "\(member)", "whereabouts.circle": "\(circleID)", "whereabouts.place": "\(place)"])
             state.schedule.queue(
-                CircleEvent(circle: circleID, user: member.user, device: member.device, event: kind, tst: change.tst, place: change.place))
+                CircleEvent(
+                    circle: circleID, user: member.user, device: member.device, event: kind,
+                    tst: Int(transition.time.timeIntervalSince1970), place: place))
         }
         signalChange()
     }
@@ -397,9 +403,7 @@ public actor CircleViewStore {
     /// Counts and logs a rejected message: the first of each reason at info, the rest at debug
     /// (the rule for all rejected input), so one misbehaving client cannot flood the log.
     public func reject(_ reason: MessageRejectionReason, topic: String) {
-        state.stats.rejected[reason.code, default: 0] += 1
-        metrics.ingest(outcome: "rejected", reason: reason.code)
-        let isFirst = state.stats.rejected[reason.code] == 1
+        let isFirst = count(reason)
         logger.log(
             level: isFirst ? .info : .debug,
             "Rejected a message\(isFirst ? "; further rejections for this reason are logged at debug level" : "").",
@@ -421,13 +425,18 @@ public actor CircleViewStore {
             warnOnce(member, "Encrypted messages from this device are ignored: the circles file names no secretFile for it.",
                      reason: "encrypted")
         case .failed(let error):
-            let code = MessageRejectionReason.undecryptable.code
-            state.stats.rejected[code, default: 0] += 1
-            metrics.ingest(outcome: "rejected", reason: code)
+            count(.undecryptable)
             warnOnce(member, "Rejected an encrypted message that does not decrypt with this device's secret.",
-                     reason: "\(code): \(error.description)")
+                     reason: "\(MessageRejectionReason.undecryptable.code): \(error.description)")
         }
         return outcome
+    }
+
+    /// Counts a rejection in the tally and the metric; returns whether it is the first of its reason.
+    @discardableResult
+    private func count(_ reason: MessageRejectionReason) -> Bool {
+        metrics.ingest(outcome: "rejected", reason: reason.code)
+        return state.stats.rejected.record(reason.code)
     }
 
     private func warnOnce(_ member: MemberID, _ message: Logger.Message, reason: String) {
@@ -489,7 +498,7 @@ public actor CircleViewStore {
             state.regions[member] = nil
             state.places.forget(member)
         }
-        state.places.keepUnchanged(from: state.roster, to: next)
+        state.places.keepUnchanged(in: next)
         state.roster = next
         logger.info(
             "Loaded the circles.",
@@ -567,10 +576,10 @@ public actor CircleViewStore {
                 next = min(next, deadline)
             }
         }
-        let arrivals = state.places.advance(to: now, roster: state.roster, rules: settings.placeRules)
-        for (member, id, changes) in arrivals.changes {
+        let arrivals = state.places.advance(to: now)
+        for (member, id, transitions) in arrivals.transitions {
             _ = state.schedule.markDirty([id])
-            announce(changes, of: member, in: id)
+            announce(transitions, of: member, in: id)
         }
         if let later = arrivals.next { next = min(next, later) }
         state.schedule.setNextStatusCheck(next)

@@ -1,3 +1,5 @@
+import WhereaboutsCore
+
 /// Counters of what the subscriber did with incoming messages and outgoing views.
 public struct IngestStatistics: Sendable, Hashable, Codable {
     /// Messages accepted (including duplicates and older fixes, which are valid).
@@ -15,8 +17,9 @@ public struct IngestStatistics: Sendable, Hashable, Codable {
     public var ignoredByType: [String: Int] = [:]
     /// Informational fields dropped from accepted messages, by key.
     public var droppedFields: [String: Int] = [:]
-    /// Rejected messages by ``MessageRejectionReason/code``.
-    public var rejected: [String: Int] = [:]
+    /// Rejected messages by ``MessageRejectionReason/code``: the one tally of the subscriber's
+    /// rejections, which the log rule (first of each reason at info) also reads.
+    public var rejected = RejectionTally<String>()
     /// Views handed to the publisher.
     public var viewsBuilt = 0
     /// Events handed to the publisher.
@@ -24,7 +27,4 @@ public struct IngestStatistics: Sendable, Hashable, Codable {
 
     /// Creates empty counters.
     public init() {}
-
-    /// All rejections, whatever the reason.
-    public var rejectedTotal: Int { rejected.values.reduce(0, +) }
 }

@@ -103,17 +103,21 @@ struct MemberState: Sendable {
     /// stale, stationary, overdue or gone threshold ahead.
     func nextStatusChange(after now: Double, settings: ViewSettings) -> Double? {
         guard baseStatus != .unknown else { return nil }
-        var candidates: [Double] = []
-        if let lastNews { candidates.append(Double(lastNews) + settings.goneAfter) }
+        // The earliest threshold after `now`, without an array per message (this runs on every fix).
+        var next: Double?
+        func consider(_ candidate: Double) {
+            if candidate > now, next.map({ candidate < $0 }) ?? true { next = candidate }
+        }
+        if let lastNews { consider(Double(lastNews) + settings.goneAfter) }
         if baseStatus == .online {
             if let promise {
-                candidates.append(Double(promise) + settings.overdueGrace)
-                candidates.append(freshness + settings.staleTimeout)
+                consider(Double(promise) + settings.overdueGrace)
+                consider(freshness + settings.staleTimeout)
             } else if let lastNews {
-                candidates.append(Double(lastNews) + settings.staleTimeout)
+                consider(Double(lastNews) + settings.staleTimeout)
             }
         }
-        return candidates.filter { $0 > now }.min()
+        return next
     }
 
     mutating func apply(
@@ -178,7 +182,7 @@ struct MemberState: Sendable {
 
     private mutating func noteNews(_ tst: Int, now: Double) {
         let news = min(tst, Int(now))
-        if lastNews == nil || news > lastNews! { lastNews = news }
+        lastNews = max(lastNews ?? news, news)
     }
 
     /// Takes over a promise saved in the status file.

@@ -1,4 +1,5 @@
 import Foundation
+import WhereaboutsCore
 
 /// How the subscriber judges freshness and how much history it keeps per member.
 ///
@@ -43,7 +44,7 @@ public struct ViewSettings: Sendable, Hashable {
     public init(
         staleTimeout: Double = 300, trailLength: Int = 20, trailDuration: Int = 600,
         futureTolerance: Int = 300, maxPayloadBytes: Int = 16 * 1024, liveWindow: Double = 60,
-        placeRules: PlaceRules = PlaceRules(), overdueGrace: Double = 120, goneAfter: Double = 30 * 86_400,
+        placeRules: PlaceRules = .subscriber(), overdueGrace: Double = 120, goneAfter: Double = 30 * 86_400,
         maxAccuracy: Int? = nil, maxImpliedSpeed: Double? = nil
     ) {
         self.maxAccuracy = maxAccuracy

@@ -1,4 +1,5 @@
 import Foundation
+import WhereaboutsCore
 
 /// One circle's membership view: every member with their last fix, status, display position and
 /// short trail, as published retained on `whereabouts/circles/<id>/view`, served by

@@ -16,7 +16,7 @@ extension Fix {
 
     /// The velocity in m/s that carries `previous` to this fix in the time between them, in the
     /// east/north frame of `previous`, or `nil` when this fix is not later than `previous`.
-    func impliedVelocity(from previous: Fix) -> Velocity? {
+    package func impliedVelocity(from previous: Fix) -> Velocity? {
         let elapsed = time.timeIntervalSince(previous.time)
         guard elapsed > 0 else { return nil }
         let (east, north) = LocalProjection(origin: previous.coordinate).project(coordinate)

@@ -2,7 +2,8 @@
 /// `PlaceDayBenchmark`): runs the active or the significant profile's policy and switches between
 /// them as the places say, exactly as the publisher's `Reporter` does:
 ///
-/// - every fix first goes through ``DevicePlacePresence``;
+/// - every fix first goes through a ``PlaceTracker`` with the device's rules
+///   (``PlaceRules/device(margin:defaultDwell:)``);
 /// - a fix that completes transitions switches to the profile the last of them asks for (a fresh
 ///   policy, as every profile switch in the publisher) and is reported with trigger `c`;
 /// - any other fix goes to the policy in force.
@@ -10,21 +11,21 @@
 /// The `transition` messages themselves are counted in ``transitions``; they go out in the same
 /// second as their `c` location, so they add bytes but no radio wake-up.
 public struct PlaceProfilePolicy: ReportingPolicy {
-    private var presence: DevicePlacePresence
+    private var tracker: PlaceTracker
     private let makeActive: @Sendable () -> any ReportingPolicy
     private let makeSignificant: @Sendable () -> any ReportingPolicy
     private var policy: any ReportingPolicy
     /// The profile in force.
     public private(set) var mode: MonitoringMode
     /// The transitions so far, in order.
-    public private(set) var transitions: [DevicePlaceTransition] = []
+    public private(set) var transitions: [PlaceTransition] = []
 
     /// Starts in `initial` with fresh policies from the factories.
     public init(
-        places: [DevicePlace], rules: DevicePlaceRules = DevicePlaceRules(), initial: MonitoringMode = .active,
+        places: [Place], rules: PlaceRules = .device(), initial: MonitoringMode = .active,
         active: @escaping @Sendable () -> any ReportingPolicy, significant: @escaping @Sendable () -> any ReportingPolicy
     ) {
-        presence = DevicePlacePresence(places: places, rules: rules)
+        tracker = PlaceTracker(places: places, rules: rules)
         makeActive = active
         makeSignificant = significant
         mode = initial
@@ -36,7 +37,7 @@ public struct PlaceProfilePolicy: ReportingPolicy {
 
     /// See the type's summary.
     public mutating func consider(_ fix: Fix) -> Report? {
-        let completed = presence.update(with: fix)
+        let completed = tracker.observe(fix)
         guard !completed.isEmpty else { return policy.consider(fix) }
         transitions += completed
         if let wanted = completed.compactMap(\.requestedProfile).last, wanted != mode {

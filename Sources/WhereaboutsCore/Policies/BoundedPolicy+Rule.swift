@@ -23,6 +23,10 @@ extension BoundedPolicy {
         /// The turning estimator: the last two fixes' velocity turning at the recent rate, sent
         /// with the wire's `tr` while its shadow leads.
         case turning
+        /// Turning takes the lead only when its shadow needed fewer reports than the best straight
+        /// estimator's by more than the square root of that one's count (and keeps it while it
+        /// needs fewer); without it, turning leads whenever it needs fewer.
+        case turnLead = "turn-lead"
         /// The receiver's estimate holds below `parkedSpeed` (0.5 m/s).
         case parked
         /// No velocity below `stationarySpeed`.

@@ -46,6 +46,6 @@ public struct IntervalPolicy: ReportingPolicy {
 }
 
 /// A number for a policy name: no decimals when whole (`50`), else as few as needed (`2.5`).
-func formatted(_ value: Double) -> String {
+package func formatted(_ value: Double) -> String {
     value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
 }

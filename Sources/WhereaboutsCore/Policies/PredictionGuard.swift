@@ -6,7 +6,7 @@ import Foundation
 /// than `maxSilence` stops moving on dashboards before then and needs no `T` report. No message
 /// carries a velocity faster than `maxSpeed`: such a velocity (a jump, a spike) is not sent, so
 /// dashboards hold the position instead of extrapolating it at an impossible speed.
-struct PredictionGuard: Sendable {
+package struct PredictionGuard: Sendable {
     let epsilon: Double
     let maxSilence: Int
     let maxSpeed: Double?
@@ -16,14 +16,14 @@ struct PredictionGuard: Sendable {
     private var display = DisplayTracker(message: LocationMessage(tid: "--", tst: 0, lat: 0, lon: 0, acc: 1, ve: nil, vn: nil, ms: nil))
     private var hasDisplay = false
 
-    init(epsilon: Double, maxSilence: Int, maxSpeed: Double? = nil) {
+    package init(epsilon: Double, maxSilence: Int, maxSpeed: Double? = nil) {
         self.epsilon = epsilon
         self.maxSilence = maxSilence
         self.maxSpeed = maxSpeed
     }
 
     /// The trigger that makes `fix` worth reporting, or `nil` to stay silent.
-    func trigger(for fix: Fix) -> Trigger? {
+    package func trigger(for fix: Fix) -> Trigger? {
         guard hasDisplay else { return .firstPublish }
         if display.misses(fix, by: epsilon) { return .moving }
         if display.isMoving, display.horizon >= Double(maxSilence),
@@ -69,7 +69,7 @@ struct PredictionGuard: Sendable {
     /// `maxSilence` when `horizon` is nil. With `position`, the report is sent from there instead
     /// of the fix's own position (check it with ``keeps(_:from:velocity:)`` first; it is ignored
     /// for a report that holds).
-    mutating func report(_ fix: Fix, trigger: Trigger, velocity: Velocity?, horizon: Int? = nil, position: Coordinate? = nil, turnRate: Double? = nil) -> Report {
+    package mutating func report(_ fix: Fix, trigger: Trigger, velocity: Velocity?, horizon: Int? = nil, position: Coordinate? = nil, turnRate: Double? = nil) -> Report {
         var velocity = velocity.flatMap { $0 == .zero || !allowed($0) ? nil : $0 }
         let ms = horizon.map { min(max($0, 1), maxSilence) } ?? maxSilence
         var sent = fix

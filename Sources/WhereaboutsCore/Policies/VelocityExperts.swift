@@ -54,6 +54,7 @@ struct VelocityExperts: Sendable {
     /// the last two fixes' alone without the experts rule.
     let inUse: [Estimator]
     private let useParked: Bool
+    private let useTurnLead: Bool
     private var shadows: [Shadow]
     /// The recent fixes in the frame of the fix being considered (reused from fix to fix).
     private var points: [SentFrame.Point] = []
@@ -78,6 +79,7 @@ struct VelocityExperts: Sendable {
         if without.contains(.experts) || inUse.isEmpty { inUse = [.lastTwo] }
         self.inUse = inUse
         useParked = !without.contains(.parked)
+        useTurnLead = !without.contains(.turnLead)
         shadows = inUse.map { _ in Shadow() }
         costs = inUse.map { _ in 0 }
         self.epsilon = epsilon
@@ -85,11 +87,36 @@ struct VelocityExperts: Sendable {
         self.maxSpeed = maxSpeed
     }
 
-    /// The estimator whose shadow has sent the fewest reports (the first on a tie).
+    /// The estimator whose shadow has sent the fewest reports (the first on a tie); turning only
+    /// while it holds the lead (``turningLeads``).
     var leader: Estimator {
-        var best = 0
-        for index in costs.indices where costs[index] < costs[best] { best = index }
-        return inUse[best]
+        if turningLeads, let turning = inUse.firstIndex(of: .turning) { return inUse[turning] }
+        return inUse[bestStraight]
+    }
+
+    /// The straight estimator (any but turning) whose shadow has sent the fewest reports.
+    private var bestStraight: Int {
+        var best = -1
+        for index in costs.indices where inUse[index] != .turning && (best < 0 || costs[index] < costs[best]) { best = index }
+        return max(best, 0)
+    }
+
+    /// Whether turning leads: it takes the lead when its shadow has needed fewer reports than the
+    /// best straight one by more than one standard deviation of a count of that size
+    /// (`√straight`), so that chance (a few reports either way on a track where turns do not
+    /// persist) does not hand it the lead, and keeps it until it needs as many (without the
+    /// `turn-lead` rule: while it needs fewer).
+    private var turningLeads = false
+
+    private mutating func updateTurningLead() {
+        guard let turning = inUse.firstIndex(of: .turning) else { return }
+        guard inUse.count > 1 else { turningLeads = true; return }
+        let straight = costs[bestStraight], own = costs[turning]
+        if !useTurnLead || turningLeads {
+            turningLeads = own < straight
+        } else {
+            turningLeads = Double(own) + Double(straight).squareRoot() < Double(straight)
+        }
     }
 
     /// Advances every shadow by `fix`, which `history` already holds as its newest entry.
@@ -112,6 +139,7 @@ struct VelocityExperts: Sendable {
             let rate = inUse[index] == .turning && velocity != nil ? Self.turnRate(points: points) : nil
             shadows[index].report(from: frame, velocity: velocity, maxSilence: maxSilence, turnRate: rate)
         }
+        updateTurningLead()
     }
 
     /// How many seconds of history `estimator` reads at `fix` (0: the newest two fixes only;

@@ -50,3 +50,10 @@ extension RejectionTally where Reason: CaseIterable {
         Reason.allCases.compactMap { reason in counts[reason].map { (reason, $0) } }
     }
 }
+
+extension RejectionTally: ExpressibleByDictionaryLiteral {
+    /// Creates a tally with these counts per reason (zero counts are left out).
+    public init(dictionaryLiteral elements: (Reason, Int)...) {
+        self.init(counts: Dictionary(elements, uniquingKeysWith: +))
+    }
+}

@@ -67,11 +67,8 @@ public enum CommandMessage: Sendable, Hashable {
             self = .setProfile(mode)
         case "setProfile":
             guard let name = object["profile"] as? String else { throw .unknownProfile("") }
-            switch name {
-            case "active": self = .setProfile(.active)
-            case "significant": self = .setProfile(.significant)
-            default: throw .unknownProfile(name)
-            }
+            guard let mode = MonitoringMode(name: name) else { throw .unknownProfile(name) }
+            self = .setProfile(mode)
         case "setWaypoints":
             self = .setWaypoints(try WaypointBatch(payload: payload))
         case "clearWaypoints":

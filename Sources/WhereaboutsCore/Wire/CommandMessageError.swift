@@ -34,7 +34,8 @@ public enum CommandMessageError: Error, Sendable, Hashable, CustomStringConverti
         case let .unknownAction(action): "The command action \"\(action)\" is not supported (reportLocation, setConfiguration, setProfile, setWaypoints, clearWaypoints, waypoints)."
         case .missingMonitoring: "setConfiguration needs an integer configuration.monitoring (1 significant, 2 active)."
         case let .unsupportedMonitoring(value): "configuration.monitoring \(value) is not supported: use 1 (significant) or 2 (active)."
-        case let .unknownProfile(name): "The profile \"\(name)\" is not known: use \"active\" or \"significant\"."
+        case let .unknownProfile(name):
+            "The profile \"\(name)\" is not known: use \(MonitoringMode.allCases.map { "\"\($0.name)\"" }.joined(separator: " or "))."
         case .missingWaypoints:
             "setWaypoints needs \"waypoints\": {\"_type\":\"waypoints\",\"waypoints\":[…]} (or a list of waypoints)."
         }

@@ -40,17 +40,20 @@ public struct TransitionMessage: Sendable, Hashable, Codable {
         case createdAt = "created_at"
     }
 
-    /// The wire message for `transition`, rounded as location messages are.
-    public init(_ transition: DevicePlaceTransition, tid: String) {
-        let fix = transition.fix
+    /// The wire message for `transition`, rounded as location messages are: the time and
+    /// position of the fix that completed it, or (a transition the clock completed, which the
+    /// publisher never sends) its time with the place's centre and radius as accuracy.
+    public init(_ transition: PlaceTransition, tid: String) {
+        let place = transition.place
         self.tid = tid
-        tst = Int(fix.time.timeIntervalSince1970.rounded(.down))
-        wtst = transition.place.tst
-        lat = LocationMessage.roundCoordinate(fix.latitude)
-        lon = LocationMessage.roundCoordinate(fix.longitude)
-        acc = max(1, Int((fix.horizontalAccuracy ?? LocationMessage.unknownAccuracy).rounded(.up)))
+        tst = Int((transition.fix?.time ?? transition.time).timeIntervalSince1970.rounded(.down))
+        wtst = place.tst
+        lat = LocationMessage.roundCoordinate(transition.fix?.latitude ?? place.lat)
+        lon = LocationMessage.roundCoordinate(transition.fix?.longitude ?? place.lon)
+        let accuracy = transition.fix.map { $0.horizontalAccuracy ?? LocationMessage.unknownAccuracy } ?? place.radius
+        acc = max(1, Int(accuracy.rounded(.up)))
         event = transition.event.rawValue
-        desc = transition.place.name
-        rid = transition.place.rid
+        desc = place.name
+        rid = place.rid
     }
 }

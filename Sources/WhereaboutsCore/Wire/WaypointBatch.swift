@@ -40,8 +40,8 @@ public struct WaypointBatch: Sendable, Hashable {
         }
 
         /// The place this waypoint defines; a missing `tst` becomes `now`.
-        public func place(now: Int) -> DevicePlace {
-            DevicePlace(name: name, lat: lat, lon: lon, radius: radius, tst: tst ?? now, rid: rid, origin: .command)
+        public func place(now: Int) -> Place {
+            Place(name: name, lat: lat, lon: lon, radius: radius, waypoint: Place.Waypoint(tst: tst ?? now, rid: rid, origin: .command))
         }
     }
 
@@ -171,10 +171,10 @@ extension WaypointBatch {
             if let type, type != "waypoint" { return .failure(Problem(reason: "_type is \"\(type)\", not \"waypoint\"")) }
             guard let desc else { return .failure(Problem(reason: "no string desc (the name)")) }
             let name = desc.trimmingCharacters(in: .whitespaces)
-            guard !name.isEmpty, name.count <= DevicePlace.maxNameLength,
+            guard !name.isEmpty, name.count <= Place.maxNameLength,
                   !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
             else {
-                return .failure(Problem(reason: "desc must be 1 to \(DevicePlace.maxNameLength) characters without control characters"))
+                return .failure(Problem(reason: "desc must be 1 to \(Place.maxNameLength) characters without control characters"))
             }
             guard let lat, lat.isFinite, (-90...90).contains(lat) else {
                 return .failure(Problem(reason: present.contains("lat") ? "lat must be a number from -90 to 90" : "no lat"))
@@ -185,8 +185,8 @@ extension WaypointBatch {
             guard let rad, rad.isFinite, rad > 0 else {
                 return .failure(Problem(reason: "no radius above 0 (rad): a waypoint without one is no region to enter or leave"))
             }
-            guard rad <= DevicePlace.maxRadius else {
-                return .failure(Problem(reason: "rad \(rad) is more than \(Int(DevicePlace.maxRadius)) m"))
+            guard rad <= Place.maxRadius else {
+                return .failure(Problem(reason: "rad \(rad) is more than \(Int(Place.maxRadius)) m"))
             }
             var stamp: Int?
             if present.contains("tst") {

@@ -26,7 +26,7 @@ public struct WaypointMessage: Sendable, Hashable, Encodable {
     }
 
     /// The waypoint for `place`.
-    public init(_ place: DevicePlace) {
+    public init(_ place: Place) {
         desc = place.name
         lat = LocationMessage.roundCoordinate(place.lat)
         lon = LocationMessage.roundCoordinate(place.lon)
@@ -52,7 +52,7 @@ public struct WaypointsMessage: Sendable, Hashable, Encodable {
     }
 
     /// The reply listing `places`.
-    public init(places: [DevicePlace]) {
+    public init(places: [Place]) {
         waypoints = places.map(WaypointMessage.init)
     }
 }

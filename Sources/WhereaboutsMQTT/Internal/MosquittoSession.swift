@@ -213,7 +213,8 @@ extension MosquittoSession {
 /// The session behind libmosquitto's userdata pointer. Valid in every callback: the session
 /// thread keeps the session alive until after `mosquitto_destroy`.
 private func session(_ userdata: UnsafeMutableRawPointer?) -> MosquittoSession {
-    Unmanaged<MosquittoSession>.fromOpaque(userdata!).takeUnretainedValue()
+    guard let userdata else { preconditionFailure("libmosquitto called back without the session as its userdata") }
+    return Unmanaged<MosquittoSession>.fromOpaque(userdata).takeUnretainedValue()
 }
 
 extension MosquittoSession {

@@ -68,7 +68,7 @@ struct PlacesPublisherTests {
             #expect(event["t"] as? String == "c")
             #expect(event["tid"] as? String == "al")
             #expect(event["wtst"] as? Int == 1_699_999_000)
-            #expect(event["rid"] as? String == DevicePlace.derivedRID(name: "Start", tst: 1_699_999_000))
+            #expect(event["rid"] as? String == Place.derivedRID(name: "Start", tst: 1_699_999_000))
             #expect((event["acc"] as? Int ?? 0) > 0)
         }
         #expect(enter["event"] as? String == "enter")
@@ -85,7 +85,7 @@ struct PlacesPublisherTests {
         let regional = locations.filter { $0.t == "c" }
         #expect(regional.count == 2)
         #expect(regional.first?.tst == 1_700_000_000 && regional.first?.m == 1 && regional.first?.inregions == ["Start"])
-        #expect(regional.first?.inrids == [DevicePlace.derivedRID(name: "Start", tst: 1_699_999_000)])
+        #expect(regional.first?.inrids == [Place.derivedRID(name: "Start", tst: 1_699_999_000)])
         #expect(regional.last?.tst == leaveTST && regional.last?.m == 2 && regional.last?.inregions == nil)
         #expect(locations.filter { $0.tst > leaveTST }.allSatisfy { $0.m == 2 && $0.inregions == nil })
         // Each transition went out before its location, and the retained message is a location.

@@ -1,5 +1,0 @@
-import ArgumentParser
-import WhereaboutsMQTT
-
-/// `--broker-kind mosquitto` or `nats`.
-extension BrokerKind: ExpressibleByArgument {}

@@ -1,0 +1,67 @@
+import Testing
+import WhereaboutsCore
+import WhereaboutsYAML
+import Yams
+
+/// The one place validator, as both files use it: the circles file's places (``PlaceYAML/Use/circle``)
+/// and the publisher's `--places` file (``PlaceYAML/Use/device``).
+struct PlaceYAMLTests {
+    static func read(_ yaml: String, use: PlaceYAML.Use, owner: String? = nil) throws(YAMLFileError) -> [Place] {
+        guard let node = try? Yams.compose(yaml: yaml) else { throw YAMLFileError("not YAML in the test") }
+        return try PlaceYAML.places(node, key: "places", use: use, owner: owner)
+    }
+
+    @Test("The same place reads the same in both files; only the publisher's places are waypoints")
+    func sameShape() throws {
+        let yaml = "- {name: Home, lat: 52.5, lon: -8.5, radius: 100, dwell: 30}\n"
+        let circle = try Self.read(yaml, use: .circle)
+        let device = try Self.read(yaml, use: .device)
+        #expect(circle == [Place(name: "Home", lat: 52.5, lon: -8.5, radius: 100, dwell: 30)])
+        #expect(device[0].sameGeometry(as: circle[0]))
+        #expect(circle[0].waypoint == nil && device[0].origin == .file && device[0].tst == 0)
+    }
+
+    @Test("Every rule gives the same message, key and line in both files", arguments: [
+        ("- {name: Home, lat: 95, lon: 1, radius: 10}\n", "places[0].lat", "between -90 and 90"),
+        ("- {name: Home, lat: 1, lon: 1}\n", "places[0].radius", "The key `radius` is missing."),
+        ("- {name: Home, lat: 1, lon: 1, radius: 0}\n", "places[0].radius", "between 1 and 50000"),
+        ("- {name: Home, lat: 1, lon: 1, radius: .nan}\n", "places[0].radius", "must be a number"),
+        ("- {name: Home, lat: 1, lon: 1, radius: 10, dwell: 90000}\n", "places[0].dwell", "between 0 and 86400"),
+        ("- {name: \"Ho\\u0007me\", lat: 1, lon: 1, radius: 10}\n", "places[0].name", "without control characters"),
+        ("- {name: Home, lat: 1, lon: 1, radius: 10, colour: red}\n", "places[0].colour", "Unknown key `colour`"),
+        ("- {name: A, lat: 1, lon: 1, radius: 10}\n- {name: a, lat: 2, lon: 2, radius: 10}\n", "places[1].name", "appears twice"),
+        ("- just a name\n", "places[0]", "Expected a mapping"),
+    ])
+    func sameErrors(yaml: String, key: String, says: String) {
+        var messages: [String] = []
+        for use in [PlaceYAML.Use.circle, .device] {
+            do throws(YAMLFileError) {
+                _ = try Self.read(yaml, use: use)
+                Issue.record("accepted: \(yaml)")
+            } catch {
+                #expect(error.key == key)
+                #expect(error.line != nil)
+                #expect(error.message.contains(says), "\(error.message)")
+                messages.append(error.description)
+            }
+        }
+        #expect(messages.count == 2 && messages[0] == messages[1].replacingOccurrences(of: ", profile, profileOnLeave", with: "").replacingOccurrences(of: ", tst", with: ""))
+    }
+
+    @Test("The publisher-only keys are refused in a circle's places", arguments: ["profile: significant", "profileOnLeave: active", "tst: 1700000000"])
+    func publisherOnlyKeys(entry: String) throws {
+        let yaml = "- {name: Home, lat: 1, lon: 1, radius: 10, \(entry)}\n"
+        #expect(throws: YAMLFileError.self) { try Self.read(yaml, use: .circle) }
+        let device = try Self.read(yaml, use: .device)
+        #expect(device.count == 1)
+    }
+
+    @Test("The duplicate-name message names the owner when given")
+    func owner() {
+        #expect {
+            try Self.read("- {name: A, lat: 1, lon: 1, radius: 10}\n- {name: A, lat: 1, lon: 1, radius: 10}\n", use: .circle, owner: "circle `family`")
+        } throws: { error in
+            "\(error)".contains("appears twice in circle `family`")
+        }
+    }
+}
