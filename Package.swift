@@ -3,6 +3,7 @@
 // Whereabouts: live positions of people and devices inside circles, over MQTT.
 //
 // Layers depend one way:
+//   SystemSupport (Foundation only: AtomicFile, LockedState, SplitMix64), beside
 //   WhereaboutsCore (Foundation only: fixes, geodesy, filters, policies, wire format)
 //     <- PositionSources, WhereaboutsMQTT (libmosquitto), Outbox (SQLite)
 //       <- Publisher, Subscriber, Dashboard
@@ -39,6 +40,9 @@ let package = Package(
         // MARK: Policy core: Foundation only, so it could run inside an iOS app.
         .target(name: "WhereaboutsCore"),
 
+        // MARK: What the modules share that is not the policy core: AtomicFile, LockedState,
+        // SplitMix64 (Foundation only).
+        .target(name: "SystemSupport"),
         // MARK: YAML files: the nesting bound, errors naming key and line, and the one place
         // validator for the circles file and the places file (Yams stays out of the core).
         .target(
@@ -50,6 +54,7 @@ let package = Package(
         .target(
             name: "PositionSources",
             dependencies: [
+                "SystemSupport",
                 "WhereaboutsCore",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -64,6 +69,7 @@ let package = Package(
         .target(
             name: "WhereaboutsMQTT",
             dependencies: [
+                "SystemSupport",
                 "CMosquitto",
                 "WhereaboutsCore",
                 .product(name: "Logging", package: "swift-log"),
@@ -82,6 +88,7 @@ let package = Package(
         .target(
             name: "Subscriber",
             dependencies: [
+                "SystemSupport",
                 "OwnTracksCrypto",
                 "WhereaboutsCore",
                 "WhereaboutsMQTT",
@@ -101,14 +108,18 @@ let package = Package(
             ]
         ),
 
-        // MARK: Provisioning: invites (broker accounts, secrets, the OwnTracks app's configuration
-        // as a QR code) for the whereabouts-sub commands, not the running subscriber (issue 25).
+        // MARK: Provisioning: broker accounts (mosquitto ACL, dynamic security, NATS accounts, the
+        // password folder) and invites (secrets, the OwnTracks app's configuration as a QR code),
+        // for the whereabouts-sub commands acl, dynsec and invite, not the running subscriber
+        // (issues 25, 26).
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .target(
             name: "Provisioning",
             dependencies: [
-                "CPNG", "CQRencode", "Subscriber", "WhereaboutsCore",
+                "SystemSupport",
+                "CPNG", "CQRencode", "Subscriber", "WhereaboutsCore", "WhereaboutsMQTT",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
@@ -117,6 +128,7 @@ let package = Package(
         .target(
             name: "Dashboard",
             dependencies: [
+                "SystemSupport",
                 "Subscriber",
                 "Provisioning",  // the invite dialog's route runs the invite command's code (Invite/)
                 "WhereaboutsCore",
@@ -180,6 +192,7 @@ let package = Package(
         .target(
             name: "Publisher",
             dependencies: [
+                "SystemSupport",
                 "OwnTracksCrypto",
                 "WhereaboutsCore",
                 "PositionSources",
@@ -241,6 +254,7 @@ let package = Package(
         .executableTarget(
             name: "whereabouts-sub",
             dependencies: [
+                "SystemSupport",
                 "CommandLineDialect",
                 "CommandLineSupport",
                 "WhereaboutsCore",
@@ -289,6 +303,7 @@ let package = Package(
         .executableTarget(
             name: "LoadBenchmark",
             dependencies: [
+                "SystemSupport",
                 "WhereaboutsCore",
                 "WhereaboutsMQTT",
                 "WhereaboutsTestSupport",
@@ -378,7 +393,9 @@ let package = Package(
         .testTarget(
             name: "SubscriberTests",
             dependencies: [
+                "SystemSupport",
                 "Subscriber",
+                "Provisioning",  // the broker accounts of the access-control integration tests
                 "OwnTracksCrypto",
                 "WhereaboutsCore",
                 "WhereaboutsMQTT",
@@ -403,6 +420,7 @@ let package = Package(
         .testTarget(
             name: "PositionSourcesTests",
             dependencies: [
+                "SystemSupport",
                 "PositionSources",
                 "WhereaboutsCore",
                 "WhereaboutsTestSupport",
@@ -415,6 +433,7 @@ let package = Package(
         .target(
             name: "WhereaboutsTestSupport",
             dependencies: [
+                "SystemSupport",
                 "WhereaboutsMQTT",
                 "WhereaboutsCore",
                 .product(name: "Logging", package: "swift-log"),
@@ -433,6 +452,7 @@ let package = Package(
         .testTarget(
             name: "WhereaboutsMQTTTests",
             dependencies: [
+                "SystemSupport",
                 "WhereaboutsCore",
                 "WhereaboutsMQTT",
                 "WhereaboutsTestSupport",
@@ -444,6 +464,7 @@ let package = Package(
         .testTarget(
             name: "DashboardTests",
             dependencies: [
+                "SystemSupport",
                 "Dashboard",
                 "Provisioning",
                 "DashboardOptions",
@@ -474,6 +495,7 @@ let package = Package(
         .testTarget(
             name: "ClusterTests",
             dependencies: [
+                "SystemSupport",
                 "WhereaboutsCore", "WhereaboutsMQTT", "WhereaboutsTestSupport", "whereabouts-pub", "whereabouts-sub",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),

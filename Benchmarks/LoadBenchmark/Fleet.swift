@@ -1,5 +1,6 @@
 import Foundation
 import WhereaboutsCore
+import SystemSupport
 
 /// The simulated devices: who they are, how they move, which circles they form.
 ///

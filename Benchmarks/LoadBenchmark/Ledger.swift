@@ -1,5 +1,6 @@
 import Foundation
 import WhereaboutsCore
+import SystemSupport
 
 /// What was sent, acknowledged and shown, per device; thread-safe (one lock: `LockedState`).
 final class Ledger: Sendable {

@@ -5,6 +5,7 @@ import NIOPosix
 import WhereaboutsCore
 import WhereaboutsMQTT
 import WhereaboutsTestSupport
+import SystemSupport
 
 #if canImport(Glibc)
 import Glibc

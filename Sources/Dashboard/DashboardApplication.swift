@@ -6,7 +6,7 @@ import Subscriber
 
 /// Builds the dashboard's Hummingbird application: HTTP routes and WebSocket upgrades on one port,
 /// and the ``ViewBroadcaster`` service that feeds every WebSocket.
-public enum DashboardApplication {
+enum DashboardApplication {
     /// The largest WebSocket frame sent or accepted; larger views go out as several frames.
     static let maxFrameSize = 1 << 20
 
@@ -19,7 +19,7 @@ public enum DashboardApplication {
     ///
     /// - Parameter onListening: Called with the bound port once the server accepts connections
     ///   (useful with port 0).
-    public static func make(
+    static func make(
         source: CircleViewStore,
         configuration: DashboardConfiguration,
         logger: Logger,

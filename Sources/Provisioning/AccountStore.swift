@@ -1,6 +1,7 @@
 import Foundation
 import Subscriber
 import WhereaboutsCore
+import SystemSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -90,22 +91,22 @@ package enum AccountStore: Sendable {
     func provision(_ member: Member, in file: CirclesFile, prefixes: TopicPrefixes) async throws -> BrokerCredentials {
         switch self {
         case .dynamicSecurity(let sync, let directory):
-            let accounts = try ProvisioningSeam.dynamicSecurityAccounts(of: member)
-            let password = try ProvisioningSeam.password(for: accounts.device, in: directory).password
+            let accounts = try DynamicSecurityPlan.deviceAccounts(of: member)
+            let password = try PasswordDirectory(path: directory).password(for: accounts.device).password
             try await Self.refuseForeignDeletions(sync: sync, file: file, allowed: [])
             try await sync.apply(file)
             return BrokerCredentials(username: accounts.device, password: password, clientID: accounts.device)
         case .nats(let settings):
             try Self.write(natsAccounts: settings, file: file, prefixes: prefixes)
-            let password = try ProvisioningSeam.password(for: member.user, in: settings.passwordDirectory).password
-            return BrokerCredentials(username: member.user, password: password, clientID: try ProvisioningSeam.dynamicSecurityAccounts(of: member).device)
+            let password = try PasswordDirectory(path: settings.passwordDirectory).password(for: member.user).password
+            return BrokerCredentials(username: member.user, password: password, clientID: try DynamicSecurityPlan.deviceAccounts(of: member).device)
         case .mosquitto(let settings):
-            let password = try ProvisioningSeam.password(for: member.user, in: settings.passwordDirectory).password
+            let password = try PasswordDirectory(path: settings.passwordDirectory).password(for: member.user).password
             try Self.write(acl: settings, file: file, prefixes: prefixes)
             let exists = FileManager.default.fileExists(atPath: settings.passwordFile)
             try Self.mosquittoPasswd((exists ? [] : ["-c"]) + ["-b", settings.passwordFile, member.user, password])
             try Self.reload(pidFile: settings.reloadPidFile)
-            return BrokerCredentials(username: member.user, password: password, clientID: try ProvisioningSeam.dynamicSecurityAccounts(of: member).device)
+            return BrokerCredentials(username: member.user, password: password, clientID: try DynamicSecurityPlan.deviceAccounts(of: member).device)
         }
     }
 
@@ -116,7 +117,7 @@ package enum AccountStore: Sendable {
         let userStays = file.memberIDs.contains { $0.user == member.user }
         switch self {
         case .dynamicSecurity(let sync, let directory):
-            let accounts = try ProvisioningSeam.dynamicSecurityAccounts(of: member)
+            let accounts = try DynamicSecurityPlan.deviceAccounts(of: member)
             try await Self.refuseForeignDeletions(sync: sync, file: file, allowed: Set([accounts.device] + accounts.presence))
             try await sync.apply(file)
             var done = ["Deleted the broker accounts \(([accounts.device] + accounts.presence).joined(separator: ", ")) (their connections are closed)."]

@@ -1,6 +1,7 @@
 import Foundation
 import Subscriber
 import WhereaboutsCore
+import SystemSupport
 
 /// Everything an invite made: the app's configuration, and what had to be created for it.
 package struct Invitation: Sendable, Hashable {
@@ -66,7 +67,7 @@ package struct Inviter: Sendable {
         let publishTopic = "\(settings.prefixes.topicPrefix)/\(user)/\(device)"
         let sharesTrees = parsed.circles.contains { circle in
             (joining.contains(circle.id) || circle.members.contains { $0.id == id })
-                && ProvisioningSeam.treeFilter(of: circle, viewPrefix: settings.prefixes.viewPrefix) != nil
+                && circle.ownTracksTree
         }
         if sharesTrees, publishTopic.split(separator: "/", omittingEmptySubsequences: false).count != 3 {
             throw ProvisioningError(
@@ -91,7 +92,7 @@ package struct Inviter: Sendable {
             throw ProvisioningError(
                 "\(user)/\(device) is in no circle of \(settings.circlesPath). Name a circle to add them to (--circle), or add them to a circle's members (user: \(user), device: \(device)).")
         }
-        let tid = trackerID ?? ProvisioningSeam.defaultTrackerID(user)
+        let tid = trackerID ?? OwnTracksFriend.defaultTrackerID(user)
         guard (1...2).contains(tid.count), tid.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
             throw ProvisioningError("The tracker id '\(tid)' must be one or two letters or digits (the apps refuse others); give one with --tid.")
         }
@@ -99,7 +100,7 @@ package struct Inviter: Sendable {
         if let secretFile = member.secretFile {
             secret = try MemberSecret.readOrCreate(at: MemberSecret.path(secretFile, circlesPath: settings.circlesPath))
         }
-        let trees = circles.compactMap { circle in ProvisioningSeam.treeFilter(of: circle, viewPrefix: settings.prefixes.viewPrefix).map { (circle.id, $0) } }
+        let trees = circles.filter(\.ownTracksTree).map { ($0.id, $0.ownTracksTreeRoot(viewPrefix: settings.prefixes.viewPrefix) + "/#") }
         // Accounts come from the parsed file: they need no secret, and another member's secret
         // file may not exist yet (it is made by that member's invite).
         let credentials = try await accounts.provision(member, in: parsed, prefixes: settings.prefixes)

@@ -1,5 +1,6 @@
 import Foundation
 import WhereaboutsCore
+import SystemSupport
 
 /// The OwnTracks encryption secret of a member's device, in the file the circles file names
 /// (`secretFile`, relative to the circles file's folder): read as the subscriber reads it (the

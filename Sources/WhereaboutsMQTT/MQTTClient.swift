@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+internal import SystemSupport
 internal import WhereaboutsCore
 
 /// An MQTT 3.1.1 / 5 client over libmosquitto, safe to share between tasks.

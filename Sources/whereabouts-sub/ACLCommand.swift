@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
+import Provisioning
 import Subscriber
 import WhereaboutsCore
+import SystemSupport
 
 #if canImport(Glibc)
 import Glibc

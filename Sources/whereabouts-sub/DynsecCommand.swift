@@ -3,6 +3,7 @@ import Subscriber
 import CommandLineDialect
 import CommandLineSupport
 import Foundation
+import Provisioning
 import Logging
 import WhereaboutsMQTT
 

@@ -7,6 +7,7 @@ import Provisioning
 import Subscriber
 import WhereaboutsCore
 import WhereaboutsMQTT
+import SystemSupport
 
 /// `whereabouts-sub invite`: one scan sets up a member's OwnTracks app. Makes (or reuses) the
 /// device's broker account and encryption secret, and writes the app's configuration as a

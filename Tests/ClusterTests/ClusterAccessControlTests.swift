@@ -3,6 +3,7 @@ import Testing
 import WhereaboutsCore
 import WhereaboutsMQTT
 import WhereaboutsTestSupport
+import SystemSupport
 
 /// `whereabouts-sub acl --format nats` on the shipped cluster: the accounts it writes, loaded by
 /// every node, keep each member to their own topics and their circles' views.

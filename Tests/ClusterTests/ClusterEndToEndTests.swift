@@ -5,6 +5,7 @@ import Testing
 import WhereaboutsCore
 import WhereaboutsMQTT
 import WhereaboutsTestSupport
+import SystemSupport
 
 /// The real `whereabouts-pub` and `whereabouts-sub` against the shipped three-node NATS cluster,
 /// each given every node (`--broker` list, `--broker-kind nats`), while the nodes are killed.

@@ -1,4 +1,4 @@
-import Dashboard
+@testable import Dashboard
 import Foundation
 import Hummingbird
 import HummingbirdTesting

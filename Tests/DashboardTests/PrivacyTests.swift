@@ -8,6 +8,7 @@ import Testing
 import WhereaboutsCore
 import WhereaboutsMQTT
 import WhereaboutsTestSupport
+import SystemSupport
 
 /// Privacy per circle, proven on the bytes: a real mosquitto, the subscriber and the dashboard as
 /// `whereabouts-sub --http-port` runs them, a member publishing exact fixes with velocity and a

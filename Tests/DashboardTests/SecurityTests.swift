@@ -1,5 +1,5 @@
 import Subscriber
-import Dashboard
+@testable import Dashboard
 import Foundation
 import Hummingbird
 import HummingbirdTesting

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WhereaboutsCore
 @testable import PositionSources
+import SystemSupport
 
 /// Seeded random damage to real input: whatever happens to the bytes, a source must not crash and
 /// must not yield a fix that is invalid or that the undamaged input did not contain.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WhereaboutsCore
 @testable import PositionSources
+import SystemSupport
 
 @Suite("Simulator")
 struct SimulatorTests {

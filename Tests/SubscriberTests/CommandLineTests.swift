@@ -1,5 +1,6 @@
 import Subscriber
 import Foundation
+import Provisioning
 import Testing
 import WhereaboutsTestSupport
 

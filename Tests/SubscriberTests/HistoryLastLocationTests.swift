@@ -3,6 +3,7 @@ import Testing
 import WhereaboutsCore
 import WhereaboutsTestSupport
 @testable import Subscriber
+import SystemSupport
 
 /// The copy of each member's newest location that the "v3-read-last-location" triggers keep
 /// (`/api/0/last` reads it), against a real SQLite file: it must always equal the newest row of

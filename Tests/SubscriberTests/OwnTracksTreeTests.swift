@@ -1,5 +1,6 @@
 @testable import Subscriber
 import Foundation
+@testable import Provisioning
 import Testing
 import WhereaboutsCore
 import WhereaboutsMQTT

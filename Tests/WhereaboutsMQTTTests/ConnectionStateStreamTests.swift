@@ -3,6 +3,7 @@ import Testing
 import WhereaboutsCore
 import WhereaboutsTestSupport
 @testable import WhereaboutsMQTT
+import SystemSupport
 
 /// The connection-state streams of `ClientHub`, fed from another thread as libmosquitto's thread
 /// feeds them.

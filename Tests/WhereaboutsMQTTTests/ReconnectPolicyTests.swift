@@ -1,6 +1,7 @@
 import Testing
 import WhereaboutsCore
 import WhereaboutsMQTT
+import SystemSupport
 
 struct ReconnectPolicyTests {
     @Test("Backoff doubles from the initial delay and stops at the cap")

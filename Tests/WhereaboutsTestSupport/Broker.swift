@@ -1,6 +1,7 @@
 import Foundation
 import WhereaboutsMQTT
 internal import WhereaboutsCore
+internal import SystemSupport
 
 /// A real mosquitto broker for one test (or suite), on free loopback ports, with its own
 /// configuration in its own temporary directory.

@@ -1,5 +1,6 @@
 import Foundation
 import WhereaboutsMQTT
+internal import SystemSupport
 
 #if canImport(Glibc)
 import Glibc

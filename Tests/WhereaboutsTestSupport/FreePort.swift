@@ -1,5 +1,6 @@
 import Foundation
 internal import WhereaboutsCore
+internal import SystemSupport
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,7 @@
 import Foundation
 import WhereaboutsCore
 import Yams
+import SystemSupport
 
 /// The dashboard's accounts (`--users FILE`), a YAML file:
 ///

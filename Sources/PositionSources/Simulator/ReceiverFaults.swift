@@ -1,5 +1,6 @@
 import Foundation
 import WhereaboutsCore
+import SystemSupport
 
 /// The `spikes` scenario's receiver faults, drawn from the simulator's seeded generator:
 /// kilometre-long spikes and tunnels that end in a true jump.

@@ -1,5 +1,6 @@
 import Foundation
 import WhereaboutsCore
+import SystemSupport
 
 /// A deterministic generator of realistic fixes: a device moves (or stands) on a local plane, and
 /// each fix reports its true position plus GPS-like errors.

@@ -1,5 +1,6 @@
 import Foundation
 import WhereaboutsCore
+import SystemSupport
 
 /// Hands fixes from a producer thread to an `AsyncThrowingStream`, and tells the producer when the
 /// consumer has gone away so it can stop.

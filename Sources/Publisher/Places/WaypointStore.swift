@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import WhereaboutsCore
+import SystemSupport
 
 /// Keeps the waypoints received by `setWaypoints`, and which places the device is inside, in one
 /// small JSON file in the state directory (`places-<user>-<device>.json` beside the outbox).

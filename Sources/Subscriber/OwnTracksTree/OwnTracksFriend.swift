@@ -13,7 +13,7 @@ import WhereaboutsCore
 /// | `hidden` | none |
 ///
 /// A `gone` member has no location (the apps drop the friend from the map) but keeps its card.
-struct OwnTracksFriend: Sendable, Hashable {
+package struct OwnTracksFriend: Sendable, Hashable {
     /// The `location` to keep retained, or `nil` to clear it.
     var location: FriendLocation?
     /// The `card` to keep retained (always: the member stays listed by name).
@@ -49,7 +49,7 @@ struct OwnTracksFriend: Sendable, Hashable {
     }
 
     /// The apps' own default tracker id: the last two characters of the user name.
-    static func defaultTrackerID(_ user: String) -> String {
+    package static func defaultTrackerID(_ user: String) -> String {
         String(user.suffix(2))
     }
 }

@@ -21,7 +21,7 @@ import WhereaboutsCore
 /// that is removed or stops asking for the tree, and a location that is withdrawn (`gone`,
 /// `hidden`, away at the `place` level) get an empty retained message, which the apps take as
 /// "remove this friend" (Android's `MessageClear`).
-struct OwnTracksTree {
+package struct OwnTracksTree {
     /// One message to publish.
     struct Message: Sendable, Hashable {
         var topic: String
@@ -45,7 +45,7 @@ struct OwnTracksTree {
 
     /// The root of circle `id`'s tree, one topic level (the view prefix with `/` written as `-`,
     /// then `-<id>`); the subscription an OwnTracks app uses is `<root>/#`.
-    static func root(viewPrefix: String, circle id: String) -> String {
+    package static func root(viewPrefix: String, circle id: String) -> String {
         viewPrefix.replacingOccurrences(of: "/", with: "-") + "-" + id
     }
 

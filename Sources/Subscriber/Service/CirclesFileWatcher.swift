@@ -3,22 +3,32 @@ import Logging
 import WhereaboutsMQTT
 
 /// Reloads the circles file when it changes (its modification time, size or inode, polled) or
-/// when the process receives SIGHUP, keeping the state of members that stay.
-struct CirclesFileWatcher {
+/// when the process receives SIGHUP, keeping the state of members that stay. The running
+/// subscriber and `whereabouts-sub dynsec --watch` (Provisioning) both watch with it.
+package struct CirclesFileWatcher {
     let path: String
     let pollInterval: Double
     /// The broker whose limits every version must respect (``CirclesFile/check(for:)``).
     let brokerKind: BrokerKind
     let logger: Logger
 
+    /// Creates a watcher of the circles file at `path`, polled every `pollInterval` seconds.
+    package init(path: String, pollInterval: Double, brokerKind: BrokerKind, logger: Logger) {
+        self.path = path
+        self.pollInterval = pollInterval
+        self.brokerKind = brokerKind
+        self.logger = logger
+    }
+
     /// A file's identity and version as far as change detection cares.
-    struct Stamp: Equatable {
+    package struct Stamp: Equatable {
         var modified: Date?
         var size: Int?
         var inode: Int?
     }
 
-    static func stamp(of path: String) -> Stamp? {
+    /// The stamp of the file at `path`, or `nil` when it cannot be read.
+    package static func stamp(of path: String) -> Stamp? {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return nil }
         return Stamp(
             modified: attributes[.modificationDate] as? Date,
@@ -28,7 +38,7 @@ struct CirclesFileWatcher {
 
     /// Polls until cancelled, calling `reload` with each successfully parsed new version.
     /// A version that fails to parse is logged and the current circles stay in force.
-    func watch(reload: @Sendable (CirclesFile) async -> Void) async {
+    package func watch(reload: @Sendable (CirclesFile) async -> Void) async {
         var last = Self.stamp(of: path)
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(pollInterval))
@@ -40,7 +50,7 @@ struct CirclesFileWatcher {
     }
 
     /// Loads the file and hands it to `reload`, logging a parse error instead.
-    func load(reason: String, reload: @Sendable (CirclesFile) async -> Void) async {
+    package func load(reason: String, reload: @Sendable (CirclesFile) async -> Void) async {
         do {
             let file = try CirclesFile.load(path: path)
             try file.check(for: brokerKind)

@@ -1,5 +1,6 @@
 import Foundation
 import WhereaboutsCore
+import SystemSupport
 #if canImport(Glibc)
 import Glibc
 #endif

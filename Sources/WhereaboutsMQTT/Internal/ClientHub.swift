@@ -1,5 +1,6 @@
 import Foundation
 internal import WhereaboutsCore
+internal import SystemSupport
 
 /// What outlives a single connection of an `MQTTClient`: the current state, the listeners of
 /// `messages` and `stateUpdates`, and the subscriptions to restore after a reconnect.

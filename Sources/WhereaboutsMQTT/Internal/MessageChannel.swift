@@ -1,4 +1,5 @@
 import Foundation
+internal import SystemSupport
 internal import WhereaboutsCore
 
 /// The buffer between libmosquitto's thread and the consumers of one `messages` sequence.

@@ -1,6 +1,7 @@
 import CMosquitto
 import Foundation
 import Logging
+internal import SystemSupport
 internal import WhereaboutsCore
 
 /// One libmosquitto handle and the dedicated thread that drives it, from the first connect to

@@ -1,4 +1,5 @@
 internal import WhereaboutsCore
+internal import SystemSupport
 
 /// Links a waiting operation to its message id so that task cancellation can find it, whichever
 /// of "id registered" and "task cancelled" happens first.

@@ -1,4 +1,5 @@
 import Foundation
+internal import SystemSupport
 internal import WhereaboutsCore
 
 /// Everything a ``MosquittoSession`` knows that more than one thread reads or writes, guarded by

@@ -4,6 +4,7 @@ import NIOCore
 import Subscriber
 import Testing
 import WhereaboutsCore
+import SystemSupport
 
 /// The Recorder formats are written byte by byte (RecorderEncoder, RecorderBytes); the JSON
 /// must say exactly what JSONSerialization says of the same object, and every format must be

@@ -1,5 +1,7 @@
 import Testing
-@testable import Subscriber
+@testable import Provisioning
+import Subscriber
+import WhereaboutsTestSupport
 
 @Suite("Broker accounts generated from the circles file")
 struct AccessControlPlanTests {
@@ -9,7 +11,7 @@ struct AccessControlPlanTests {
 
     @Test("One account per connection, named after its client id, with the user's role")
     func accounts() throws {
-        let plan = try DynamicSecurityPlan(circles: try Build.exampleFile().circles, operatorUsers: ["ops"], reservedUsers: ["admin"])
+        let plan = try DynamicSecurityPlan(circles: try Self.exampleFile().circles, operatorUsers: ["ops"], reservedUsers: ["admin"])
         #expect(Set(plan.accounts.keys) == [
             "whereabouts-sub", "ops",
             "whereabouts-alice-phone", "whereabouts-alice-phone-presence", "whereabouts-bob-phone", "whereabouts-bob-phone-presence",
@@ -98,5 +100,12 @@ struct AccessControlPlanTests {
         // An account the generator did not make is never taken over.
         let foreign = DynamicSecuritySnapshot(clients: [.init(username: "whereabouts-alice-phone", clientid: nil, textdescription: nil, roles: [])], roles: [])
         #expect(throws: AccessControlError.self) { try foreign.commands(toReach: plan) { _ in "pw" } }
+    }
+}
+
+extension AccessControlPlanTests {
+    /// The circles file shipped as the example (`examples/circles.yaml`).
+    static func exampleFile() throws -> CirclesFile {
+        try CirclesFile.load(path: TestPaths.packageRoot.appendingPathComponent("examples/circles.yaml").path)
     }
 }

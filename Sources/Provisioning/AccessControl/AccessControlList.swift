@@ -1,3 +1,4 @@
+import Subscriber
 import WhereaboutsCore
 
 /// Generates a mosquitto ACL file (`acl_file`) that makes the broker enforce circle privacy.

@@ -1,3 +1,4 @@
+import Subscriber
 import Foundation
 import Logging
 import WhereaboutsMQTT

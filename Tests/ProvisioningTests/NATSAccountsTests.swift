@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import Subscriber
+@testable import Provisioning
+import Subscriber
 import WhereaboutsTestSupport
 
 @Suite("NATS accounts from the circles file")

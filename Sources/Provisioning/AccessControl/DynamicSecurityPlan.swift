@@ -1,3 +1,4 @@
+import Subscriber
 import WhereaboutsCore
 
 /// The broker accounts and roles that mosquitto's dynamic security plugin
@@ -145,5 +146,21 @@ struct DynamicSecurityPlan: Sendable, Hashable {
             }
             roles["whereabouts-user-\(user)"] = rules
         }
+    }
+}
+
+extension DynamicSecurityPlan {
+    /// The dynamic security account of `member`'s device (user name and only client id), and of
+    /// its presence connection, as the plan names them: what an invite hands the device.
+    static func deviceAccounts(of member: Member) throws(AccessControlError) -> (device: String, presence: [String]) {
+        let circle = Circle(id: "invite", name: "invite", members: [member])
+        let plan = try DynamicSecurityPlan(circles: [circle], subscriberUsers: [])
+        // The device's own account is the one whose password file is named after it; the others
+        // (the presence connection) share that file.
+        guard let device = plan.accounts.values.first(where: { $0.username == $0.passwordName }) else {
+            throw AccessControlError("The dynamic security plan has no account for \(member.user)/\(member.device).")
+        }
+        let presence = plan.accounts.values.filter { $0.passwordName == device.username && $0.username != device.username }.map(\.username)
+        return (device.username, presence.sorted())
     }
 }

@@ -1,3 +1,4 @@
+import Subscriber
 import WhereaboutsCore
 
 /// Why broker access control could not be generated or applied; each message says what to change.

@@ -1,13 +1,14 @@
 import Foundation
 import Testing
 import WhereaboutsTestSupport
-@testable import Subscriber
+@testable import Provisioning
+import Subscriber
 
 @Suite("Access control list")
 struct AccessControlListTests {
     @Test("Each member writes only their own topics and reads only their circles' views (and trees, where a circle has one)")
     func rules() throws {
-        let acl = try AccessControlList(circles: try Build.exampleFile().circles, operatorUsers: ["ops"]).render()
+        let acl = try AccessControlList(circles: try Self.exampleFile().circles, operatorUsers: ["ops"]).render()
         let blocks = Dictionary(uniqueKeysWithValues: acl.components(separatedBy: "\n\n").compactMap { block -> (String, [String])? in
             let lines = block.split(separator: "\n").map(String.init).filter { !$0.hasPrefix("#") }
             guard let user = lines.first, user.hasPrefix("user ") else { return nil }
@@ -57,5 +58,12 @@ struct AccessControlListTests {
         #expect(throws: AccessControlError.self) { try AccessControlList(circles: [bad]).render() }
         #expect(throws: AccessControlError.self) { try DynamicSecurityPlan(circles: [bad]) }
         #expect(throws: AccessControlError.self) { try NATSAccounts(circles: [bad]).render(passwordDirectory: directory.path) }
+    }
+}
+
+extension AccessControlListTests {
+    /// The circles file shipped as the example (`examples/circles.yaml`).
+    static func exampleFile() throws -> CirclesFile {
+        try CirclesFile.load(path: TestPaths.packageRoot.appendingPathComponent("examples/circles.yaml").path)
     }
 }

@@ -1,3 +1,4 @@
+import Subscriber
 import WhereaboutsCore
 import WhereaboutsMQTT
 
