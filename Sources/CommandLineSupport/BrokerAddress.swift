@@ -1,17 +1,17 @@
 /// Where the broker is: `mqtt://HOST[:PORT]` (plain, default port 1883) or `mqtts://HOST[:PORT]`
 /// (TLS, default port 8883).
-public struct BrokerAddress: Sendable, Hashable, CustomStringConvertible {
+package struct BrokerAddress: Sendable, Hashable, CustomStringConvertible {
     /// The host name or address.
-    public var host: String
+    package var host: String
     /// The TCP port.
-    public var port: Int
+    package var port: Int
     /// Whether the connection uses TLS.
-    public var usesTLS: Bool
+    package var usesTLS: Bool
 
     /// Parses a broker URL.
     ///
     /// - Throws: ``BrokerAddressError`` naming what is wrong.
-    public init(parsing text: String) throws(BrokerAddressError) {
+    package init(parsing text: String) throws(BrokerAddressError) {
         let scheme: String
         let rest: Substring
         if let range = text.range(of: "://") {
@@ -56,14 +56,14 @@ public struct BrokerAddress: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The URL form, `mqtt://host:port` or `mqtts://host:port`.
-    public var description: String {
+    package var description: String {
         let shownHost = host.contains(":") ? "[\(host)]" : host
         return "\(usesTLS ? "mqtts" : "mqtt")://\(shownHost):\(port)"
     }
 }
 
 /// Why a `--broker` value was refused.
-public enum BrokerAddressError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum BrokerAddressError: Error, Sendable, Hashable, CustomStringConvertible {
     /// No `mqtt://` or `mqtts://` prefix.
     case missingScheme(String)
     /// A scheme other than mqtt or mqtts.
@@ -78,7 +78,7 @@ public enum BrokerAddressError: Error, Sendable, Hashable, CustomStringConvertib
     case badPort(String)
 
     /// A sentence naming the value and the expected form.
-    public var description: String {
+    package var description: String {
         switch self {
         case .missingScheme(let text): "The broker '\(text)' needs a scheme: mqtt://HOST:PORT or mqtts://HOST:PORT."
         case let .unsupportedScheme(text, scheme): "The broker '\(text)' uses the scheme '\(scheme)'; use mqtt:// or mqtts://."

@@ -10,63 +10,63 @@ import WhereaboutsMQTT
 /// verify the broker, and the TLS files are refused with an `mqtt://` URL (so a certificate is
 /// never silently unused, and TLS is never silently switched on). `--ca-file`, `--cert-file` and
 /// `--key-file` are kept as aliases of the `--tls-` names.
-public struct BrokerOptions: ParsableArguments {
+package struct BrokerOptions: ParsableArguments {
     /// Creates the options with their defaults (ArgumentParser fills them).
-    public init() {}
+    package init() {}
 
     /// The broker URL, or several separated by commas (the nodes of a cluster).
     @Option(help: ArgumentHelp(
         "The broker: mqtt://HOST[:PORT] (port 1883 by default) or mqtts://HOST[:PORT] for TLS (port 8883 by default), which needs --tls-ca-file. For a cluster, list its nodes separated by commas (mqtt://a:1883,mqtt://b:1883): the program connects to the first that answers and, when a node fails, to the next.",
         valueName: "url[,url...]"))
-    public var broker: String = "mqtt://127.0.0.1:1883"
+    package var broker: String = "mqtt://127.0.0.1:1883"
 
     /// The broker software, for its limits.
     @Option(help: ArgumentHelp(
         "The broker software: mosquitto (or any full MQTT 5 broker; spoken to as MQTT 5, so that it can say why it refuses a publish or a subscription) or nats (a NATS server's MQTT listener: MQTT 3.1.1; QoS 2 is refused, and user and device names must not contain '.', spaces, '@', '*' or '>').",
         valueName: "kind"))
-    public var brokerKind: BrokerKind = .mosquitto
+    package var brokerKind: BrokerKind = .mosquitto
 
     /// The MQTT client id, if given.
     @Option(
         name: .customLong("client-id"),
         help: "The MQTT client id. It must stay the same across restarts: the broker keeps the persistent session under it. Each program's help says its default.")
-    public var clientID: String?
+    package var clientID: String?
 
     /// The login name, if any.
     @Option(help: "The user name to log in to the broker with. Without it the program connects anonymously.")
-    public var username: String?
+    package var username: String?
 
     /// The password file, if any.
     @Option(help: ArgumentHelp(
         "A file whose first line is the broker password. Without it, the WHEREABOUTS_PASSWORD environment variable is used. The password is never logged.",
         valueName: "file"))
-    public var passwordFile: String?
+    package var passwordFile: String?
 
     /// The keep-alive interval in seconds.
     @Option(help: "The MQTT keep-alive interval in seconds (5 to 65535).")
-    public var keepAlive: Int = 30
+    package var keepAlive: Int = 30
 
     /// The CA certificates that verify the broker.
     @Option(
         name: [.customLong("tls-ca-file"), .customLong("ca-file")],
         help: ArgumentHelp("A PEM file of CA certificates to verify the broker with; needed for mqtts://.", valueName: "file"))
-    public var tlsCAFile: String?
+    package var tlsCAFile: String?
 
     /// The client certificate, if the broker requires one.
     @Option(
         name: [.customLong("tls-cert-file"), .customLong("cert-file")],
         help: ArgumentHelp("A PEM client certificate for brokers that require one; give --tls-key-file with it.", valueName: "file"))
-    public var tlsCertFile: String?
+    package var tlsCertFile: String?
 
     /// The client certificate's private key.
     @Option(
         name: [.customLong("tls-key-file"), .customLong("key-file")],
         help: ArgumentHelp("The PEM private key of --tls-cert-file.", valueName: "file"))
-    public var tlsKeyFile: String?
+    package var tlsKeyFile: String?
 
     /// Whether the broker certificate's host name goes unchecked.
     @Flag(help: "Do not check that the broker's certificate names its host. Only for testing.")
-    public var tlsInsecure: Bool = false
+    package var tlsInsecure: Bool = false
 
     /// The config-file keys of these flags (without the old aliases `ca-file`, `cert-file` and
     /// `key-file`).
@@ -84,12 +84,12 @@ public struct BrokerOptions: ParsableArguments {
     ]
 
     /// The first broker URL.
-    public func address() throws -> BrokerAddress {
+    package func address() throws -> BrokerAddress {
         try addresses()[0]
     }
 
     /// Every broker URL, in the order they are tried; all plain or all TLS.
-    public func addresses() throws -> [BrokerAddress] {
+    package func addresses() throws -> [BrokerAddress] {
         let parts = broker.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
         var addresses: [BrokerAddress] = []
         for part in parts {
@@ -106,21 +106,21 @@ public struct BrokerOptions: ParsableArguments {
 
     /// Refuses a name that must be one topic level (`what`, e.g. "--user" or "the member
     /// alice/phone") which the broker cannot carry.
-    public func checkTopicLevel(_ name: String, what: String) throws {
+    package func checkTopicLevel(_ name: String, what: String) throws {
         if let problem = brokerKind.problem(withTopicLevel: name) {
             throw ValidationError("\(what) '\(name)' cannot be used with --broker-kind \(brokerKind.rawValue): \(problem). Rename it.")
         }
     }
 
     /// Refuses a QoS the broker does not carry.
-    public func checkQoS(_ qos: QoS, flag: String) throws {
+    package func checkQoS(_ qos: QoS, flag: String) throws {
         if qos.rawValue > brokerKind.maximumQoS.rawValue {
             throw ValidationError("\(flag) \(qos.rawValue) cannot be used with --broker-kind \(brokerKind.rawValue): it carries QoS \(brokerKind.maximumQoS.rawValue) at most (NATS closes the connection of a QoS 2 client).")
         }
     }
 
     /// Checks the options together (ArgumentParser calls it before `run()`).
-    public func validate() throws {
+    package func validate() throws {
         let address = try address()
         _ = try addresses()
         guard (5...65_535).contains(keepAlive) else {
@@ -148,7 +148,7 @@ public struct BrokerOptions: ParsableArguments {
     /// persistent session (clean session off; under MQTT 5 one that never expires), keep-alive,
     /// MQTT 5 for mosquitto and 3.1.1 for NATS (`BrokerKind.protocolVersion`), the credentials (password
     /// from `--password-file` or `WHEREABOUTS_PASSWORD`) and TLS.
-    public func mqttConfiguration(defaultClientID: String) throws -> MQTTConfiguration {
+    package func mqttConfiguration(defaultClientID: String) throws -> MQTTConfiguration {
         let addresses = try addresses()
         let address = addresses[0]
         var configuration = MQTTConfiguration(

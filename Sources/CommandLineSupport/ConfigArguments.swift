@@ -3,10 +3,10 @@ import ArgumentParser
 
 /// Expands `--config FILE` into the file's arguments, placed before the command line's own, so
 /// that flags on the command line win. Both programs use it with their own ``ConfigKey`` lists.
-public enum ConfigArguments {
+package enum ConfigArguments {
     /// The arguments with the config file's (if `--config` names one) in front; `--config` itself
     /// is left for the command to accept. Throws a `ValidationError` naming the file, line and key.
-    public static func expand(_ arguments: [String], keys: [ConfigKey]) throws -> [String] {
+    package static func expand(_ arguments: [String], keys: [ConfigKey]) throws -> [String] {
         var path: String?
         var index = 0
         while index < arguments.count {

@@ -11,9 +11,9 @@ import Yams
 /// command line, so a flag given on the command line overrides the file. Every key and value is
 /// checked first; an unknown key or a value of the wrong kind is a ``ConfigFileError`` that names
 /// the key and its line.
-public struct ConfigFile: Sendable, Hashable {
+package struct ConfigFile: Sendable, Hashable {
     /// The arguments the file stands for, in file order.
-    public var arguments: [String]
+    package var arguments: [String]
 
     /// Parses YAML text against the accepted keys.
     ///
@@ -21,7 +21,7 @@ public struct ConfigFile: Sendable, Hashable {
     ///   - text: The file's contents.
     ///   - path: The file's path, for error messages.
     ///   - keys: The keys the command accepts.
-    public init(text: String, path: String, keys: [ConfigKey]) throws(ConfigFileError) {
+    package init(text: String, path: String, keys: [ConfigKey]) throws(ConfigFileError) {
         if let line = YAMLNesting.lineDeeperThanLimit(in: text) {
             throw .malformedYAML(
                 path: path,
@@ -56,7 +56,7 @@ public struct ConfigFile: Sendable, Hashable {
     }
 
     /// Reads and parses the file at `path`.
-    public init(contentsOf path: String, keys: [ConfigKey]) throws(ConfigFileError) {
+    package init(contentsOf path: String, keys: [ConfigKey]) throws(ConfigFileError) {
         let text: String
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
@@ -130,7 +130,7 @@ public struct ConfigFile: Sendable, Hashable {
 }
 
 /// Why a config file was refused. Each message names the file, and the key and line when there is one.
-public enum ConfigFileError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum ConfigFileError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The file could not be read.
     case unreadable(path: String, reason: String)
     /// The file is not valid YAML.
@@ -145,7 +145,7 @@ public enum ConfigFileError: Error, Sendable, Hashable, CustomStringConvertible 
     case invalidValue(path: String, key: String, line: Int?, value: String, expected: String)
 
     /// A sentence naming the file, line and key, and what to do.
-    public var description: String {
+    package var description: String {
         func at(_ path: String, _ line: Int?) -> String { line.map { "\(path):\($0)" } ?? path }
         switch self {
         case let .unreadable(path, reason):

@@ -1,15 +1,15 @@
 import Foundation
 
 /// Reads the broker password without ever putting it on the command line or in a log.
-public enum Password {
+package enum Password {
     /// The environment variable read when no password file is given.
-    public static let environmentVariable = "WHEREABOUTS_PASSWORD"
+    package static let environmentVariable = "WHEREABOUTS_PASSWORD"
 
     /// The password from `file` (its first line, without the line break) when given, else from
     /// `WHEREABOUTS_PASSWORD`, else `nil`.
     ///
     /// - Throws: ``PasswordError`` when the file cannot be read or is empty.
-    public static func resolve(file: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws(PasswordError) -> String? {
+    package static func resolve(file: String?, environment: [String: String] = ProcessInfo.processInfo.environment) throws(PasswordError) -> String? {
         if let file {
             let text: String
             do {
@@ -28,14 +28,14 @@ public enum Password {
 }
 
 /// Why the password could not be read. The messages never contain the password.
-public enum PasswordError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum PasswordError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The password file could not be read.
     case unreadable(path: String, reason: String)
     /// The password file's first line is empty.
     case empty(path: String)
 
     /// A sentence naming the file.
-    public var description: String {
+    package var description: String {
         switch self {
         case let .unreadable(path, reason): "Cannot read the password file \(path): \(reason)."
         case let .empty(path): "The password file \(path) is empty; its first line is the password."

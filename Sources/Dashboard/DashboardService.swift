@@ -8,7 +8,7 @@ import Subscriber
 ///
 /// On graceful shutdown it stops accepting connections, closes open WebSockets with a normal
 /// closure, lets requests in flight finish, and returns.
-public struct DashboardService: Service {
+package struct DashboardService: Service {
     private let source: CircleViewStore
     private let configuration: DashboardConfiguration
     private let logger: Logger
@@ -21,7 +21,7 @@ public struct DashboardService: Service {
     ///   - configuration: Host, port and page settings.
     ///   - logger: Logs the listening address at info and each request at debug.
     ///   - onListening: Called with the bound port once the server accepts connections.
-    public init(
+    package init(
         source: CircleViewStore,
         configuration: DashboardConfiguration = DashboardConfiguration(),
         logger: Logger,
@@ -34,7 +34,7 @@ public struct DashboardService: Service {
     }
 
     /// Serves until graceful shutdown or cancellation; throws when the address cannot be bound.
-    public func run() async throws {
+    package func run() async throws {
         let application = DashboardApplication.make(
             source: source, configuration: configuration, logger: logger, onListening: onListening
         )

@@ -6,13 +6,13 @@ import Logging
 
 /// The web dashboard's command-line flags besides the port, for `whereabouts-sub run` to pull in
 /// with `@OptionGroup` next to its own `--http-port`.
-public struct DashboardOptions: ParsableArguments {
+package struct DashboardOptions: ParsableArguments {
     /// The address the dashboard binds.
     @Option(
         name: .customLong("http-host"),
         help: "The address the dashboard binds. The default keeps it private to this machine; any other address (such as 0.0.0.0, to serve the network) needs --users."
     )
-    public var httpHost: String = "127.0.0.1"
+    package var httpHost: String = "127.0.0.1"
 
     /// The map tile URL template, if any.
     @Option(
@@ -20,7 +20,7 @@ public struct DashboardOptions: ParsableArguments {
         help: ArgumentHelp(
             "Draw map tiles under the dashboard's map from this URL template with {z}, {x} and {y} (and optionally {s}), such as https://tile.openstreetmap.org/{z}/{x}/{y}.png; the page's Content-Security-Policy then admits that server's images. Without it the map is a metric grid and the page loads nothing from elsewhere.",
             valueName: "url-template"))
-    public var tileURL: String?
+    package var tileURL: String?
 
     /// The attribution shown under the tiles.
     @Option(
@@ -28,7 +28,7 @@ public struct DashboardOptions: ParsableArguments {
         help: ArgumentHelp(
             "The attribution the tile provider requires, shown as text in the map's corner, such as \"© OpenStreetMap contributors\".",
             valueName: "text"))
-    public var tileAttribution: String?
+    package var tileAttribution: String?
 
     /// The folder Leaflet is served from.
     @Option(
@@ -36,7 +36,7 @@ public struct DashboardOptions: ParsableArguments {
         help: ArgumentHelp(
             "The folder holding Leaflet (leaflet.js or leaflet.min.js, and leaflet.css), the library that draws the dashboard's map. The default is where the Debian package libjs-leaflet installs it.",
             valueName: "folder"))
-    public var leafletDirectory: String = DashboardConfiguration().leafletDirectory
+    package var leafletDirectory: String = DashboardConfiguration().leafletDirectory
 
     /// Extra host names the dashboard answers to.
     @Option(
@@ -44,7 +44,7 @@ public struct DashboardOptions: ParsableArguments {
         help: ArgumentHelp(
             "A host name the dashboard answers to besides IP addresses, localhost and --http-host, such as the name of the proxy in front of it; .example.org allows every name under example.org. Repeat for several. Requests for any other name get 403 (DNS rebinding).",
             valueName: "name"))
-    public var allowedHosts: [String] = []
+    package var allowedHosts: [String] = []
 
     /// Extra origins whose pages may use the dashboard.
     @Option(
@@ -52,7 +52,7 @@ public struct DashboardOptions: ParsableArguments {
         help: ArgumentHelp(
             "An origin (scheme://host[:port]) whose pages may use the API and WebSocket besides the dashboard's own, such as https://dash.example.org when a proxy rewrites Host. Repeat for several. Browsers on any other page get 403.",
             valueName: "origin"))
-    public var allowedOrigins: [String] = []
+    package var allowedOrigins: [String] = []
 
     /// Origins whose scripts may read the API across origins (CORS).
     @Option(
@@ -60,7 +60,7 @@ public struct DashboardOptions: ParsableArguments {
         help: ArgumentHelp(
             "An origin (scheme://host[:port]) whose pages may read the API across origins (CORS), such as the OwnTracks Frontend served from elsewhere with api.baseUrl pointing here. Implies --allowed-origin for it. Answers preflights; never allows cookies across origins (send a bearer token from POST /api/login). Repeat for several.",
             valueName: "origin"))
-    public var corsOrigins: [String] = []
+    package var corsOrigins: [String] = []
 
     /// The users file that turns on logins.
     @Option(
@@ -68,22 +68,22 @@ public struct DashboardOptions: ParsableArguments {
         help: ArgumentHelp(
             "The dashboard's accounts (YAML; see docs/dashboard.md, \"Login\"): with it every page, API route and WebSocket requires a login, and each account sees only its circles. Write passwords with `whereabouts-sub passwd`. Required unless --http-host is a loopback address; without it the dashboard is open to everyone on this machine.",
             valueName: "file"))
-    public var usersFile: String?
+    package var usersFile: String?
 
     /// Whether the session cookie is marked `Secure`.
     @Flag(
         name: .customLong("secure-cookie"),
         help: "Mark the session cookie Secure, so browsers send it over HTTPS only. Set it when the dashboard is reached through a TLS-terminating proxy (whereabouts-sub itself serves plain HTTP).")
-    public var secureCookie = false
+    package var secureCookie = false
 
     /// How long a login lasts.
     @Option(
         name: .customLong("session-hours"),
         help: ArgumentHelp("How long a login (the session cookie or a bearer token from POST /api/login) lasts, in hours.", valueName: "hours"))
-    public var sessionHours: Double = 12
+    package var sessionHours: Double = 12
 
     /// Creates the options with their defaults.
-    public init() {}
+    package init() {}
 
     /// The config-file keys of these flags (without the old aliases `tile-url` and
     /// `tile-attribution`). `allowed-host`, `allowed-origin` and `cors-origin` take one value in a
@@ -103,7 +103,7 @@ public struct DashboardOptions: ParsableArguments {
 
     /// Checks the flags: the host is not empty, and a tile URL is an http(s) URL with the `{z}`,
     /// `{x}` and `{y}` placeholders.
-    public func validate() throws {
+    package func validate() throws {
         if leafletDirectory.allSatisfy(\.isWhitespace) {
             throw ValidationError("--leaflet-dir must not be empty; the default is \(DashboardConfiguration().leafletDirectory) (Debian's libjs-leaflet).")
         }
@@ -157,7 +157,7 @@ public struct DashboardOptions: ParsableArguments {
 
     /// The login check of `--users`, or `nil` without it (the open development mode, which it
     /// announces with a warning).
-    public func authenticator(logger: Logger) throws(UsersFileError) -> Authenticator? {
+    package func authenticator(logger: Logger) throws(UsersFileError) -> Authenticator? {
         guard let usersFile else {
             logger.warning("The dashboard has no logins (no --users file): anyone who can reach \(httpHost) sees every circle and its history. Give --users FILE to require a login.")
             return nil
@@ -173,7 +173,7 @@ public struct DashboardOptions: ParsableArguments {
     }
 
     /// The dashboard to serve on `port`.
-    public func configuration(port: Int) -> DashboardConfiguration {
+    package func configuration(port: Int) -> DashboardConfiguration {
         DashboardConfiguration(
             host: httpHost, port: port, tileURLTemplate: tileURL, tileAttribution: tileAttribution,
             allowedHosts: allowedHosts, allowedOrigins: allowedOrigins, corsOrigins: corsOrigins, leafletDirectory: leafletDirectory)

@@ -4,32 +4,32 @@ import Foundation
 /// travel. Its table has a row per file, `| file | source repo @ commit : path | licence | mode |
 /// …`; the dataset is the source repository (the part before ` @ `), since the tracks of one
 /// dataset share devices, smoothing and sampling rates and must be judged together.
-public struct CorpusManifest: Sendable, Hashable {
+package struct CorpusManifest: Sendable, Hashable {
     /// One file's entry.
-    public struct Entry: Sendable, Hashable {
+    package struct Entry: Sendable, Hashable {
         /// The source dataset, such as `gpsbabel/gpsbabel`.
-        public var dataset: String
+        package var dataset: String
         /// The mode of travel, such as `cycle`.
-        public var mode: String
+        package var mode: String
 
         /// An entry from its values.
-        public init(dataset: String, mode: String) {
+        package init(dataset: String, mode: String) {
             self.dataset = dataset
             self.mode = mode
         }
     }
 
     /// The entries by file name.
-    public var entries: [String: Entry]
+    package var entries: [String: Entry]
 
     /// A manifest from its entries.
-    public init(entries: [String: Entry]) {
+    package init(entries: [String: Entry]) {
         self.entries = entries
     }
 
     /// Reads the table rows of a manifest's text; lines that are not a row naming a file with an
     /// extension (headings, prose, the separator) are skipped.
-    public init(text: String) {
+    package init(text: String) {
         var entries: [String: Entry] = [:]
         for line in text.split(whereSeparator: \.isNewline) {
             let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
@@ -44,18 +44,18 @@ public struct CorpusManifest: Sendable, Hashable {
     }
 
     /// Reads the manifest at `path`.
-    public init(contentsOf path: String) throws(CorpusManifestError) {
+    package init(contentsOf path: String) throws(CorpusManifestError) {
         guard let data = FileManager.default.contents(atPath: path) else { throw .unreadable(path) }
         self.init(text: String(decoding: data, as: UTF8.self))
         guard !entries.isEmpty else { throw .empty(path) }
     }
 
     /// The entry of `fileName`, if the manifest lists it.
-    public subscript(fileName: String) -> Entry? { entries[fileName] }
+    package subscript(fileName: String) -> Entry? { entries[fileName] }
 }
 
 /// A manifest that cannot be used.
-public enum CorpusManifestError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum CorpusManifestError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The file cannot be read.
     case unreadable(String)
     /// The file has no table row naming a track.
@@ -64,7 +64,7 @@ public enum CorpusManifestError: Error, Sendable, Hashable, CustomStringConverti
     case unlisted(track: String, manifest: String)
 
     /// A sentence saying what is wrong and what to do.
-    public var description: String {
+    package var description: String {
         switch self {
         case let .unreadable(path): "Cannot read the manifest \(path); give one with --manifest."
         case let .empty(path): "The manifest \(path) has no table row '| file | source repo @ commit : path | licence | mode | …'."

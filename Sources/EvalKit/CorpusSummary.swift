@@ -4,26 +4,26 @@ import WhereaboutsCore
 /// Corpus mode (`--summary`): one row per track and, per group of tracks (all, each half of the
 /// split, each mode), each policy's totals, its median and worst ratio to the offline optimum,
 /// and how often it beat the dead-reckoning baseline at the same epsilon.
-public struct CorpusSummary: Sendable, Codable {
+package struct CorpusSummary: Sendable, Codable {
     /// One track's numbers.
-    public struct Row: Sendable, Codable {
+    package struct Row: Sendable, Codable {
         /// The track's file name.
-        public var name: String
+        package var name: String
         /// Its mode of travel (``CorpusSplit/mode(of:)``).
-        public var mode: String
+        package var mode: String
         /// Its half of the split (``CorpusSplit/half(of:)``).
-        public var half: String
+        package var half: String
         /// The dataset it comes from, when a manifest names it (``CorpusManifest``).
-        public var dataset: String?
+        package var dataset: String?
         /// Accepted fixes.
-        public var fixes: Int
+        package var fixes: Int
         /// Hours from the first to the last accepted fix.
-        public var hours: Double = 0
+        package var hours: Double = 0
         /// One entry per policy, in order.
-        public var policies: [Cell]
+        package var policies: [Cell]
 
         /// A row from its values.
-        public init(name: String, mode: String, half: String, dataset: String? = nil, fixes: Int, hours: Double = 0, policies: [Cell]) {
+        package init(name: String, mode: String, half: String, dataset: String? = nil, fixes: Int, hours: Double = 0, policies: [Cell]) {
             self.name = name
             self.mode = mode
             self.half = half
@@ -35,29 +35,29 @@ public struct CorpusSummary: Sendable, Codable {
     }
 
     /// One policy on one track.
-    public struct Cell: Sendable, Codable {
+    package struct Cell: Sendable, Codable {
         /// The policy's name, such as `bounded(50m)`.
-        public var policy: String
+        package var policy: String
         /// Reports it made.
-        public var reports: Int
+        package var reports: Int
         /// Reports divided by the optimum's at the same epsilon.
-        public var ratioToOptimum: Double?
+        package var ratioToOptimum: Double?
         /// Whether the live error under `predict` stayed within the policy's bound at every fix
         /// (`nil` for policies without a bound).
-        public var boundHeld: Bool?
+        package var boundHeld: Bool?
         /// Bytes on the wire (``PolicyEvaluation/bytes``).
-        public var bytes: Int = 0
+        package var bytes: Int = 0
         /// Radio wake-ups (``PolicyEvaluation/wakeUps``).
-        public var wakeUps: Int = 0
+        package var wakeUps: Int = 0
         /// The dashboard's live error (`predict`) at every accepted fix, binned; not in the JSON.
-        public var errors = ErrorHistogram()
+        package var errors = ErrorHistogram()
 
         enum CodingKeys: String, CodingKey {
             case policy, reports, ratioToOptimum, boundHeld, bytes, wakeUps
         }
 
         /// A cell from its values.
-        public init(policy: String, reports: Int, ratioToOptimum: Double?, boundHeld: Bool?,
+        package init(policy: String, reports: Int, ratioToOptimum: Double?, boundHeld: Bool?,
                     bytes: Int = 0, wakeUps: Int = 0, errors: ErrorHistogram = ErrorHistogram()) {
             self.policy = policy
             self.reports = reports
@@ -70,63 +70,63 @@ public struct CorpusSummary: Sendable, Codable {
     }
 
     /// One policy's numbers over a group of tracks.
-    public struct Totals: Sendable, Codable {
+    package struct Totals: Sendable, Codable {
         /// The policy's name.
-        public var policy: String
+        package var policy: String
         /// Reports over the group.
-        public var reports: Int
+        package var reports: Int
         /// Total reports divided by the optimum's total at the same epsilon.
-        public var totalRatio: Double?
+        package var totalRatio: Double?
         /// The median of the per-track ratios to the optimum (the mean of the middle two for an
         /// even count).
-        public var medianRatio: Double?
+        package var medianRatio: Double?
         /// The largest per-track ratio to the optimum.
-        public var worstRatio: Double?
+        package var worstRatio: Double?
         /// The track with the largest ratio.
-        public var worstTrack: String?
+        package var worstTrack: String?
         /// Tracks with fewer / more reports than dead reckoning at the same epsilon (`nil` for
         /// dead reckoning itself or when it did not run).
-        public var betterThanDeadReckoning: Int?
+        package var betterThanDeadReckoning: Int?
         /// See ``betterThanDeadReckoning``.
-        public var worseThanDeadReckoning: Int?
+        package var worseThanDeadReckoning: Int?
         /// Tracks where the bound was not held (`nil` for policies without a bound).
-        public var boundBroken: Int?
+        package var boundBroken: Int?
         /// Reports per hour of track time over the group.
-        public var reportsPerHour: Double = 0
+        package var reportsPerHour: Double = 0
         /// Bytes on the wire over the group.
-        public var bytes: Int = 0
+        package var bytes: Int = 0
         /// Radio wake-ups over the group.
-        public var wakeUps: Int = 0
+        package var wakeUps: Int = 0
         /// The dashboard's live error (`predict`) over every fix of the group: median, 95th
         /// percentile (to the metre above) and largest, in metres.
-        public var errorMedian: Double = 0
+        package var errorMedian: Double = 0
         /// See ``errorMedian``.
-        public var errorP95: Double = 0
+        package var errorP95: Double = 0
         /// See ``errorMedian``.
-        public var errorMax: Double = 0
+        package var errorMax: Double = 0
     }
 
     /// A group of tracks and its policies' totals.
-    public struct Group: Sendable, Codable {
+    package struct Group: Sendable, Codable {
         /// `all`, `half A`, `half B`, `mode <name>` or `dataset <name>`.
-        public var name: String
+        package var name: String
         /// Tracks in the group.
-        public var tracks: Int
+        package var tracks: Int
         /// Accepted fixes in the group.
-        public var fixes: Int
+        package var fixes: Int
         /// One entry per policy, in order.
-        public var policies: [Totals]
+        package var policies: [Totals]
     }
 
     /// Every track, in the order evaluated.
-    public var rows: [Row]
+    package var rows: [Row]
     /// All tracks, then each half and each mode (alphabetical), or each group of ``GroupBy``.
-    public var groups: [Group]
+    package var groups: [Group]
     /// The leave-one-dataset-out results, one per epsilon, when asked for.
-    public var leaveOneDatasetOut: [LeaveOneDatasetOut]?
+    package var leaveOneDatasetOut: [LeaveOneDatasetOut]?
 
     /// How tracks are grouped after `all`.
-    public enum GroupBy: String, Sendable, CaseIterable {
+    package enum GroupBy: String, Sendable, CaseIterable {
         /// By the dataset the manifest names.
         case dataset
         /// By mode of travel.
@@ -135,7 +135,7 @@ public struct CorpusSummary: Sendable, Codable {
 
     /// Summarises rows already collected: all tracks, then each half and each mode, or with
     /// `groupBy` each dataset or each mode.
-    public init(rows: [Row], groupBy: GroupBy? = nil) {
+    package init(rows: [Row], groupBy: GroupBy? = nil) {
         self.rows = rows
         var groups = [Self.group("all", rows)]
         switch groupBy {
@@ -154,7 +154,7 @@ public struct CorpusSummary: Sendable, Codable {
 
     /// The summary row of one evaluated track; its mode and dataset come from `entry` when given,
     /// else the mode from the file name.
-    public static func row(_ evaluation: TrackEvaluation, entry: CorpusManifest.Entry? = nil) -> Row {
+    package static func row(_ evaluation: TrackEvaluation, entry: CorpusManifest.Entry? = nil) -> Row {
         Row(
             name: evaluation.name, mode: entry?.mode ?? CorpusSplit.mode(of: evaluation.name), half: CorpusSplit.half(of: evaluation.name),
             dataset: entry?.dataset,
@@ -219,7 +219,7 @@ public struct CorpusSummary: Sendable, Codable {
     }
 
     /// The pretty-printed JSON text, keys sorted.
-    public func encoded() throws -> String {
+    package func encoded() throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"

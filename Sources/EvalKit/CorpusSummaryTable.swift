@@ -2,15 +2,15 @@ import Foundation
 
 /// Renders a ``CorpusSummary`` as aligned plain text: one line per track, then one table per
 /// group of tracks.
-public enum CorpusSummaryTable {
+package enum CorpusSummaryTable {
     /// The column headings of a group's table.
-    public static let headings = [
+    package static let headings = [
         "policy", "reports", "total vs optimum", "median vs optimum", "worst vs optimum",
         "better/worse than DR", "bound broken", "per hour", "bytes", "wake-ups", "error median/p95/max (m)", "worst track",
     ]
 
     /// The whole text.
-    public static func render(_ summary: CorpusSummary) -> String {
+    package static func render(_ summary: CorpusSummary) -> String {
         var lines: [String] = []
         if let first = summary.rows.first {
             let header = ["track", "mode", "half", "fixes"] + first.policies.map { "\($0.policy) (vs opt)" }

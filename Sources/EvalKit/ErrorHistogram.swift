@@ -1,18 +1,18 @@
 /// The live errors of one policy over many fixes, binned so that tracks can be pooled for a
 /// median and a 95th percentile: 1 m bins up to 1 km, 10 m bins beyond (100 km and more share the
 /// last). Percentiles are the upper edge of the bin that holds them, so at most one bin high.
-public struct ErrorHistogram: Sendable, Hashable {
+package struct ErrorHistogram: Sendable, Hashable {
     private var counts: [Int: Int] = [:]
     /// How many errors were added.
-    public private(set) var count = 0
+    package private(set) var count = 0
     /// The largest error added.
-    public private(set) var max = 0.0
+    package private(set) var max = 0.0
 
     /// An empty histogram.
-    public init() {}
+    package init() {}
 
     /// A histogram of `errors`.
-    public init(_ errors: [Double]) {
+    package init(_ errors: [Double]) {
         for error in errors { add(error) }
     }
 
@@ -27,14 +27,14 @@ public struct ErrorHistogram: Sendable, Hashable {
     }
 
     /// Adds one error (metres).
-    public mutating func add(_ error: Double) {
+    package mutating func add(_ error: Double) {
         counts[Self.bin(error), default: 0] += 1
         count += 1
         if error > max { max = error }
     }
 
     /// Adds every error of `other`.
-    public mutating func merge(_ other: ErrorHistogram) {
+    package mutating func merge(_ other: ErrorHistogram) {
         for (bin, n) in other.counts { counts[bin, default: 0] += n }
         count += other.count
         max = Swift.max(max, other.max)
@@ -42,7 +42,7 @@ public struct ErrorHistogram: Sendable, Hashable {
 
     /// The `fraction` quantile (nearest rank), as the upper edge of its bin but never above the
     /// largest error; 0 when empty.
-    public func quantile(_ fraction: Double) -> Double {
+    package func quantile(_ fraction: Double) -> Double {
         guard count > 0 else { return 0 }
         let rank = Swift.max(1, Int((fraction * Double(count)).rounded(.up)))
         var seen = 0

@@ -2,28 +2,28 @@ import Foundation
 import WhereaboutsCore
 
 /// The JSON form of the evaluation tables (`--format json`): the same numbers, machine-readable.
-public struct EvaluationJSON: Sendable, Codable {
+package struct EvaluationJSON: Sendable, Codable {
     /// One entry per track.
-    public var tracks: [Track]
+    package var tracks: [Track]
 
     /// One track's numbers.
-    public struct Track: Sendable, Codable {
+    package struct Track: Sendable, Codable {
         /// The track's name.
-        public var name: String
+        package var name: String
         /// Fixes the source read.
-        public var fixes: Int
+        package var fixes: Int
         /// Fixes the filters accepted.
-        public var accepted: Int
+        package var accepted: Int
         /// The accepted track's duration in seconds.
-        public var durationSeconds: Double
+        package var durationSeconds: Double
         /// Rejections by reason: the source's reasons and the filters' (`too-old`, `too-fast`, ...).
-        public var rejected: [String: Int]
+        package var rejected: [String: Int]
         /// One entry per policy.
-        public var policies: [PolicyEvaluation]
+        package var policies: [PolicyEvaluation]
     }
 
     /// Builds the JSON form of `evaluations`.
-    public init(_ evaluations: [TrackEvaluation]) {
+    package init(_ evaluations: [TrackEvaluation]) {
         tracks = evaluations.map { evaluation in
             var rejected = evaluation.sourceRejections
             for reason in FixFilter.Reason.allCases { rejected[reason.rawValue] = evaluation.filterRejections[reason] }
@@ -36,7 +36,7 @@ public struct EvaluationJSON: Sendable, Codable {
     }
 
     /// The pretty-printed JSON text, keys sorted.
-    public func encoded() throws -> String {
+    package func encoded() throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         return String(decoding: try encoder.encode(self), as: UTF8.self) + "\n"

@@ -2,15 +2,15 @@ import Foundation
 import WhereaboutsCore
 
 /// Renders a track's evaluation as an aligned plain-text table, one row per policy.
-public enum EvaluationTable {
+package enum EvaluationTable {
     /// The column headings, in order.
-    public static let headings = [
+    package static let headings = [
         "policy", "reports", "vs optimum", "reports/h", "hold max m", "hold p95 m", "predict max m", "predict p95 m",
         "track max m", "bytes", "heartbeats", "wake-ups", "energy J",
     ]
 
     /// The table for `evaluation`, preceded by a line with the fix and rejection counts.
-    public static func render(_ evaluation: TrackEvaluation) -> String {
+    package static func render(_ evaluation: TrackEvaluation) -> String {
         var lines: [String] = []
         let hours = evaluation.duration / 3600
         lines.append("\(evaluation.name): \(evaluation.readFixes) fixes read, \(evaluation.track.count) accepted over \(String(format: "%.2f", hours)) h")

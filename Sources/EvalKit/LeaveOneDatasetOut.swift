@@ -10,64 +10,64 @@ import Foundation
 /// For each variant without a rule, the same is done for the pair (the policy with the rule, the
 /// variant without it): the rule's *left-out effect* is the reports of that pairwise choice minus
 /// those of never using the rule. Negative: the rule pays off on datasets it was not chosen on.
-public struct LeaveOneDatasetOut: Sendable, Codable {
+package struct LeaveOneDatasetOut: Sendable, Codable {
     /// What was chosen for one left-out dataset.
-    public struct Choice: Sendable, Codable {
+    package struct Choice: Sendable, Codable {
         /// The dataset left out.
-        public var dataset: String
+        package var dataset: String
         /// Its tracks.
-        public var tracks: Int
+        package var tracks: Int
         /// The candidate chosen on the other datasets.
-        public var chosen: String
+        package var chosen: String
         /// The chosen candidate's reports on the dataset left out.
-        public var reports: Int
+        package var reports: Int
         /// Dead reckoning's reports there at the same epsilon, when it ran.
-        public var deadReckoning: Int?
+        package var deadReckoning: Int?
     }
 
     /// One group of tracks (all, or one mode) measured on left-out data.
-    public struct Totals: Sendable, Codable {
+    package struct Totals: Sendable, Codable {
         /// `all` or the mode.
-        public var group: String
+        package var group: String
         /// Tracks in the group.
-        public var tracks: Int
+        package var tracks: Int
         /// Dead reckoning's reports, when it ran.
-        public var deadReckoning: Int?
+        package var deadReckoning: Int?
         /// The reports of the candidate chosen for each track's dataset without it.
-        public var chosen: Int
+        package var chosen: Int
         /// Tracks where the chosen candidate broke its bound.
-        public var boundBroken: Int
+        package var boundBroken: Int
         /// Each candidate's own reports over the group (in the order of ``LeaveOneDatasetOut/candidates``).
-        public var candidates: [Int]
+        package var candidates: [Int]
     }
 
     /// One rule's effect on left-out data: a variant without it against the policy with it.
-    public struct RuleEffect: Sendable, Codable {
+    package struct RuleEffect: Sendable, Codable {
         /// The variant without the rule, such as `bounded-without-braking(50m)`.
-        public var variant: String
+        package var variant: String
         /// Per group (as ``LeaveOneDatasetOut/totals``): the reports when each left-out dataset
         /// uses the rule only if it saved reports on the other datasets, minus the variant's.
-        public var leftOutEffect: [Int]
+        package var leftOutEffect: [Int]
         /// Per group: the policy's reports minus the variant's (the rule always on).
-        public var alwaysEffect: [Int]
+        package var alwaysEffect: [Int]
         /// The datasets for which the other datasets chose the rule.
-        public var keptFor: [String]
+        package var keptFor: [String]
     }
 
     /// The epsilon, as the policies' names carry it (`50m`).
-    public var epsilon: String
+    package var epsilon: String
     /// The candidates, the policy as documented first.
-    public var candidates: [String]
+    package var candidates: [String]
     /// One choice per dataset, alphabetical.
-    public var choices: [Choice]
+    package var choices: [Choice]
     /// All tracks, then each mode (alphabetical).
-    public var totals: [Totals]
+    package var totals: [Totals]
     /// One per variant after the first candidate.
-    public var ruleEffects: [RuleEffect]
+    package var ruleEffects: [RuleEffect]
 
     /// The leave-one-dataset-out result of every epsilon in `rows`; tracks without a dataset are
     /// left out. Empty when no `bounded` policy ran or fewer than two datasets are named.
-    public static func evaluate(_ rows: [CorpusSummary.Row]) -> [LeaveOneDatasetOut] {
+    package static func evaluate(_ rows: [CorpusSummary.Row]) -> [LeaveOneDatasetOut] {
         let rows = rows.filter { $0.dataset != nil }
         guard let first = rows.first, Set(rows.map { $0.dataset ?? "" }).count >= 2 else { return [] }
         let names = first.policies.map(\.policy)

@@ -11,12 +11,12 @@ import WhereaboutsCore
 /// it carried none: a held position, or a policy without prediction), `tr` the turn rate in degrees
 /// per second (empty for a straight line). With `tst` = `time` rounded
 /// down, these reproduce ``LocationMessage/displayedPosition(at:)`` exactly.
-public enum ReportsCSV {
+package enum ReportsCSV {
     /// The header line's columns.
-    public static let columns = ["policy", "index", "time", "lat", "lon", "trigger", "ve", "vn", "ms", "tr"]
+    package static let columns = ["policy", "index", "time", "lat", "lon", "trigger", "ve", "vn", "ms", "tr"]
 
     /// The CSV text for every run of `evaluation`, with a header line.
-    public static func render(_ evaluation: TrackEvaluation) -> String {
+    package static func render(_ evaluation: TrackEvaluation) -> String {
         var text = columns.joined(separator: ",") + "\n"
         for run in evaluation.runs {
             let policy = quoted(run.evaluation.policy)

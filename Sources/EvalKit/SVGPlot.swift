@@ -3,9 +3,9 @@ import WhereaboutsCore
 
 /// Draws one policy's run as an SVG picture (`--plot`): the track and the reported points above,
 /// the live error (`predict` model) over time below, with the error bound when the policy has one.
-public enum SVGPlot {
+package enum SVGPlot {
     /// The SVG document for `run` on `track`, with the policy's error bound, if any, dashed.
-    public static func render(track: [Fix], run: PolicyRun, title: String) -> String {
+    package static func render(track: [Fix], run: PolicyRun, title: String) -> String {
         let bound = run.evaluation.errorBound
         let width = 900.0, mapHeight = 600.0, chartHeight = 220.0, margin = 30.0
         var svg = """

@@ -3,22 +3,22 @@ import WhereaboutsCore
 
 /// One track run through the rejection filters and then through every chosen policy, with the
 /// offline optimum at each epsilon as the yardstick.
-public struct TrackEvaluation: Sendable {
+package struct TrackEvaluation: Sendable {
     /// The track's name (its file name).
-    public var name: String
+    package var name: String
     /// Fixes the source read.
-    public var readFixes: Int
+    package var readFixes: Int
     /// Input the source skipped while reading, by reason (its own names).
-    public var sourceRejections: [String: Int]
+    package var sourceRejections: [String: Int]
     /// Fixes the rejection filters turned away, by reason.
-    public var filterRejections: Rejections
+    package var filterRejections: Rejections
     /// The accepted track every policy saw.
-    public var track: [Fix]
+    package var track: [Fix]
     /// One run per policy, in the order given, then the optimum's runs when they were asked for
     /// as a policy; every evaluation carries its ratio to the optimum.
-    public var runs: [PolicyRun]
+    package var runs: [PolicyRun]
     /// The offline optimum's run at each epsilon, in the order of the epsilons.
-    public var optimumRuns: [PolicyRun]
+    package var optimumRuns: [PolicyRun]
 
     /// Filters `fixes` (replay as fast as possible: "now" is each fix's own time, so nothing is too
     /// old) and evaluates each of `policies` on what was accepted, and the offline optimum of
@@ -26,7 +26,7 @@ public struct TrackEvaluation: Sendable {
     /// at its own error bound, or to the first optimum when it has none. With `listOptimum` the
     /// optimum's runs follow the policies' in ``runs``. `progress` is called after each run with
     /// the number done and the total.
-    public static func evaluate(
+    package static func evaluate(
         name: String,
         fixes: [Fix],
         sourceRejections: [String: Int] = [:],
@@ -65,7 +65,7 @@ public struct TrackEvaluation: Sendable {
     }
 
     /// The track's duration in seconds, from the first to the last accepted fix.
-    public var duration: Double {
+    package var duration: Double {
         guard let first = track.first, let last = track.last else { return 0 }
         return last.time.timeIntervalSince(first.time)
     }

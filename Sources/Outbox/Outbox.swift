@@ -20,22 +20,22 @@ import Synchronization
 ///
 /// The outbox is the only owner of its file: one GRDB `DatabaseQueue` serialises every access on
 /// GRDB's own dispatch queue, never on the Swift cooperative pool.
-public final class Outbox: Sendable {
+package final class Outbox: Sendable {
     /// The outbox file.
-    public let path: String
+    package let path: String
     /// The most entries kept; the oldest go first when an append would exceed it.
-    public let maxEntries: Int
+    package let maxEntries: Int
     /// Damage found in the files when opening them (an emptied file, a deleted or damaged
     /// write-ahead log, commits missing against the commit mark), each also logged at warning
     /// level; empty when the files were sound.
-    public let damage: [OutboxDamage]
+    package let damage: [OutboxDamage]
     /// Reports known to be lost to that damage (``SQLiteDamage/missingCommits(path:transactions:rows:)``):
     /// committed to the outbox and no longer in it, delivered or not.
-    public var lostReports: Int { damage.compactMap(\.lostRows).reduce(0, +) }
+    package var lostReports: Int { damage.compactMap(\.lostRows).reduce(0, +) }
     /// The file's receipt epoch: 16 hexadecimal digits drawn when the file was created (or first
     /// opened by a version with receipts). A new file starts a new epoch, so an old receipt
     /// cannot cover its reports.
-    public let epoch: String
+    package let epoch: String
 
     private let queue: DatabaseQueue
     private let logger: Logger
@@ -62,13 +62,13 @@ public final class Outbox: Sendable {
     /// After how many pages of log SQLite checkpoints on its own.
     static let autoCheckpointPages = 8
     /// The default cap, in entries.
-    public static let defaultMaxEntries = 100_000
+    package static let defaultMaxEntries = 100_000
 
     /// Opens the outbox at `path`, creating the file and its folder when missing.
     ///
     /// - Throws: ``OutboxError`` when the file is not an SQLite database, belongs to another
     ///   program, has a newer schema, or cannot be created.
-    public init(path: String, maxEntries: Int = Outbox.defaultMaxEntries, logger: Logger) throws(OutboxError) {
+    package init(path: String, maxEntries: Int = Outbox.defaultMaxEntries, logger: Logger) throws(OutboxError) {
         guard maxEntries >= 1 else { throw .invalidCap(maxEntries) }
         self.path = path
         self.maxEntries = maxEntries
@@ -136,7 +136,7 @@ public final class Outbox: Sendable {
     }
 
     /// Entries waiting, as of the last committed change.
-    public var depth: Int { depthCache.withLock { $0 } }
+    package var depth: Int { depthCache.withLock { $0 } }
 
     /// Commits one entry and returns its id, dropping the oldest entries first if the cap is reached.
     ///
@@ -145,7 +145,7 @@ public final class Outbox: Sendable {
     /// - Throws: ``OutboxError/storageFull(path:)`` when the file system is full even after the
     ///   write-ahead log was checkpointed and cut back (which often makes room: the log holds many
     ///   copies of the same few pages). Nothing stored before is affected.
-    public func append(topic: String, payload: Data, tst: Int, createdAt: Date = Date()) async throws(OutboxError) -> OutboxAppendResult {
+    package func append(topic: String, payload: Data, tst: Int, createdAt: Date = Date()) async throws(OutboxError) -> OutboxAppendResult {
         // New reports are stored only while the reserve exists (or can be made again): the room
         // it holds is what lets deletes and checkpoints run on a full file system, so reports
         // must never take it.
@@ -202,7 +202,7 @@ public final class Outbox: Sendable {
     }
 
     /// The oldest `limit` entries not marked acknowledged, oldest first.
-    public func oldest(limit: Int) async throws(OutboxError) -> [OutboxEntry] {
+    package func oldest(limit: Int) async throws(OutboxError) -> [OutboxEntry] {
         try await perform { db in
             try Row.fetchAll(
                 db, sql: "SELECT id, topic, payload, tst, created_at, seq FROM report WHERE acknowledged_at IS NULL ORDER BY id LIMIT ?",
@@ -212,13 +212,13 @@ public final class Outbox: Sendable {
     }
 
     /// The id of the newest entry, or `nil` when the outbox is empty.
-    public func newestID() async throws(OutboxError) -> Int64? {
+    package func newestID() async throws(OutboxError) -> Int64? {
         try await perform { db in try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM report") }
     }
 
     /// The id of the newest entry published on `topic`, or `nil` when there is none: the newest
     /// location among transitions and other messages that share the outbox.
-    public func newestID(topic: String) async throws(OutboxError) -> Int64? {
+    package func newestID(topic: String) async throws(OutboxError) -> Int64? {
         try await perform { db in
             try Int64.fetchOne(db, sql: "SELECT id FROM report WHERE topic = ? ORDER BY id DESC LIMIT 1", arguments: [topic])
         }
@@ -226,7 +226,7 @@ public final class Outbox: Sendable {
 
     /// The largest `tst` ever committed to this outbox (whether or not it was sent since), or `nil`
     /// when nothing was ever committed. A replayed recording resumes after it.
-    public func newestCommittedTST() async throws(OutboxError) -> Int? {
+    package func newestCommittedTST() async throws(OutboxError) -> Int? {
         try await perform { db in
             let value = try Int.fetchOne(db, sql: "SELECT newest_tst FROM progress") ?? Int.min
             return value == Int.min ? nil : value
@@ -248,7 +248,7 @@ public final class Outbox: Sendable {
     /// On a full file system (a delete needs room in the log too) the deletes are retried a few
     /// rows per transaction, the log cut back between them, so that even a full disk drains.
     @discardableResult
-    public func remove(ids: [Int64], retained: OutboxEntry? = nil) async throws(OutboxError) -> Int {
+    package func remove(ids: [Int64], retained: OutboxEntry? = nil) async throws(OutboxError) -> Int {
         do {
             return try await delete(ids: ids, retained: retained)
         } catch .storageFull {
@@ -306,7 +306,7 @@ public final class Outbox: Sendable {
     /// ``oldest(limit:)``, until a receipt covers them (``removeConfirmed(through:)``), the
     /// publisher falls back to the broker's word (``removeAcknowledged()``), or they are queued
     /// again (``requeueAcknowledged()``). `retained` is recorded as in ``remove(ids:retained:)``.
-    public func markAcknowledged(ids: [Int64], retained: OutboxEntry? = nil, at: Date = Date()) async throws(OutboxError) {
+    package func markAcknowledged(ids: [Int64], retained: OutboxEntry? = nil, at: Date = Date()) async throws(OutboxError) {
         guard !ids.isEmpty else { return }
         try await perform { db in
             let marks = Array(repeating: "?", count: ids.count).joined(separator: ",")
@@ -325,7 +325,7 @@ public final class Outbox: Sendable {
     /// Deletes every entry whose sequence number is at most `seq` (a receipt covers it, whether
     /// or not it was acknowledged). Returns how many were deleted.
     @discardableResult
-    public func removeConfirmed(through seq: Int64) async throws(OutboxError) -> Int {
+    package func removeConfirmed(through seq: Int64) async throws(OutboxError) -> Int {
         let ids = try await perform { db in
             try Int64.fetchAll(db, sql: "SELECT id FROM report WHERE seq <= ? ORDER BY id", arguments: [seq])
         }
@@ -335,7 +335,7 @@ public final class Outbox: Sendable {
     /// Deletes every entry marked acknowledged (no subscriber confirms receipts: the broker's
     /// acknowledgement is the best there is). Returns how many were deleted.
     @discardableResult
-    public func removeAcknowledged() async throws(OutboxError) -> Int {
+    package func removeAcknowledged() async throws(OutboxError) -> Int {
         let ids = try await perform { db in
             try Int64.fetchAll(db, sql: "SELECT id FROM report WHERE acknowledged_at IS NOT NULL ORDER BY id")
         }
@@ -354,7 +354,7 @@ public final class Outbox: Sendable {
     /// Clears the acknowledged mark of every entry, so that ``oldest(limit:)`` returns them again,
     /// in order: no receipt covered them in time. Returns how many.
     @discardableResult
-    public func requeueAcknowledged() async throws(OutboxError) -> Int {
+    package func requeueAcknowledged() async throws(OutboxError) -> Int {
         try await perform { db in
             try db.execute(sql: "UPDATE report SET acknowledged_at = NULL WHERE acknowledged_at IS NOT NULL")
             return db.changesCount
@@ -362,7 +362,7 @@ public final class Outbox: Sendable {
     }
 
     /// What the outbox holds unconfirmed, for the stamp of the next report and the metrics.
-    public func confirmation() async throws(OutboxError) -> OutboxConfirmation {
+    package func confirmation() async throws(OutboxError) -> OutboxConfirmation {
         let cache = depthCache
         let result: OutboxConfirmation
         do {
@@ -392,7 +392,7 @@ public final class Outbox: Sendable {
     /// The newest report the broker acknowledged as a retained message (its stored payload), or
     /// `nil` when none was ever acknowledged. Kept across restarts, so that a broker that lost its
     /// retained messages gets the device's last position again.
-    public func lastRetained() async throws(OutboxError) -> OutboxEntry? {
+    package func lastRetained() async throws(OutboxError) -> OutboxEntry? {
         try await perform { db in
             try Row.fetchOne(db, sql: "SELECT 0 AS id, topic, payload, tst, 0.0 AS created_at, 0 AS seq FROM last_retained")
                 .map(Self.entry(from:))
@@ -408,7 +408,7 @@ public final class Outbox: Sendable {
     /// For that case the outbox keeps a reserve file (`<path>-reserve`, ``reserveSize`` bytes): it
     /// is deleted to make room for the checkpoint and for deletes, and appends wait (reports are
     /// lost) until it can be created again, that is until deletes gave the space back.
-    public func truncateLog() async {
+    package func truncateLog() async {
         removedSinceTruncation.withLock { $0 = 0 }
         if await checkpoint() { return }
         await releaseReserve()

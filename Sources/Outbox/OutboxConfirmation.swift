@@ -2,21 +2,21 @@ import Foundation
 
 /// Where the outbox stands with receipts (docs/receipts.md): what the stamp of the next published
 /// report says, and what the metrics show.
-public struct OutboxConfirmation: Sendable, Hashable {
+package struct OutboxConfirmation: Sendable, Hashable {
     /// Every sequence number below this one is settled (confirmed, or dropped by the cap): the
     /// smallest `seq` still in the outbox, or the next one to be assigned when it is empty.
-    public var settled: Int64
+    package var settled: Int64
     /// Entries in the outbox (sent or not): reports not confirmed yet.
-    public var unconfirmed: Int
+    package var unconfirmed: Int
     /// When the oldest of them was committed, or `nil` when there is none.
-    public var oldestCommitted: Date?
+    package var oldestCommitted: Date?
     /// Entries the broker acknowledged that wait for a receipt.
-    public var acknowledged: Int
+    package var acknowledged: Int
     /// When the oldest of those was acknowledged, or `nil` when there is none.
-    public var oldestAcknowledged: Date?
+    package var oldestAcknowledged: Date?
 
     /// Creates a summary.
-    public init(settled: Int64, unconfirmed: Int, oldestCommitted: Date?, acknowledged: Int, oldestAcknowledged: Date?) {
+    package init(settled: Int64, unconfirmed: Int, oldestCommitted: Date?, acknowledged: Int, oldestAcknowledged: Date?) {
         self.settled = settled
         self.unconfirmed = unconfirmed
         self.oldestCommitted = oldestCommitted

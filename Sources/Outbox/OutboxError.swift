@@ -1,7 +1,7 @@
 import SQLiteSupport
 
 /// Why the outbox could not be opened or used.
-public enum OutboxError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum OutboxError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file exists but is not an SQLite database, or is damaged.
     case notADatabase(path: String, reason: String)
     /// The file is an SQLite database that belongs to something else (it has tables but not the
@@ -21,7 +21,7 @@ public enum OutboxError: Error, Sendable, Equatable, CustomStringConvertible {
     case database(path: String, reason: String)
 
     /// A sentence a user can act on.
-    public var description: String {
+    package var description: String {
         switch self {
         case let .notADatabase(path, reason):
             "The outbox file \(path) is not an SQLite database or is damaged (\(reason)). Move it aside "

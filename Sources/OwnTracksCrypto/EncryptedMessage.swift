@@ -7,9 +7,9 @@ import Foundation
 /// `homeassistant/components/owntracks/messages.py` (`_decrypt_payload`, `encrypt_message`: PyNaCl
 /// `SecretBox(key).encrypt(message, encoder=Base64Encoder)`, key = secret UTF-8 cut and
 /// zero-padded to 32 bytes).
-public enum EncryptedMessage {
+package enum EncryptedMessage {
     /// Seals a plaintext message (JSON bytes) into the bytes of an encrypted message.
-    public static func seal(_ plaintext: Data, with key: OwnTracksKey) throws(OwnTracksCryptoError) -> Data {
+    package static func seal(_ plaintext: Data, with key: OwnTracksKey) throws(OwnTracksCryptoError) -> Data {
         let box = try SecretBox.seal(Array(plaintext), key: key)
         // base64 has no characters JSON needs to escape.
         return Data(#"{"_type":"encrypted","data":""#.utf8) + Data(box).base64EncodedData() + Data(#""}"#.utf8)
@@ -19,7 +19,7 @@ public enum EncryptedMessage {
     ///
     /// - Throws: ``OwnTracksCryptoError`` saying whether the envelope, the base64, the length or
     ///   the authentication (wrong secret, altered data) failed.
-    public static func open(_ payload: Data, with key: OwnTracksKey) throws(OwnTracksCryptoError) -> Data {
+    package static func open(_ payload: Data, with key: OwnTracksKey) throws(OwnTracksCryptoError) -> Data {
         guard let object = try? JSONSerialization.jsonObject(with: payload) as? [String: Any],
               object["_type"] as? String == "encrypted", let data = object["data"] as? String
         else { throw .notAnEncryptedMessage }
@@ -29,7 +29,7 @@ public enum EncryptedMessage {
 
     /// Whether `payload` looks like an encrypted message: a JSON object whose `_type` is
     /// `"encrypted"`. A cheap check for receivers deciding whether to decrypt.
-    public static func isEncrypted(_ payload: Data) -> Bool {
+    package static func isEncrypted(_ payload: Data) -> Bool {
         guard let object = try? JSONSerialization.jsonObject(with: payload) as? [String: Any] else { return false }
         return object["_type"] as? String == "encrypted"
     }

@@ -1,5 +1,5 @@
 /// Why a secret could not be loaded or a payload could not be encrypted or decrypted.
-public enum OwnTracksCryptoError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum OwnTracksCryptoError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The secret (or the file that holds it) is empty.
     case emptySecret(source: String)
     /// The secret file cannot be read.
@@ -16,7 +16,7 @@ public enum OwnTracksCryptoError: Error, Sendable, Hashable, CustomStringConvert
     case authenticationFailed
 
     /// A sentence naming what is wrong and what to do.
-    public var description: String {
+    package var description: String {
         switch self {
         case let .emptySecret(source):
             "The encryption secret from \(source) is empty; write the OwnTracks secret into the file."

@@ -4,19 +4,19 @@ import Foundation
 /// and Home Assistant derive it: the secret's UTF-8 bytes, cut to 32 bytes and zero-padded to 32.
 ///
 /// The secret is never printed: `description` names only its length.
-public struct OwnTracksKey: Sendable, Hashable, CustomStringConvertible {
+package struct OwnTracksKey: Sendable, Hashable, CustomStringConvertible {
     /// The 32 key bytes.
     let bytes: [UInt8]
     /// How many UTF-8 bytes the secret had (before cutting to 32).
-    public let secretLength: Int
+    package let secretLength: Int
 
     /// The key length of libsodium's secretbox, 32 bytes.
-    public static let keyLength = 32
+    package static let keyLength = 32
 
     /// Derives the key of `secret`.
     ///
     /// - Throws: ``OwnTracksCryptoError/emptySecret(source:)`` for an empty secret.
-    public init(secret: String) throws(OwnTracksCryptoError) {
+    package init(secret: String) throws(OwnTracksCryptoError) {
         let utf8 = Array(secret.utf8)
         guard !utf8.isEmpty else { throw .emptySecret(source: "the given secret") }
         secretLength = utf8.count
@@ -28,7 +28,7 @@ public struct OwnTracksKey: Sendable, Hashable, CustomStringConvertible {
     ///
     /// - Throws: ``OwnTracksCryptoError/unreadableSecretFile(path:reason:)`` when the file cannot be
     ///   read or is not UTF-8, ``OwnTracksCryptoError/emptySecret(source:)`` when it holds no secret.
-    public init(contentsOfFile path: String) throws(OwnTracksCryptoError) {
+    package init(contentsOfFile path: String) throws(OwnTracksCryptoError) {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -49,8 +49,8 @@ public struct OwnTracksKey: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether the secret was longer than 32 bytes, so only its first 32 bytes count (as in the
     /// OwnTracks apps and Home Assistant).
-    public var isTruncated: Bool { secretLength > Self.keyLength }
+    package var isTruncated: Bool { secretLength > Self.keyLength }
 
     /// Names the key's length only, never its bytes.
-    public var description: String { "OwnTracksKey(\(secretLength) secret bytes)" }
+    package var description: String { "OwnTracksKey(\(secretLength) secret bytes)" }
 }

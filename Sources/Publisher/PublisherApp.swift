@@ -15,14 +15,14 @@ import WhereaboutsMQTT
 /// SIGINT the reader stops first, then the drainer empties the outbox (up to the drain timeout),
 /// then the connections publish offline presence and disconnect. When a recorded source ends, the
 /// drainer empties the outbox and ends the group, and the process exits 0.
-public struct PublisherApp: Sendable {
+package struct PublisherApp: Sendable {
     /// What to run.
-    public var launch: PublisherLaunch
+    package var launch: PublisherLaunch
     /// Where the publisher logs.
-    public var logger: Logger
+    package var logger: Logger
 
     /// Creates the app.
-    public init(launch: PublisherLaunch, logger: Logger) {
+    package init(launch: PublisherLaunch, logger: Logger) {
         self.launch = launch
         self.logger = logger
     }
@@ -39,7 +39,7 @@ public struct PublisherApp: Sendable {
     }
 
     /// Runs until the source ends and the outbox is drained (returns normally), or until SIGTERM/SIGINT.
-    public func run() async throws {
+    package func run() async throws {
         let settings = launch.settings
         let outbox = try Outbox(path: launch.outboxPath, maxEntries: launch.outboxMax, logger: logger)
         let registry = PrometheusCollectorRegistry()

@@ -17,24 +17,24 @@ import Synchronization
 ///
 /// One instance per open store; its file descriptor is used on the store's writer queue and
 /// guarded by a `Mutex`.
-public final class CommitMark: Sendable {
+package final class CommitMark: Sendable {
     /// The mark file, `<database>-mark`.
-    public let path: String
+    package let path: String
     private let table: String
     private let database: String
     private let descriptor: Mutex<Int32>
 
     /// The count in one place (the database or the mark file).
-    public struct Count: Sendable, Equatable {
+    package struct Count: Sendable, Equatable {
         /// Transactions that changed something.
-        public var transactions: Int
+        package var transactions: Int
         /// Rows the store's writes said they added.
-        public var rows: Int
+        package var rows: Int
     }
 
     /// Opens (creating it when missing) the mark file of the database at `database`, whose counts
     /// live in `table` (see ``prepare(_:table:)``).
-    public init(database: String, table: String) {
+    package init(database: String, table: String) {
         self.database = database
         self.table = table
         path = database + "-mark"
@@ -48,7 +48,7 @@ public final class CommitMark: Sendable {
     /// Creates `table` with its one row when missing and adds the two count columns to it when
     /// missing (an existing table, such as the outbox's `progress`, keeps its other columns).
     /// Run it as a migration step.
-    public static func prepare(_ db: Database, table: String) throws {
+    package static func prepare(_ db: Database, table: String) throws {
         if try !db.tableExists(table) {
             try db.execute(sql: "CREATE TABLE \(table) (committed_transactions INTEGER NOT NULL DEFAULT 0)")
         }
@@ -70,7 +70,7 @@ public final class CommitMark: Sendable {
     /// It first checks that the file is still the one at the store's path
     /// (``SQLiteFileCheck/checkInPlace(_:path:)``): a transaction into a deleted or replaced file
     /// is rolled back with an error instead of committed where nothing will read it.
-    public func count(_ db: Database, rows: Int) throws {
+    package func count(_ db: Database, rows: Int) throws {
         try SQLiteFileCheck.checkInPlace(db, path: database)
         try db.execute(
             sql: "UPDATE \(table) SET committed_transactions = committed_transactions + 1, committed_rows = committed_rows + ?",
@@ -83,7 +83,7 @@ public final class CommitMark: Sendable {
     ///
     /// - Returns: ``SQLiteDamage/missingCommits(path:transactions:rows:)`` when the database holds
     ///   fewer commits than the file recorded; `nil` otherwise (also for a new or unreadable mark file).
-    public func verify(_ db: Database) throws -> SQLiteDamage? {
+    package func verify(_ db: Database) throws -> SQLiteDamage? {
         let stored = try Self.read(db, table: table)
         let marked = readFile()
         write(stored)

@@ -3,7 +3,7 @@ import Foundation
 /// Damage to a store's SQLite files (the publisher's outbox, the subscriber's history) that
 /// SQLite itself would open silently, as an empty or shorter database. Found by
 /// ``SQLiteFileCheck/inspect(path:)`` before the file is opened and by ``CommitMark`` after.
-public enum SQLiteDamage: Sendable, Equatable, CustomStringConvertible {
+package enum SQLiteDamage: Sendable, Equatable, CustomStringConvertible {
     /// The file exists but has no bytes and no write-ahead log holds anything for it (truncated
     /// or replaced): whatever it held is gone.
     case emptyFile(path: String)
@@ -23,7 +23,7 @@ public enum SQLiteDamage: Sendable, Equatable, CustomStringConvertible {
     case missingCommits(path: String, transactions: Int, rows: Int)
 
     /// A sentence naming the file and what is lost.
-    public var description: String {
+    package var description: String {
         switch self {
         case let .emptyFile(path):
             "The file \(path) is empty (0 bytes): what it held, if anything, is lost. Starting with an empty file."
@@ -43,7 +43,7 @@ public enum SQLiteDamage: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The rows this damage is known to have lost, when it says (only ``missingCommits(path:transactions:rows:)`` does).
-    public var lostRows: Int? {
+    package var lostRows: Int? {
         if case let .missingCommits(_, _, rows) = self { return rows }
         return nil
     }

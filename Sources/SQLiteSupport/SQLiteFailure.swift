@@ -3,7 +3,7 @@ import GRDB
 /// A failure while using a SQLite file, sorted the way the project's stores (the publisher's
 /// outbox, the subscriber's history) tell an operator about it: the file is not a database or is
 /// damaged, its file system is full, or something else, with SQLite's own message.
-public enum SQLiteFailure: Sendable, Equatable {
+package enum SQLiteFailure: Sendable, Equatable {
     /// `SQLITE_NOTADB` or `SQLITE_CORRUPT`.
     case notADatabase(reason: String)
     /// `SQLITE_FULL`: no room for the write.
@@ -12,7 +12,7 @@ public enum SQLiteFailure: Sendable, Equatable {
     case other(reason: String)
 
     /// Sorts `error`: a GRDB `DatabaseError` by its result code, anything else as ``other(reason:)``.
-    public init(_ error: any Error) {
+    package init(_ error: any Error) {
         guard let error = error as? DatabaseError else {
             self = .other(reason: "\(error)")
             return

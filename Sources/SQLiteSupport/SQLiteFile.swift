@@ -4,11 +4,11 @@ import GRDB
 /// What the project's stores kept in one SQLite file (the publisher's outbox, the subscriber's
 /// history) do alike before they use the file: create its folder, and make sure the file is
 /// theirs.
-public enum SQLiteFile {
+package enum SQLiteFile {
     /// Creates the folder that holds the file at `path`, with its parents, when it is missing.
     ///
     /// - Throws: `failure`'s `cannotCreateDirectory`, naming the folder and the reason.
-    public static func createFolder<Failure: SQLiteFileError>(holding path: String, failure _: Failure.Type) throws(Failure) {
+    package static func createFolder<Failure: SQLiteFileError>(holding path: String, failure _: Failure.Type) throws(Failure) {
         let folder = (path as NSString).deletingLastPathComponent
         guard !folder.isEmpty else { return }
         do {
@@ -25,7 +25,7 @@ public enum SQLiteFile {
     /// - Returns: `true` when the file already was the program's own (its schema may then be
     ///   checked), `false` when it was new and has just been stamped.
     /// - Throws: `failure`'s `foreignDatabase` for a file of another program; SQLite's errors.
-    public static func claim<Failure: SQLiteFileError>(
+    package static func claim<Failure: SQLiteFileError>(
         _ db: Database, applicationID: Int32, path: String, failure _: Failure.Type
     ) throws -> Bool {
         let found = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
@@ -43,7 +43,7 @@ public enum SQLiteFile {
     /// an older program would otherwise write into as if they were not there.
     ///
     /// - Throws: `failure`'s `newerSchema`, with the number of steps the file has; SQLite's errors.
-    public static func refuseNewer<Failure: SQLiteFileError>(
+    package static func refuseNewer<Failure: SQLiteFileError>(
         _ db: Database, migrator: DatabaseMigrator, path: String, failure _: Failure.Type
     ) throws {
         guard try migrator.hasBeenSuperseded(db) else { return }
@@ -54,7 +54,7 @@ public enum SQLiteFile {
     /// Whether the file system holding `path` has (nearly) no room left: less than 64 KiB
     /// available to this process. SQLite reports a full file system as `SQLITE_FULL` only when a
     /// write of its own fails; growing its log index fails as an I/O error instead.
-    public static func isOutOfSpace(holding path: String) -> Bool {
+    package static func isOutOfSpace(holding path: String) -> Bool {
         let folder = (path as NSString).deletingLastPathComponent
         var stats = statvfs()
         guard statvfs(folder.isEmpty ? "." : folder, &stats) == 0 else { return false }

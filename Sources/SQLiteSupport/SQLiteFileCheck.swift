@@ -4,13 +4,13 @@ import GRDBSQLite
 
 /// Looks at a store's files (the publisher's outbox, the subscriber's history) before SQLite
 /// opens them, for damage SQLite would open silently as an empty or shorter database.
-public enum SQLiteFileCheck {
+package enum SQLiteFileCheck {
     /// The damage found at `path` and its `-wal`/`-shm` companions (none for sound or new files).
     ///
     /// An empty file next to a write-ahead log with frames is moved aside with its log and index
     /// (`<path>.damaged-<epoch>`, `-wal`, `-shm`) before anything opens it: SQLite would delete
     /// that log. `now` names the moved files.
-    public static func inspect(path: String, now: Date = Date()) -> [SQLiteDamage] {
+    package static func inspect(path: String, now: Date = Date()) -> [SQLiteDamage] {
         let files = FileManager.default
         var damage: [SQLiteDamage] = []
         let wal = path + "-wal", shm = path + "-shm"
@@ -43,7 +43,7 @@ public enum SQLiteFileCheck {
     /// and truncates it, so that the damaged rest of the log (which SQLite ignores until a write
     /// overwrites it) is not found and reported again at the next start. Failures are ignored
     /// (the next start reports the same damage again, which says no more than the truth).
-    public static func settle(_ writer: some DatabaseWriter) {
+    package static func settle(_ writer: some DatabaseWriter) {
         try? writer.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
     }
 
@@ -53,7 +53,7 @@ public enum SQLiteFileCheck {
     /// same condition as `ResultCode.SQLITE_READONLY_DBMOVED`, but SQLite returns that code only
     /// for rollback-journal databases; in WAL mode, as the stores run, it keeps committing into
     /// the old inode, which nothing can read once the process ends.
-    public static func hasMoved(_ db: Database) -> Bool {
+    package static func hasMoved(_ db: Database) -> Bool {
         var moved: Int32 = 0
         let code = sqlite3_file_control(db.sqliteConnection, "main", SQLITE_FCNTL_HAS_MOVED, &moved)
         return code == SQLITE_OK && moved != 0
@@ -62,7 +62,7 @@ public enum SQLiteFileCheck {
     /// Throws GRDB's `SQLITE_READONLY_DBMOVED` error, with a message that names `path` and what
     /// to do, when ``hasMoved(_:)``. Called inside a write transaction, before it commits: the
     /// transaction is rolled back and nothing is written into the superseded file.
-    public static func checkInPlace(_ db: Database, path: String) throws {
+    package static func checkInPlace(_ db: Database, path: String) throws {
         guard hasMoved(db) else { return }
         throw DatabaseError(
             resultCode: .SQLITE_READONLY_DBMOVED,
@@ -77,7 +77,7 @@ public enum SQLiteFileCheck {
     /// Verifies the frames of a write-ahead log as SQLite does (https://www.sqlite.org/fileformat2.html,
     /// "The WAL file format": cumulative Fletcher-style checksums over 32-bit words, in the byte
     /// order the magic number names, salts copied from the header into every frame).
-    public static func checkLog(_ data: Data, path: String) -> SQLiteDamage? {
+    package static func checkLog(_ data: Data, path: String) -> SQLiteDamage? {
         let bytes = [UInt8](data)
         guard bytes.count >= 32 else { return nil }
         let magic = word(bytes, 0, bigEndian: true)

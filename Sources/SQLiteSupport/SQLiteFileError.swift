@@ -1,6 +1,6 @@
 /// The error type of a store kept in one SQLite file (the publisher's outbox, the subscriber's
 /// history): its cases name the file, and ``translate(_:path:)`` sorts any failure into them.
-public protocol SQLiteFileError: Error {
+package protocol SQLiteFileError: Error {
     /// The file is not a SQLite database, or is damaged.
     static func notADatabase(path: String, reason: String) -> Self
     /// The file system holding the file is full.
@@ -19,7 +19,7 @@ public protocol SQLiteFileError: Error {
 extension SQLiteFileError {
     /// `error` as this type: returned as it is when it already is one, otherwise sorted by
     /// ``SQLiteFailure`` and given the file's `path`.
-    public static func translate(_ error: any Error, path: String) -> Self {
+    package static func translate(_ error: any Error, path: String) -> Self {
         if let error = error as? Self { return error }
         return switch SQLiteFailure(error) {
         case .notADatabase(let reason): .notADatabase(path: path, reason: reason)

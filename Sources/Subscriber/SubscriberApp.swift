@@ -15,23 +15,23 @@ import WhereaboutsMQTT
 /// The first connection is made before the group starts, so a broker that is unreachable or
 /// refuses the login ends `run()` at once with the client's `MQTTError`; later outages are
 /// bridged by the client's reconnects.
-public struct SubscriberApp: Sendable {
+package struct SubscriberApp: Sendable {
     /// The view store the subscriber feeds (and the dashboard reads).
-    public let store: CircleViewStore
+    package let store: CircleViewStore
     /// The client configuration (``clientConfiguration(_:)`` is applied).
-    public let mqtt: MQTTConfiguration
+    package let mqtt: MQTTConfiguration
     /// Topics, intervals, files.
-    public let configuration: SubscriberConfiguration
+    package let configuration: SubscriberConfiguration
     /// Services that run after the subscriber and stop before it (the dashboard).
-    public let services: [any Service]
+    package let services: [any Service]
     /// Where the subscriber logs.
-    public let logger: Logger
+    package let logger: Logger
     /// The history writer, when a history is kept: it runs after the connection and before the
     /// subscriber, so on shutdown it commits what ingest handed over last.
-    public let history: HistoryWriter?
+    package let history: HistoryWriter?
 
     /// Creates the app; nothing connects until ``run(onConnected:)``.
-    public init(
+    package init(
         store: CircleViewStore, mqtt: MQTTConfiguration, configuration: SubscriberConfiguration,
         services: [any Service] = [], history: HistoryWriter? = nil, logger: Logger
     ) {
@@ -47,7 +47,7 @@ public struct SubscriberApp: Sendable {
     /// gives the stable client id), and PUBACKs coalesced while messages pour in
     /// (``MQTTConfiguration/coalescesAcknowledgementsDuringBursts``): the subscriber mostly
     /// receives, and sends one PUBACK per message. Measured in BENCHMARKS.md ("Subscriber").
-    public static func clientConfiguration(_ configuration: MQTTConfiguration) -> MQTTConfiguration {
+    package static func clientConfiguration(_ configuration: MQTTConfiguration) -> MQTTConfiguration {
         var configuration = configuration
         configuration.cleanSession = false
         configuration.coalescesAcknowledgementsDuringBursts = true
@@ -57,7 +57,7 @@ public struct SubscriberApp: Sendable {
     /// Connects, then runs every service until graceful shutdown (SIGTERM, SIGINT) or until one
     /// fails; disconnects last in either case. `onConnected` runs once the broker accepted the
     /// connection, before the services start.
-    public func run(onConnected: @Sendable (MQTTClient) async throws -> Void = { _ in }) async throws {
+    package func run(onConnected: @Sendable (MQTTClient) async throws -> Void = { _ in }) async throws {
         let client = MQTTClient(configuration: mqtt, logger: logger)
         var configuration = configuration
         if configuration.receipts, configuration.receiptID == nil { configuration.receiptID = mqtt.clientID }

@@ -7,13 +7,13 @@ import Glibc
 /// Replaces files so that a reader, or the file after a crash or power loss, has either the old
 /// contents or the new, never a mix: the status file, the publisher's waypoints, the dashboard's
 /// users file, the broker access rules.
-public enum AtomicFile {
+package enum AtomicFile {
     /// Writes `data` to `path`: a temporary file beside it (created with `mode`), fsync, rename
     /// over `path`, fsync of the folder. On failure the temporary file is removed and `path` is
     /// as it was.
     ///
     /// - Throws: ``AtomicFileError`` saying which step failed and why.
-    public static func write(_ data: Data, to path: String, mode: mode_t = 0o600) throws(AtomicFileError) {
+    package static func write(_ data: Data, to path: String, mode: mode_t = 0o600) throws(AtomicFileError) {
         let temporary = path + ".tmp-\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
         guard fd >= 0 else { throw AtomicFileError(reason: "cannot create \(temporary): \(String(cString: strerror(errno)))") }
@@ -52,9 +52,9 @@ public enum AtomicFile {
 }
 
 /// Why ``AtomicFile/write(_:to:mode:)`` failed: the step and the system's reason.
-public struct AtomicFileError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct AtomicFileError: Error, Sendable, Hashable, CustomStringConvertible {
     /// For example `cannot create /etc/x.tmp-12: Permission denied`.
-    public var reason: String
+    package var reason: String
     /// The reason.
-    public var description: String { reason }
+    package var description: String { reason }
 }

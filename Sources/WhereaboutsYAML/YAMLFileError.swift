@@ -1,22 +1,22 @@
 /// Why a YAML configuration file (the subscriber's circles file, the publisher's places file)
 /// could not be used. Each message names the file's key and line to fix.
-public struct YAMLFileError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct YAMLFileError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The problem, as a sentence a user can act on.
-    public var message: String
+    package var message: String
     /// The 1-based line of the offending key or value, when known.
-    public var line: Int?
+    package var line: Int?
     /// The dotted path of the offending key, such as `circles[1].members[0].user`.
-    public var key: String?
+    package var key: String?
 
     /// Creates an error.
-    public init(_ message: String, key: String? = nil, line: Int? = nil) {
+    package init(_ message: String, key: String? = nil, line: Int? = nil) {
         self.message = message
         self.key = key
         self.line = line
     }
 
     /// `line 12: circles[1].members[0].color: ...`.
-    public var description: String {
+    package var description: String {
         var prefix = ""
         if let line { prefix += "line \(line): " }
         if let key { prefix += "\(key): " }

@@ -1,19 +1,19 @@
 /// One dashboard account from the users file: who may log in and what they may see.
-public struct Account: Sendable, Hashable {
+package struct Account: Sendable, Hashable {
     /// The login name. When the account lists no ``circles``, it belongs to every circle that has
     /// a member with this OwnTracks user name.
-    public var name: String
+    package var name: String
     /// The bcrypt hash of the password (`$2b$...`), as `whereabouts-sub passwd` writes it.
-    public var passwordHash: String
+    package var passwordHash: String
     /// The ids of the circles the account belongs to; `nil`: derived from the circles file.
-    public var circles: [String]?
+    package var circles: [String]?
     /// The ids of the circles the account administers: it may read the history of their members
     /// whose positions the circle shows exactly, and invite phones to them from the dashboard
     /// (Invite/DashboardRouter+Invites.swift).
-    public var admin: [String]
+    package var admin: [String]
 
     /// Creates an account.
-    public init(name: String, passwordHash: String, circles: [String]? = nil, admin: [String] = []) {
+    package init(name: String, passwordHash: String, circles: [String]? = nil, admin: [String] = []) {
         self.name = name
         self.passwordHash = passwordHash
         self.circles = circles

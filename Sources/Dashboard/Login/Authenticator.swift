@@ -8,7 +8,7 @@ import Synchronization
 /// The users file is reread when its modification time changes (checked at most once a second),
 /// so `whereabouts-sub passwd` takes effect without a restart; a file that no longer parses is
 /// logged and the accounts read before stay in force.
-public final class Authenticator: Sendable, Hashable {
+package final class Authenticator: Sendable, Hashable {
     /// The outcome of a password check.
     enum Outcome: Sendable {
         /// The password is right.
@@ -42,7 +42,7 @@ public final class Authenticator: Sendable, Hashable {
     private let logger: Logger
 
     /// Reads the users file; throws when it cannot be read or is not valid.
-    public init(configuration: LoginConfiguration, logger: Logger) throws(UsersFileError) {
+    package init(configuration: LoginConfiguration, logger: Logger) throws(UsersFileError) {
         let file = try UsersFile.load(path: configuration.usersPath)
         self.configuration = configuration
         self.sessions = SessionStore(lifetime: configuration.sessionLifetime)
@@ -178,13 +178,13 @@ public final class Authenticator: Sendable, Hashable {
     }
 
     /// The number of accounts now.
-    public var accountCount: Int { accounts().count }
+    package var accountCount: Int { accounts().count }
 
     /// Authenticators are equal when they are the same object.
-    public static func == (lhs: Authenticator, rhs: Authenticator) -> Bool { lhs === rhs }
+    package static func == (lhs: Authenticator, rhs: Authenticator) -> Bool { lhs === rhs }
 
     /// Hashes the object's identity.
-    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    package func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
     private static func modificationDate(_ path: String) -> Date? {
         (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date

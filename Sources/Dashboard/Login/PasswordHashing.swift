@@ -4,15 +4,15 @@ import HummingbirdBcrypt
 /// bcrypt through hummingbird-auth's `HummingbirdBcrypt`, on Dispatch's threads: a hash at the
 /// default cost takes a quarter of a second of CPU, which must not block the cooperative pool
 /// (two threads on a two-core machine) that serves every other request.
-public enum PasswordHashing {
+package enum PasswordHashing {
     /// The cost `whereabouts-sub passwd` uses unless told otherwise: 2^12 rounds, about 0.25 s
     /// per check on one core, the common recommendation for interactive logins.
-    public static let defaultCost = 12
+    package static let defaultCost = 12
     /// The costs bcrypt accepts.
-    public static let costs = 4...31
+    package static let costs = 4...31
 
     /// A new salted hash of `password` at `cost`.
-    public static func hash(_ password: String, cost: Int = defaultCost) async -> String {
+    package static func hash(_ password: String, cost: Int = defaultCost) async -> String {
         precondition(costs.contains(cost), "bcrypt cost must be in \(costs)")
         return await offPool { Bcrypt.hash(password, cost: UInt8(cost)) }
     }
@@ -23,13 +23,13 @@ public enum PasswordHashing {
     }
 
     /// Whether `password` matches `hash`.
-    public static func verify(_ password: String, hash: String) async -> Bool {
+    package static func verify(_ password: String, hash: String) async -> Bool {
         await offPool { Bcrypt.verify(password, hash: hash) }
     }
 
     /// Whether `text` looks like a bcrypt hash (`$2a$`, `$2b$` or `$2y$`, a two-digit cost, 53
     /// characters of salt and hash).
-    public static func isHash(_ text: String) -> Bool {
+    package static func isHash(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
         guard bytes.count == 60, text.hasPrefix("$2a$") || text.hasPrefix("$2b$") || text.hasPrefix("$2y$"),
               let cost = Int(String(decoding: bytes[4..<6], as: UTF8.self)), costs.contains(cost), bytes[6] == UInt8(ascii: "$")

@@ -14,12 +14,12 @@ import SystemSupport
 ///         admin: [family]            # optional; circles whose members' history bob may read, and where he may invite
 ///
 /// Unknown keys, wrong types and hashes that are not bcrypt are errors that name the user and key.
-public struct UsersFile: Sendable, Hashable {
+package struct UsersFile: Sendable, Hashable {
     /// The accounts by name.
-    public private(set) var accounts: [String: Account]
+    package private(set) var accounts: [String: Account]
 
     /// An empty users file.
-    public init(accounts: [String: Account] = [:]) {
+    package init(accounts: [String: Account] = [:]) {
         self.accounts = accounts
     }
 
@@ -27,7 +27,7 @@ public struct UsersFile: Sendable, Hashable {
     static let maxNameLength = 64
 
     /// Reads and checks the file at `path`.
-    public static func load(path: String) throws(UsersFileError) -> UsersFile {
+    package static func load(path: String) throws(UsersFileError) -> UsersFile {
         let text: String
         do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
             throw UsersFileError(path: path, "cannot be read (\(error.localizedDescription)); create it with `whereabouts-sub passwd --users \(path) --user NAME`.")
@@ -87,7 +87,7 @@ public struct UsersFile: Sendable, Hashable {
     }
 
     /// This file with `name`'s password hash set to `hash` (a new account when there is none).
-    public func settingPassword(_ hash: String, for name: String) throws(UsersFileError) -> UsersFile {
+    package func settingPassword(_ hash: String, for name: String) throws(UsersFileError) -> UsersFile {
         try Self.checkName(name, path: "(new)")
         var copy = self
         var account = accounts[name] ?? Account(name: name, passwordHash: hash)
@@ -98,7 +98,7 @@ public struct UsersFile: Sendable, Hashable {
 
     /// The file as YAML, accounts sorted by name. Comments of the file it was read from are not
     /// kept.
-    public func yaml() -> String {
+    package func yaml() -> String {
         var lines = ["# Dashboard accounts for whereabouts-sub --users (docs/dashboard.md, \"Login\").",
                      "# Passwords are bcrypt hashes written by `whereabouts-sub passwd`.", "users:"]
         for account in accounts.values.sorted(by: { $0.name < $1.name }) {
@@ -112,7 +112,7 @@ public struct UsersFile: Sendable, Hashable {
 
     /// Writes ``yaml()`` to `path` atomically (a new file renamed over the old one), readable by
     /// the owner only.
-    public func write(to path: String) throws(UsersFileError) {
+    package func write(to path: String) throws(UsersFileError) {
         do {
             try AtomicFile.write(Data(yaml().utf8), to: path, mode: 0o600)
         } catch {

@@ -2,14 +2,14 @@ import Foundation
 import WhereaboutsCore
 
 /// The largest and the 95th-percentile error of one display model over a track, in metres.
-public struct ErrorSummary: Sendable, Hashable, Codable {
+package struct ErrorSummary: Sendable, Hashable, Codable {
     /// The largest error at any accepted fix.
-    public var max: Double
+    package var max: Double
     /// The 95th percentile (nearest rank) of the errors at the accepted fixes.
-    public var p95: Double
+    package var p95: Double
 
     /// Summarises `errors`; both values are 0 for an empty list.
-    public init(errors: [Double]) {
+    package init(errors: [Double]) {
         guard !errors.isEmpty else {
             max = 0
             p95 = 0

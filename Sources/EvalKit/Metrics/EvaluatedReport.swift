@@ -2,16 +2,16 @@ import Foundation
 import WhereaboutsCore
 
 /// One report of an evaluation run: which accepted fix it reported and what went on the wire.
-public struct EvaluatedReport: Sendable, Hashable {
+package struct EvaluatedReport: Sendable, Hashable {
     /// The index of the reported fix in the accepted track, from 0.
-    public var index: Int
+    package var index: Int
     /// The report the policy made.
-    public var report: Report
+    package var report: Report
     /// The message as sent, after wire rounding.
-    public var message: LocationMessage
+    package var message: LocationMessage
 
     /// Creates a report record.
-    public init(index: Int, report: Report, message: LocationMessage) {
+    package init(index: Int, report: Report, message: LocationMessage) {
         self.index = index
         self.report = report
         self.message = message

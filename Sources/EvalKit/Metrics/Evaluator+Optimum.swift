@@ -3,13 +3,13 @@ import WhereaboutsCore
 
 extension Evaluator {
     /// The name of the offline optimum's runs at `epsilon` metres, such as `optimum(50m)`.
-    public static func optimumName(epsilon: Double) -> String {
+    package static func optimumName(epsilon: Double) -> String {
         "optimum(\(formatted(epsilon))m)"
     }
 
     /// Measures the offline optimum (``OfflineOptimum``) of dead reckoning with `parameters` on
     /// the accepted `track`, like any policy's run.
-    public func evaluateOptimum(_ parameters: DeadReckoningPolicy.Parameters, on track: [Fix]) -> PolicyRun {
+    package func evaluateOptimum(_ parameters: DeadReckoningPolicy.Parameters, on track: [Fix]) -> PolicyRun {
         let made = OfflineOptimum.reports(
             on: track, epsilon: parameters.epsilon, maxSilence: parameters.maxSilence, maxSpeed: parameters.maxSpeed
         )

@@ -7,24 +7,24 @@ import WhereaboutsCore
 /// made at fix `k` is known at `t_k`); `hold` shows the last one's position, `predict` its
 /// ``LocationMessage/displayedPosition(at:)``. Everything is O(n) in the track length but for the
 /// sorts behind the percentiles.
-public struct Evaluator: Sendable {
+package struct Evaluator: Sendable {
     /// How reports are sized on the wire.
-    public var wire: WireCost
+    package var wire: WireCost
     /// How radio wake-ups are counted and priced.
-    public var radio: RadioEnergy
+    package var radio: RadioEnergy
     /// The publisher's heartbeat while nothing else is sent, counted as messages and wake-ups;
     /// `nil` (the default here) counts reports only.
-    public var heartbeat: HeartbeatModel? = nil
+    package var heartbeat: HeartbeatModel? = nil
 
     /// Creates an evaluator; the defaults are documented on ``WireCost`` and ``RadioEnergy``.
-    public init(wire: WireCost = WireCost(), radio: RadioEnergy = RadioEnergy()) {
+    package init(wire: WireCost = WireCost(), radio: RadioEnergy = RadioEnergy()) {
         self.wire = wire
         self.radio = radio
     }
 
     /// Runs `policy` (from its current state) over `track` and returns each report with the index
     /// of the fix it reported.
-    public static func reports<P: ReportingPolicy>(of policy: inout P, on track: [Fix]) -> [(index: Int, report: Report)] {
+    package static func reports<P: ReportingPolicy>(of policy: inout P, on track: [Fix]) -> [(index: Int, report: Report)] {
         var reports: [(index: Int, report: Report)] = []
         for (index, fix) in track.enumerated() {
             if let report = policy.consider(fix) { reports.append((index, report)) }
@@ -33,7 +33,7 @@ public struct Evaluator: Sendable {
     }
 
     /// Runs a fresh `policy` over the accepted `track` and measures it.
-    public func evaluate(_ policy: any ReportingPolicy, on track: [Fix]) -> PolicyRun {
+    package func evaluate(_ policy: any ReportingPolicy, on track: [Fix]) -> PolicyRun {
         var policy = policy
         let made = Self.reports(of: &policy, on: track)
         let reports = made.map { EvaluatedReport(index: $0.index, report: $0.report, message: wire.message(for: $0.report)) }
@@ -42,7 +42,7 @@ public struct Evaluator: Sendable {
 
     /// Measures a given list of reports (indices ascending) on `track`; `errorBound` is the
     /// policy's promised bound, if any, carried along for tables and plots.
-    public func measure(policy: String, errorBound: Double? = nil, reports: [EvaluatedReport], on track: [Fix]) -> PolicyRun {
+    package func measure(policy: String, errorBound: Double? = nil, reports: [EvaluatedReport], on track: [Fix]) -> PolicyRun {
         var holdErrors: [Double] = []
         var predictErrors: [Double] = []
         var trackError = 0.0

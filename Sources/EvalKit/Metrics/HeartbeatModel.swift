@@ -8,20 +8,20 @@ import WhereaboutsCore
 /// The clock starts at the track's first fix (the publisher promises the first heartbeat when it
 /// connects); each report moves the next heartbeat to `interval` after it, each heartbeat to
 /// `interval` after itself. A report due at the very second a heartbeat is due wins (no heartbeat).
-public struct HeartbeatModel: Sendable, Hashable {
+package struct HeartbeatModel: Sendable, Hashable {
     /// Seconds of silence after which a heartbeat goes out: `--heartbeat`, 900 by default as in
     /// the publisher.
-    public var interval: Double
+    package var interval: Double
     /// The MQTT PUBLISH packet of one heartbeat in bytes: the presence payload
     /// `{"_type":"lwt","due":…,"since":…,"state":"online","tst":…}` (10-digit epochs) on
     /// `<topic>/presence`, at QoS 1.
-    public var packetSize: Int
+    package var packetSize: Int
 
     /// The publisher's default interval, seconds.
-    public static let defaultInterval = 900.0
+    package static let defaultInterval = 900.0
 
     /// A heartbeat every `interval` seconds of silence, sized for `wire`'s topic.
-    public init(interval: Double = HeartbeatModel.defaultInterval, wire: WireCost = WireCost()) {
+    package init(interval: Double = HeartbeatModel.defaultInterval, wire: WireCost = WireCost()) {
         self.interval = interval
         let epoch = 1_700_000_000
         let payload = (try? JSONEncoder().encode(PresenceMessage(state: .online, since: epoch, tst: epoch, due: epoch + Int(interval))))?.count ?? 0
@@ -30,7 +30,7 @@ public struct HeartbeatModel: Sendable, Hashable {
 
     /// The heartbeat times over a track from `start` to `end`, given the times messages were
     /// sent (`sent`, ascending).
-    public func heartbeats(from start: Date, to end: Date, sent: [Date]) -> [Date] {
+    package func heartbeats(from start: Date, to end: Date, sent: [Date]) -> [Date] {
         guard interval > 0, end > start else { return [] }
         var beats: [Date] = []
         var last = start

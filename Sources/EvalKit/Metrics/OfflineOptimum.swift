@@ -18,9 +18,9 @@ import WhereaboutsCore
 /// reach in fixes; the range minima come from a monotonic stack with binary search, O(n log n).
 /// Dead reckoning's own choice (report at the first fix not covered) is one of the candidates, so
 /// the optimum never needs more reports than dead reckoning.
-public enum OfflineOptimum {
+package enum OfflineOptimum {
     /// The indices (ascending) and reports of an optimal choice on `track`.
-    public static func reports(
+    package static func reports(
         on track: [Fix], epsilon: Double, maxSilence: Int, maxSpeed: Double? = nil
     ) -> [(index: Int, report: Report)] {
         let n = track.count

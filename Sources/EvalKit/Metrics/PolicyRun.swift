@@ -3,11 +3,11 @@ import WhereaboutsCore
 
 /// Everything an evaluation run produced: the measures, every report and the live error at every
 /// fix under the `predict` model (for plots).
-public struct PolicyRun: Sendable {
+package struct PolicyRun: Sendable {
     /// The measures.
-    public var evaluation: PolicyEvaluation
+    package var evaluation: PolicyEvaluation
     /// Every report, in order.
-    public var reports: [EvaluatedReport]
+    package var reports: [EvaluatedReport]
     /// The `predict` live error at each accepted fix, in metres.
-    public var predictErrors: [Double]
+    package var predictErrors: [Double]
 }

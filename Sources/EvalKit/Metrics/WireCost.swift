@@ -8,32 +8,32 @@ import WhereaboutsCore
 /// remaining length), the topic (2 length bytes plus the topic's UTF-8 bytes) and the 2-byte
 /// packet identifier that QoS 1 needs. TCP, IP and TLS framing and the 4-byte PUBACK coming back
 /// are not counted.
-public struct WireCost: Sendable {
+package struct WireCost: Sendable {
     /// The topic the messages are published on; its length is part of every packet.
-    public var topic: String
+    package var topic: String
     /// The tracker id put in every message.
-    public var tid: String
+    package var tid: String
     private let encoder = JSONEncoder()
 
     /// Creates a cost model for messages published on `topic` (default `owntracks/user/device`,
     /// the shape of a real topic) with tracker id `tid`.
-    public init(topic: String = "owntracks/user/device", tid: String = "wb") {
+    package init(topic: String = "owntracks/user/device", tid: String = "wb") {
         self.topic = topic
         self.tid = tid
     }
 
     /// The wire message for `report`, rounded exactly as the publisher sends it.
-    public func message(for report: Report) -> LocationMessage {
+    package func message(for report: Report) -> LocationMessage {
         LocationMessage(report: report, tid: tid, maxSilence: report.maxSilence)
     }
 
     /// The JSON payload size of `message` in bytes.
-    public func payloadSize(of message: LocationMessage) -> Int {
+    package func payloadSize(of message: LocationMessage) -> Int {
         (try? encoder.encode(message).count) ?? 0
     }
 
     /// The size in bytes of a QoS 1 PUBLISH packet carrying `payloadSize` bytes on ``topic``.
-    public func packetSize(payloadSize: Int) -> Int {
+    package func packetSize(payloadSize: Int) -> Int {
         let remaining = 2 + topic.utf8.count + 2 + payloadSize
         return 1 + Self.remainingLengthBytes(remaining) + remaining
     }

@@ -2,9 +2,9 @@ import Subscriber
 import WhereaboutsCore
 
 /// Why broker access control could not be generated or applied; each message says what to change.
-public struct AccessControlError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct AccessControlError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A sentence a user can act on.
-    public let description: String
+    package let description: String
 
     init(_ description: String) {
         self.description = description

@@ -17,20 +17,20 @@ import WhereaboutsCore
 /// `user Eve` and `owntracks/Eve/#`, which is what the OwnTracks apps publish on.
 ///
 /// Anonymous clients get no rules at all, so with `allow_anonymous false` they get nothing.
-public struct AccessControlList: Sendable, Hashable {
+package struct AccessControlList: Sendable, Hashable {
     /// The circles to grant.
-    public var circles: [Circle]
+    package var circles: [Circle]
     /// The subscriber's MQTT user name.
-    public var subscriberUser: String
+    package var subscriberUser: String
     /// Accounts that may read every topic.
-    public var operatorUsers: [String]
+    package var operatorUsers: [String]
     /// Root of the members' topics.
-    public var topicPrefix: String
+    package var topicPrefix: String
     /// Prefix of the circle views.
-    public var viewPrefix: String
+    package var viewPrefix: String
 
     /// Creates a generator.
-    public init(
+    package init(
         circles: [Circle], subscriberUser: String = "whereabouts-sub", operatorUsers: [String] = [],
         topicPrefix: String = "owntracks", viewPrefix: String = "whereabouts/circles"
     ) {
@@ -43,7 +43,7 @@ public struct AccessControlList: Sendable, Hashable {
 
     /// Refuses a member whose user name is the subscriber's or an operator's account: in the ACL
     /// file their rights would merge, and the member would read every position or write views.
-    public func validate() throws(AccessControlError) {
+    package func validate() throws(AccessControlError) {
         try AccessControlError.checkNames(of: circles)
         for circle in circles {
             for member in circle.members {
@@ -58,7 +58,7 @@ public struct AccessControlList: Sendable, Hashable {
     }
 
     /// The ACL file's text, after ``validate()``.
-    public func render() throws(AccessControlError) -> String {
+    package func render() throws(AccessControlError) -> String {
         try validate()
         var circlesOfUser: [String: [String]] = [:]
         let trees = Set(circles.filter(\.ownTracksTree).map(\.id))

@@ -5,7 +5,7 @@ import WhereaboutsMQTT
 /// Talks to mosquitto's dynamic security plugin over its control topics with an admin account:
 /// one request (`{"commands":[...]}` on `$CONTROL/dynamic-security/v1`) at a time, each answered
 /// on `$CONTROL/dynamic-security/v1/response`.
-public struct DynamicSecurityControl: Sendable {
+package struct DynamicSecurityControl: Sendable {
     /// The request topic.
     static let requestTopic = "$CONTROL/dynamic-security/v1"
     /// The response topic.
@@ -16,7 +16,7 @@ public struct DynamicSecurityControl: Sendable {
 
     /// Uses `client`, which must be connected with an account that holds the plugin's admin
     /// role; answers are awaited at most `timeout`.
-    public init(client: MQTTClient, timeout: Duration = .seconds(10)) {
+    package init(client: MQTTClient, timeout: Duration = .seconds(10)) {
         self.client = client
         self.timeout = timeout
     }

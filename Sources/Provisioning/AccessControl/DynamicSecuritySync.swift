@@ -5,25 +5,25 @@ import WhereaboutsMQTT
 
 /// Makes the broker's dynamic security plugin hold the accounts and roles of a circles file, and
 /// keeps it so while the file changes (`whereabouts-sub dynsec --watch`).
-public struct DynamicSecuritySync: Sendable {
+package struct DynamicSecuritySync: Sendable {
     /// What the plan is built from besides the circles.
-    public struct Settings: Sendable, Hashable {
+    package struct Settings: Sendable, Hashable {
         /// The subscriber's accounts (one per shard instance).
-        public var subscriberUsers: [String]
+        package var subscriberUsers: [String]
         /// Accounts that read every topic.
-        public var operatorUsers: [String]
+        package var operatorUsers: [String]
         /// Accounts the generator must never create or touch (the admin account it logs in with).
-        public var reservedUsers: [String]
+        package var reservedUsers: [String]
         /// The members' topic root.
-        public var topicPrefix: String
+        package var topicPrefix: String
         /// The views' topic prefix.
-        public var viewPrefix: String
+        package var viewPrefix: String
         /// Where each new account's password is read from (`<dir>/<account>`, first line), or
         /// written to, freshly generated, when the file does not exist.
-        public var passwordDirectory: String
+        package var passwordDirectory: String
 
         /// Creates settings; every argument but the password directory has a default.
-        public init(
+        package init(
             subscriberUsers: [String] = ["whereabouts-sub"], operatorUsers: [String] = [], reservedUsers: [String] = [],
             topicPrefix: String = "owntracks", viewPrefix: String = "whereabouts/circles", passwordDirectory: String
         ) {
@@ -37,11 +37,11 @@ public struct DynamicSecuritySync: Sendable {
     }
 
     /// What one apply changed.
-    public struct Outcome: Sendable, Hashable {
+    package struct Outcome: Sendable, Hashable {
         /// The commands sent (passwords shown as `***`), or that would be sent with `dryRun`.
-        public var commands: [String]
+        package var commands: [String]
         /// Accounts that can still take over client ids, and what to do about it.
-        public var warnings: [String]
+        package var warnings: [String]
     }
 
     private let control: DynamicSecurityControl
@@ -49,7 +49,7 @@ public struct DynamicSecuritySync: Sendable {
     private let logger: Logger
 
     /// Uses `control` (an admin connection) with `settings`.
-    public init(control: DynamicSecurityControl, settings: Settings, logger: Logger) {
+    package init(control: DynamicSecurityControl, settings: Settings, logger: Logger) {
         self.control = control
         self.settings = settings
         self.logger = logger
@@ -65,7 +65,7 @@ public struct DynamicSecuritySync: Sendable {
     /// Reads what the plugin holds and sends the commands that make it hold the plan for `file`
     /// (nothing but the reading with `dryRun`). Throws when a command is refused.
     @discardableResult
-    public func apply(_ file: CirclesFile, dryRun: Bool = false) async throws -> Outcome {
+    package func apply(_ file: CirclesFile, dryRun: Bool = false) async throws -> Outcome {
         let plan = try plan(for: file)
         let snapshot = try await control.snapshot()
         let (commands, warnings) = try snapshot.commands(toReach: plan) { account in
@@ -91,7 +91,7 @@ public struct DynamicSecuritySync: Sendable {
     /// Applies `path` now, then again each time it changes (polled every `pollInterval` seconds)
     /// or the process gets SIGHUP, until cancelled. A file that does not parse, or an apply that
     /// fails, is logged and the broker keeps what it has.
-    public func watch(path: String, pollInterval: Double = 1) async {
+    package func watch(path: String, pollInterval: Double = 1) async {
         let watcher = CirclesFileWatcher(path: path, pollInterval: pollInterval, brokerKind: .mosquitto, logger: logger)
         let apply: @Sendable (CirclesFile) async -> Void = { file in
             do {

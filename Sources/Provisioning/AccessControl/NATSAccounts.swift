@@ -20,20 +20,20 @@ import WhereaboutsMQTT
 /// (`allowed_connection_types`). NATS keeps the passwords in this file, so it is written with
 /// mode 0600. A forbidden publish is acknowledged by NATS and then dropped; a forbidden
 /// subscription gets nothing.
-public struct NATSAccounts: Sendable {
+package struct NATSAccounts: Sendable {
     /// The circles to grant.
-    public var circles: [Circle]
+    package var circles: [Circle]
     /// The subscriber's accounts (one per shard instance).
-    public var subscriberUsers: [String]
+    package var subscriberUsers: [String]
     /// Accounts that may read every topic.
-    public var operatorUsers: [String]
+    package var operatorUsers: [String]
     /// Root of the members' topics.
-    public var topicPrefix: String
+    package var topicPrefix: String
     /// Prefix of the circle views.
-    public var viewPrefix: String
+    package var viewPrefix: String
 
     /// Creates a generator.
-    public init(
+    package init(
         circles: [Circle], subscriberUsers: [String] = ["whereabouts-sub"], operatorUsers: [String] = [],
         topicPrefix: String = "owntracks", viewPrefix: String = "whereabouts/circles"
     ) {
@@ -49,7 +49,7 @@ public struct NATSAccounts: Sendable {
     ///
     /// - Throws: ``AccessControlError`` for a member named like the subscriber or an operator, a
     ///   user name NATS cannot carry, or a password file that cannot be read or written.
-    public func render(passwordDirectory: String) throws(AccessControlError) -> String {
+    package func render(passwordDirectory: String) throws(AccessControlError) -> String {
         try AccessControlError.checkNames(of: circles)
         var circlesOfUser: [String: [String]] = [:]
         let trees = Set(circles.filter(\.ownTracksTree).map(\.id))

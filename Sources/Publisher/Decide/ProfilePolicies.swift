@@ -5,12 +5,12 @@ import WhereaboutsCore
 ///
 /// A profile switch starts the new profile's policy afresh, so its first report after the switch
 /// is the next accepted fix (carrying the new `m`).
-public struct ProfilePolicies: Sendable {
+package struct ProfilePolicies: Sendable {
     private let active: @Sendable () -> any ReportingPolicy
     private let significant: @Sendable () -> any ReportingPolicy
 
     /// Creates the factories.
-    public init(
+    package init(
         active: @escaping @Sendable () -> any ReportingPolicy,
         significant: @escaping @Sendable () -> any ReportingPolicy
     ) {
@@ -19,7 +19,7 @@ public struct ProfilePolicies: Sendable {
     }
 
     /// A fresh policy for `mode`.
-    public func makePolicy(for mode: MonitoringMode) -> any ReportingPolicy {
+    package func makePolicy(for mode: MonitoringMode) -> any ReportingPolicy {
         switch mode {
         case .active: active()
         case .significant: significant()

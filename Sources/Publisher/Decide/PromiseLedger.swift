@@ -3,19 +3,19 @@ import Synchronization
 
 /// The latest `due` the publisher has promised (epoch seconds): the reporter records each
 /// location message's, the heartbeat its own, and the heartbeat waits for the latest.
-public final class PromiseLedger: Sendable {
+package final class PromiseLedger: Sendable {
     private let latest = Mutex(Int.min)
 
     /// Creates an empty ledger: nothing promised yet.
-    public init() {}
+    package init() {}
 
     /// Records a promise; an earlier one than already held changes nothing.
-    public func promise(_ due: Int) {
+    package func promise(_ due: Int) {
         latest.withLock { $0 = max($0, due) }
     }
 
     /// The latest promise, or `nil` before the first.
-    public var due: Int? {
+    package var due: Int? {
         let value = latest.withLock { $0 }
         return value == .min ? nil : value
     }

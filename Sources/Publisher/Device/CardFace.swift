@@ -2,13 +2,13 @@ import Foundation
 
 /// Reads the picture of the publisher's card (`--card-face`): a PNG or JPEG file, checked by its
 /// first bytes and its size, base64-encoded for the card's `face`.
-public enum CardFace {
+package enum CardFace {
     /// The largest picture accepted, 192 KiB: base64 makes it at most 256 KiB, the most a
     /// Whereabouts subscriber accepts as a face.
-    public static let maxBytes = 192 * 1024
+    package static let maxBytes = 192 * 1024
 
     /// Why a face file was refused.
-    public enum Problem: Error, Sendable, Hashable, CustomStringConvertible {
+    package enum Problem: Error, Sendable, Hashable, CustomStringConvertible {
         /// The file cannot be read.
         case unreadable(path: String, reason: String)
         /// The file is empty or larger than ``CardFace/maxBytes``.
@@ -17,7 +17,7 @@ public enum CardFace {
         case notAnImage(path: String)
 
         /// A sentence naming the file and what to do.
-        public var description: String {
+        package var description: String {
             switch self {
             case let .unreadable(path, reason):
                 "--card-face \(path) cannot be read: \(reason)."
@@ -30,7 +30,7 @@ public enum CardFace {
     }
 
     /// The base64 text of the picture at `path`.
-    public static func load(path: String) throws(Problem) -> String {
+    package static func load(path: String) throws(Problem) -> String {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))

@@ -4,17 +4,17 @@
 /// low when it is plugged in or has climbed to `threshold + hysteresis` percent or more. In
 /// between, the previous state holds, so a level that wobbles around the threshold does not switch
 /// the profile back and forth.
-public struct LowBatteryRule: Sendable, Hashable {
+package struct LowBatteryRule: Sendable, Hashable {
     /// The level (percent) at or below which an unplugged battery is low. Default 20.
-    public var threshold: Int
+    package var threshold: Int
     /// How many percent above the threshold the level must climb before the battery is no longer
     /// low. Default 10.
-    public var hysteresis: Int
+    package var hysteresis: Int
     /// Whether the battery is currently considered low.
-    public private(set) var isLow = false
+    package private(set) var isLow = false
 
     /// Creates the rule.
-    public init(threshold: Int = 20, hysteresis: Int = 10) {
+    package init(threshold: Int = 20, hysteresis: Int = 10) {
         self.threshold = threshold
         self.hysteresis = hysteresis
     }

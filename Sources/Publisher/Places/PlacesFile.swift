@@ -20,9 +20,9 @@ import Yams
 /// ```
 ///
 /// A bare list of places (without the `places:` key) is accepted too.
-public enum PlacesFile {
+package enum PlacesFile {
     /// The places in the file at `path`.
-    public static func load(path: String) throws(PlacesFileError) -> [Place] {
+    package static func load(path: String) throws(PlacesFileError) -> [Place] {
         let text: String
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
@@ -33,7 +33,7 @@ public enum PlacesFile {
     }
 
     /// The places in YAML `text`.
-    public static func parse(_ text: String) throws(PlacesFileError) -> [Place] {
+    package static func parse(_ text: String) throws(PlacesFileError) -> [Place] {
         if let line = YAMLNesting.lineDeeperThanLimit(in: text) {
             throw PlacesFileError("The file nests deeper than \(YAMLNesting.limit) levels.", line: line)
         }

@@ -2,4 +2,4 @@ import WhereaboutsYAML
 
 /// Why a `--places` file could not be used: a message naming the key (`places[1].radius`) and
 /// line to fix.
-public typealias PlacesFileError = YAMLFileError
+package typealias PlacesFileError = YAMLFileError

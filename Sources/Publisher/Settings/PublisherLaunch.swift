@@ -5,48 +5,48 @@ import WhereaboutsCore
 import WhereaboutsMQTT
 
 /// Everything `whereabouts-pub` resolved from its flags and config file, checked and ready to run.
-public struct PublisherLaunch: Sendable {
+package struct PublisherLaunch: Sendable {
     /// The pipeline settings (identity, topics, QoS, drain timeout).
-    public var settings: PublisherSettings
+    package var settings: PublisherSettings
     /// The position source, with its replay speed (`nil` for a live source).
-    public var source: PositionSourceSpec
+    package var source: PositionSourceSpec
     /// The main connection's client configuration (broker, client id, credentials, keep-alive,
     /// TLS); the publisher adds its own rules (``PublisherApp``) and derives the presence
     /// connection from it.
-    public var mqtt: MQTTConfiguration
+    package var mqtt: MQTTConfiguration
     /// The outbox file.
-    public var outboxPath: String
+    package var outboxPath: String
     /// The outbox cap in entries.
-    public var outboxMax: Int
+    package var outboxMax: Int
     /// The profile to start in.
-    public var initialProfile: MonitoringMode
+    package var initialProfile: MonitoringMode
     /// The low-battery rule.
-    public var lowBattery: LowBatteryRule
+    package var lowBattery: LowBatteryRule
     /// Time between battery readings.
-    public var batteryInterval: Duration
+    package var batteryInterval: Duration
     /// The power-supply folder.
-    public var powerSupplyPath: String
+    package var powerSupplyPath: String
     /// The metrics port, or `nil` for no metrics server.
-    public var metricsPort: Int?
+    package var metricsPort: Int?
     /// The metrics listen address.
-    public var metricsAddress: String
+    package var metricsAddress: String
     /// The log level.
-    public var logLevel: Logger.Level
+    package var logLevel: Logger.Level
     /// Makes the policies of both profiles.
-    public var policies: ProfilePolicies
+    package var policies: ProfilePolicies
     /// Makes the rejection filters.
-    public var makeFilter: @Sendable () -> FixFilter
+    package var makeFilter: @Sendable () -> FixFilter
     /// The places of the `--places` file (none by default).
-    public var places: [Place] = []
+    package var places: [Place] = []
     /// The device's place rules: the hysteresis margin and default dwell (`--place-margin`,
     /// `--place-dwell`) with the device's leave rule.
-    public var placeRules = PlaceRules.device()
+    package var placeRules = PlaceRules.device()
     /// Where waypoints set by command and the inside state are kept; `nil` for
     /// `<outbox>.places.json`. `whereabouts-pub` passes `places-<user>-<device>.json` beside the outbox.
-    public var placesStorePath: String? = nil
+    package var placesStorePath: String? = nil
 
     /// Creates a launch description; the executable fills every field.
-    public init(
+    package init(
         settings: PublisherSettings, source: PositionSourceSpec, mqtt: MQTTConfiguration,
         outboxPath: String, outboxMax: Int, initialProfile: MonitoringMode, lowBattery: LowBatteryRule,
         batteryInterval: Duration, powerSupplyPath: String, metricsPort: Int?, metricsAddress: String,

@@ -6,59 +6,59 @@ import WhereaboutsMQTT
 /// Everything the publisher pipeline needs to know, resolved from flags and the config file.
 ///
 /// Every field has the documented default, so a test sets only what it cares about.
-public struct PublisherSettings: Sendable {
+package struct PublisherSettings: Sendable {
     /// The tracker id sent as `tid` (two characters).
-    public var tid: String
+    package var tid: String
     /// The location topic, `owntracks/<user>/<device>` by default, the names exactly as given.
-    public var topicBase: String
+    package var topicBase: String
     /// QoS for location messages. Default 1; presence and the card go at least at QoS 1.
-    public var qos: QoS
+    package var qos: QoS
     /// Whether live location messages are retained. Default true.
-    public var retain: Bool
+    package var retain: Bool
     /// The `ms` sent with reports that carry a velocity, when the policy does not set its own.
-    public var maxSilence: Int?
+    package var maxSilence: Int?
     /// How long a shutdown may spend draining the outbox. Default 10 s.
-    public var drainTimeout: Duration
+    package var drainTimeout: Duration
     /// How many outbox entries the drainer reads at a time (and deletes in one transaction once
     /// acknowledged). Default 64.
-    public var drainBatchSize: Int
+    package var drainBatchSize: Int
     /// How many publishes may await their acknowledgement at once (the drainer's window). Default 20.
-    public var maxInFlight: Int
+    package var maxInFlight: Int
     /// How long one publish may wait for its acknowledgement before it counts as failed.
-    public var publishTimeout: Duration
+    package var publishTimeout: Duration
     /// How long the drainer waits before retrying after a failed publish.
-    public var retryDelay: Duration
+    package var retryDelay: Duration
 
     /// The OwnTracks secret every published payload is encrypted with (`--secret-file`), or `nil`
     /// (default) to publish plain JSON.
-    public var encryptionKey: OwnTracksKey? = nil
+    package var encryptionKey: OwnTracksKey? = nil
     /// The card published retained on `<base>/info` after each connect (`--card-name`,
     /// `--card-face`), or `nil` (default) for none.
-    public var card: CardMessage? = nil
+    package var card: CardMessage? = nil
     /// Seconds within which the next message is promised (`due` in every location message and
     /// online presence), and the interval of the heartbeat presence sent while nothing else is
     /// due (`--heartbeat`). Default 900 s.
-    public var heartbeat: Int = 900
+    package var heartbeat: Int = 900
     /// How long an acknowledged report is kept in memory to be published again if the connection
     /// is lost within that time (``RecentAcknowledgements``). Zero (default) for brokers whose
     /// acknowledgement means the message is stored (mosquitto); 5 s with `--broker-kind nats`,
     /// whose MQTT listener acknowledges a QoS 1 message before its JetStream streams have it, so
     /// a node killed right after loses it.
-    public var acknowledgementGrace: Duration = .zero
+    package var acknowledgementGrace: Duration = .zero
     /// With a subscriber that confirms receipts (docs/receipts.md): how long an acknowledged report
     /// waits for its receipt before it is published again (`--receipt-timeout`). Default 30 s.
-    public var receiptTimeout: Duration = .seconds(30)
+    package var receiptTimeout: Duration = .seconds(30)
     /// How long after the broker acknowledged the subscription to the receipt topic the publisher
     /// waits for a retained receipt before it decides that no subscriber confirms receipts. 1 s
     /// (mosquitto sends the retained messages right after the acknowledgement, on the same
     /// connection).
-    public var receiptWait: Duration = .seconds(1)
+    package var receiptWait: Duration = .seconds(1)
     /// Whether the publisher stamps its reports and listens for receipts at all. Default true;
     /// false is today's "delete on PUBACK" without a stamp (benchmarks compare the two).
-    public var receipts: Bool = true
+    package var receipts: Bool = true
 
     /// Creates settings; see each property for its default.
-    public init(
+    package init(
         tid: String = "wb",
         topicBase: String = "owntracks/user/device",
         qos: QoS = .atLeastOnce,
@@ -97,7 +97,7 @@ public struct PublisherSettings: Sendable {
 
     /// The default topic base for a user and device: `owntracks/<user>/<device>`, the names exactly
     /// as given (``OwnTracksName``: the apps and the generated access control never change case).
-    public static func defaultTopicBase(user: String, device: String) -> String {
+    package static func defaultTopicBase(user: String, device: String) -> String {
         OwnTracksName.topic(user: user, device: device)
     }
 }

@@ -1,10 +1,10 @@
 import Foundation
 
 /// Where the publisher keeps its outbox by default.
-public enum StateDirectory {
+package enum StateDirectory {
     /// `$STATE_DIRECTORY` (set by systemd's `StateDirectory=`; the first entry when it lists several),
     /// else `$XDG_STATE_HOME/whereabouts`, else `~/.local/state/whereabouts`.
-    public static func resolve(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    package static func resolve(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         if let systemd = environment["STATE_DIRECTORY"]?.split(separator: ":").first, !systemd.isEmpty {
             return String(systemd)
         }
@@ -20,7 +20,7 @@ public enum StateDirectory {
     /// The file name is lower-cased, as it always was, so that an upgraded publisher finds its
     /// existing outbox; this is a local file name, never matched against a topic or an account
     /// (``OwnTracksName``: names in topics are used exactly as given).
-    public static func defaultOutboxPath(user: String, device: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    package static func defaultOutboxPath(user: String, device: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         (resolve(environment: environment) as NSString)
             .appendingPathComponent("outbox-\(user.lowercased())-\(device.lowercased()).sqlite")
     }

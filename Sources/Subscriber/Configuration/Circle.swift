@@ -1,24 +1,24 @@
 import WhereaboutsCore
 
 /// A circle from the circles file: a named group of members who see each other's positions.
-public struct Circle: Sendable, Hashable, Codable {
+package struct Circle: Sendable, Hashable, Codable {
     /// Stable id: lower-case letters, digits, `-` and `_`; used in topics and URLs.
-    public var id: String
+    package var id: String
     /// Display name.
-    public var name: String
+    package var name: String
     /// The members, in file order; each (user, device) appears at most once per circle.
-    public var members: [Member]
+    package var members: [Member]
     /// The circle's places (`places:`), in file order; names are unique ignoring case.
-    public var places: [Place]
+    package var places: [Place]
     /// What the circle's audience sees of its members (`privacy:`); a member may share less
     /// (``Member/share``). Default `exact`.
-    public var privacy: PrivacyLevel
+    package var privacy: PrivacyLevel
     /// The cell size in metres positions are snapped to at the `coarse` level (`grid:`). Default 500.
-    public var grid: Double
+    package var grid: Double
     /// Whether the subscriber republishes the circle's members as OwnTracks friends under
     /// `<tree root>/<user>/<device>` (`owntracks: true`; ``ownTracksTreeRoot(viewPrefix:)``), for
     /// OwnTracks apps whose subscription topic is `<tree root>/#`. Default `false`.
-    public var ownTracksTree: Bool
+    package var ownTracksTree: Bool
 
     /// The one topic level under which this circle's OwnTracks tree is published:
     /// `whereabouts-circles-<id>` with the default view prefix (the prefix with `/` written as
@@ -26,12 +26,12 @@ public struct Circle: Sendable, Hashable, Codable {
     /// `<root>/<user>/<device>` has as many levels as the apps' own `owntracks/<user>/<device>`:
     /// the iOS app keys a friend by that many leading levels (owntracks/ios `OwnTracking.m`,
     /// `processMessage`), the Android app by the whole topic (`MessageBase.contactKey`).
-    public func ownTracksTreeRoot(viewPrefix: String = "whereabouts/circles") -> String {
+    package func ownTracksTreeRoot(viewPrefix: String = "whereabouts/circles") -> String {
         OwnTracksTree.root(viewPrefix: viewPrefix, circle: id)
     }
 
     /// Creates a circle.
-    public init(
+    package init(
         id: String, name: String, members: [Member], places: [Place] = [], privacy: PrivacyLevel = .exact, grid: Double = 500,
         ownTracksTree: Bool = false
     ) {
@@ -51,5 +51,5 @@ public struct Circle: Sendable, Hashable, Codable {
     }
 
     /// The circle's id and name.
-    public var summary: CircleSummary { CircleSummary(id: id, name: name) }
+    package var summary: CircleSummary { CircleSummary(id: id, name: name) }
 }

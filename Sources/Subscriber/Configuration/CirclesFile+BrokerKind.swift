@@ -3,7 +3,7 @@ import WhereaboutsMQTT
 extension CirclesFile {
     /// Refuses a member whose user or device name `kind` cannot carry as a topic level (NATS:
     /// `.`, spaces, `@`, `*`, `>`), naming the circle and the member.
-    public func check(for kind: BrokerKind) throws(CirclesFileError) {
+    package func check(for kind: BrokerKind) throws(CirclesFileError) {
         for (circleIndex, circle) in circles.enumerated() {
             for (memberIndex, member) in circle.members.enumerated() {
                 for (field, name) in [("user", member.user), ("device", member.device)] {

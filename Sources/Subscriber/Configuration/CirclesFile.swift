@@ -19,24 +19,24 @@ import Yams
 /// ```
 /// Unknown keys, missing keys, wrong types, duplicate circle ids and duplicate members in a
 /// circle are errors that name the key and line.
-public struct CirclesFile: Sendable, Hashable {
+package struct CirclesFile: Sendable, Hashable {
     /// The circles in file order.
-    public var circles: [Circle]
+    package var circles: [Circle]
     /// The decryption key of each member with a `secretFile`, read by ``load(path:)``.
-    public var secrets: [MemberID: OwnTracksKey] = [:]
+    package var secrets: [MemberID: OwnTracksKey] = [:]
 
     /// Creates a circles file from already-validated circles.
-    public init(circles: [Circle]) {
+    package init(circles: [Circle]) {
         self.circles = circles
     }
 
     /// Every distinct member device across all circles, sorted.
-    public var memberIDs: [MemberID] {
+    package var memberIDs: [MemberID] {
         Array(Set(circles.flatMap { $0.members.map(\.id) })).sorted()
     }
 
     /// Reads and validates the file at `path`.
-    public static func load(path: String) throws(CirclesFileError) -> CirclesFile {
+    package static func load(path: String) throws(CirclesFileError) -> CirclesFile {
         let text: String
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
@@ -49,7 +49,7 @@ public struct CirclesFile: Sendable, Hashable {
     }
 
     /// Parses and validates circles-file YAML.
-    public static func parse(yaml: String) throws(CirclesFileError) -> CirclesFile {
+    package static func parse(yaml: String) throws(CirclesFileError) -> CirclesFile {
         if let line = YAMLNesting.lineDeeperThanLimit(in: yaml) {
             throw CirclesFileError(
                 "The circles file nests more than \(YAMLNesting.limit) levels deep; it needs 5 (circles, circle, members, member).",

@@ -2,4 +2,4 @@ import WhereaboutsYAML
 
 /// Why a circles file could not be used: a message naming the key (`circles[1].members[0].user`)
 /// and line to fix.
-public typealias CirclesFileError = YAMLFileError
+package typealias CirclesFileError = YAMLFileError

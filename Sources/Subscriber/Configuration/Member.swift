@@ -1,24 +1,24 @@
 /// A member of a circle: one device of one user, with how dashboards label it.
 ///
 /// The same device may be a member of several circles, with the same or a different label.
-public struct Member: Sendable, Hashable, Codable {
+package struct Member: Sendable, Hashable, Codable {
     /// User name: the second level of `owntracks/<user>/<device>`.
-    public var user: String
+    package var user: String
     /// Device name: the third level of `owntracks/<user>/<device>`.
-    public var device: String
+    package var device: String
     /// Display name (defaults to the user name).
-    public var name: String
+    package var name: String
     /// Colour as `#rrggbb`, if configured.
-    public var color: String?
+    package var color: String?
     /// The file holding the OwnTracks secret this device encrypts with (`secretFile`), as written
     /// in the circles file; never the secret itself.
-    public var secretFile: String?
+    package var secretFile: String?
     /// What this member shares with this circle when less than the circle's `privacy`
     /// (`share:`); `nil` shares what the circle's level allows.
-    public var share: PrivacyLevel?
+    package var share: PrivacyLevel?
 
     /// Creates a member.
-    public init(
+    package init(
         user: String, device: String, name: String? = nil, color: String? = nil, secretFile: String? = nil,
         share: PrivacyLevel? = nil
     ) {
@@ -31,5 +31,5 @@ public struct Member: Sendable, Hashable, Codable {
     }
 
     /// The device's identity, independent of its label.
-    public var id: MemberID { MemberID(user: user, device: device) }
+    package var id: MemberID { MemberID(user: user, device: device) }
 }

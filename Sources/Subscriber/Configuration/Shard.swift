@@ -3,17 +3,17 @@
 /// The hash is 64-bit FNV-1a over the id's UTF-8 bytes, stable across processes, machines and
 /// Swift versions (unlike `Hasher`, which is seeded per process), so `n` instances started with
 /// `--shard 0/n` ... `--shard n-1/n` split the circles without talking to each other.
-public struct Shard: Sendable, Hashable, CustomStringConvertible {
+package struct Shard: Sendable, Hashable, CustomStringConvertible {
     /// This instance's index, in `0..<count`.
-    public let index: Int
+    package let index: Int
     /// The number of instances.
-    public let count: Int
+    package let count: Int
 
     /// The single shard that owns every circle.
-    public static let all = Shard(uncheckedIndex: 0, count: 1)
+    package static let all = Shard(uncheckedIndex: 0, count: 1)
 
     /// Creates shard `index` of `count`; throws if `count < 1` or `index` is outside `0..<count`.
-    public init(index: Int, count: Int) throws(ShardError) {
+    package init(index: Int, count: Int) throws(ShardError) {
         guard count >= 1, (0..<count).contains(index) else { throw ShardError(index: index, count: count) }
         self.init(uncheckedIndex: index, count: count)
     }
@@ -24,7 +24,7 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Parses `i/n`, as given to `--shard`.
-    public init(parsing text: String) throws(ShardError) {
+    package init(parsing text: String) throws(ShardError) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]) else {
             throw ShardError(text: text)
@@ -33,12 +33,12 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether this shard owns the circle with `circleID`.
-    public func owns(circleID: String) -> Bool {
+    package func owns(circleID: String) -> Bool {
         count == 1 || Int(Self.fnv1a(circleID) % UInt64(count)) == index
     }
 
     /// 64-bit FNV-1a of the UTF-8 bytes of `text`.
-    public static func fnv1a(_ text: String) -> UInt64 {
+    package static func fnv1a(_ text: String) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in text.utf8 {
             hash ^= UInt64(byte)
@@ -48,5 +48,5 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `i/n`.
-    public var description: String { "\(index)/\(count)" }
+    package var description: String { "\(index)/\(count)" }
 }

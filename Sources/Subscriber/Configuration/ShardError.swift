@@ -1,7 +1,7 @@
 /// A `--shard` value that is not `i/n` with `0 <= i < n`.
-public struct ShardError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct ShardError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The explanation.
-    public let description: String
+    package let description: String
 
     init(index: Int, count: Int) {
         description = "The shard \(index)/\(count) is not valid: write i/n with n >= 1 and 0 <= i < n, such as 0/4."

@@ -1,7 +1,7 @@
 import SQLiteSupport
 
 /// Why the location history could not be opened or written.
-public enum HistoryError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum HistoryError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file exists but is not an SQLite database, or is damaged.
     case notADatabase(path: String, reason: String)
     /// The file is an SQLite database of another program (it has tables but not the history's
@@ -18,7 +18,7 @@ public enum HistoryError: Error, Sendable, Equatable, CustomStringConvertible {
     case database(path: String, reason: String)
 
     /// A sentence a user can act on.
-    public var description: String {
+    package var description: String {
         switch self {
         case let .notADatabase(path, reason):
             "The history file \(path) is not an SQLite database or is damaged (\(reason)). Move it aside "

@@ -10,9 +10,9 @@ import WhereaboutsCore
 ///
 /// Only valid inside the closure of ``HistoryStore/scanLocations(of:from:to:limit:_:)`` that
 /// hands it out (it is not copyable, so it cannot leave it).
-public struct HistoryLocationRows: ~Copyable {
+package struct HistoryLocationRows: ~Copyable {
     /// The integer columns that may be missing (`NULL`), by their index in the statement.
-    public enum IntColumn: Int32, Sendable, CaseIterable {
+    package enum IntColumn: Int32, Sendable, CaseIterable {
         /// `acc`, metres.
         case acc = 3
         /// `alt`, metres.
@@ -34,7 +34,7 @@ public struct HistoryLocationRows: ~Copyable {
     }
 
     /// The text columns, by their index in the statement.
-    public enum TextColumn: Int32, Sendable {
+    package enum TextColumn: Int32, Sendable {
         /// `tid`, the tracker id.
         case tid = 10
         /// `t`, the trigger.
@@ -66,7 +66,7 @@ public struct HistoryLocationRows: ~Copyable {
     /// Steps to the next row; `false` after the last.
     ///
     /// - Throws: ``HistoryError/database(path:reason:)`` with SQLite's message when the step fails.
-    public mutating func next() throws(HistoryError) -> Bool {
+    package mutating func next() throws(HistoryError) -> Bool {
         switch sqlite3_step(statement) {
         case SQLITE_ROW:
             texts = (bytes(at: TextColumn.tid.rawValue) ?? UnsafeRawBufferPointer(start: nil, count: 0), bytes(at: TextColumn.t.rawValue))
@@ -83,14 +83,14 @@ public struct HistoryLocationRows: ~Copyable {
     }
 
     /// `tst` of the current row, epoch seconds.
-    public var tst: Int { Int(sqlite3_column_int64(statement, 0)) }
+    package var tst: Int { Int(sqlite3_column_int64(statement, 0)) }
     /// `lat` of the current row.
-    public var lat: Double { sqlite3_column_double(statement, 1) }
+    package var lat: Double { sqlite3_column_double(statement, 1) }
     /// `lon` of the current row.
-    public var lon: Double { sqlite3_column_double(statement, 2) }
+    package var lon: Double { sqlite3_column_double(statement, 2) }
 
     /// The value of `column` in the current row; `nil` when it is `NULL`.
-    public func int(_ column: IntColumn) -> Int? {
+    package func int(_ column: IntColumn) -> Int? {
         // `NULL` reads as 0 (and is not converted, so its type stays known): only a 0 needs the
         // second call, which halves the calls per location.
         let value = sqlite3_column_int64(statement, column.rawValue)
@@ -99,13 +99,13 @@ public struct HistoryLocationRows: ~Copyable {
     }
 
     /// Whether `column` holds text in the current row (`false` when it is `NULL`).
-    public func hasText(_ column: TextColumn) -> Bool {
+    package func hasText(_ column: TextColumn) -> Bool {
         column == .tid ? true : texts.t != nil
     }
 
     /// Calls `body` with the UTF-8 bytes of `column` in the current row (empty when `NULL`); the
     /// bytes are valid only inside `body`.
-    public func withText<Result>(_ column: TextColumn, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+    package func withText<Result>(_ column: TextColumn, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         try body(column == .tid ? texts.tid : texts.t ?? UnsafeRawBufferPointer(start: nil, count: 0))
     }
 
@@ -113,7 +113,7 @@ public struct HistoryLocationRows: ~Copyable {
     /// keys the app sent (`conn`, `p`, `SSID`, `BSSID`, `inrids`, `motionactivities`), or `nil`
     /// when it sent none of them; valid only inside `body`. An encoder can splice its members
     /// into the location object it writes.
-    public func withDeviceFields<Result>(_ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result {
+    package func withDeviceFields<Result>(_ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result {
         try body(bytes(at: 15))
     }
 
@@ -138,13 +138,13 @@ public struct HistoryLocationRows: ~Copyable {
 
     /// Calls `body` with the UTF-8 of the current row's user and device; only in the rows of
     /// ``HistoryStore/scanLastLocations(user:device:_:)``, which hold several members.
-    public func withMember<Result>(_ body: (_ user: UnsafeRawBufferPointer, _ device: UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+    package func withMember<Result>(_ body: (_ user: UnsafeRawBufferPointer, _ device: UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         precondition(withMember, "HistoryLocationRows.withMember: these rows are of one member")
         return try body(member.user, member.device)
     }
 
     /// The current row's member; only in the rows of ``HistoryStore/scanLastLocations(user:device:_:)``.
-    public var memberID: MemberID {
+    package var memberID: MemberID {
         withMember { MemberID(user: String(decoding: $0, as: UTF8.self), device: String(decoding: $1, as: UTF8.self)) }
     }
 

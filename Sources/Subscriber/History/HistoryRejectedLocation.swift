@@ -1,13 +1,13 @@
 /// One location rejected at ingest as an outlier and kept aside in the history: never shown,
 /// restorable (``HistoryStore/restoreRejected(of:from:to:notAfter:actor:client:at:)``).
-public struct HistoryRejectedLocation: Sendable, Hashable {
+package struct HistoryRejectedLocation: Sendable, Hashable {
     /// The location as the device sent it, whose it is and when it arrived.
-    public var location: HistoryLocation
+    package var location: HistoryLocation
     /// Why it was rejected: `future_timestamp`, `poor_accuracy` or `implied_speed`.
-    public var reason: String
+    package var reason: String
 
     /// Creates a rejected location.
-    public init(location: HistoryLocation, reason: String) {
+    package init(location: HistoryLocation, reason: String) {
         self.location = location
         self.reason = reason
     }

@@ -1,19 +1,19 @@
 /// What restoring rejected outliers did.
-public struct HistoryRestoreResult: Sendable, Hashable, Codable {
+package struct HistoryRestoreResult: Sendable, Hashable, Codable {
     /// The audit entry (action `restore`; its `removed` counts the points taken out of the
     /// rejected list).
-    public var audit: HistoryAuditEntry
+    package var audit: HistoryAuditEntry
     /// Points now in the history (in `tst` order with the rest).
-    public var restored: Int
+    package var restored: Int
     /// Points taken out of the rejected list that the history already held at the same `tst`
     /// (the copy already stored is kept).
-    public var duplicates: Int
+    package var duplicates: Int
     /// Points of the range left in the rejected list because their `tst` still lies in the
     /// future: restored, they would pin the member's last position ahead of every real fix.
-    public var stillInFuture: Int
+    package var stillInFuture: Int
 
     /// Creates a result.
-    public init(audit: HistoryAuditEntry, restored: Int, duplicates: Int, stillInFuture: Int) {
+    package init(audit: HistoryAuditEntry, restored: Int, duplicates: Int, stillInFuture: Int) {
         self.audit = audit
         self.restored = restored
         self.duplicates = duplicates

@@ -1,19 +1,19 @@
 /// How long the history keeps locations, and how large it may grow.
-public struct HistoryRetention: Sendable, Equatable {
+package struct HistoryRetention: Sendable, Equatable {
     /// Days a location is kept after its `tst`, for members of circles without their own rule;
     /// `0` keeps locations for ever. Default 30.
-    public var days: Int
+    package var days: Int
     /// Days per circle id, overriding ``days``. A member of several circles keeps its locations
     /// for the longest of its circles' periods (the data is the member's, stored once).
-    public var circleDays: [String: Int]
+    package var circleDays: [String: Int]
     /// The most bytes of data the file may hold; past it the oldest locations go first.
     /// `nil`: no cap.
-    public var maxBytes: Int?
+    package var maxBytes: Int?
     /// How often, in seconds, retention and the cap are applied. Default 60 s.
-    public var interval: Double
+    package var interval: Double
 
     /// Creates a rule; every argument has the documented default.
-    public init(days: Int = 30, circleDays: [String: Int] = [:], maxBytes: Int? = nil, interval: Double = 60) {
+    package init(days: Int = 30, circleDays: [String: Int] = [:], maxBytes: Int? = nil, interval: Double = 60) {
         self.days = days
         self.circleDays = circleDays
         self.maxBytes = maxBytes

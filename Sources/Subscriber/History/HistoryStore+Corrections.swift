@@ -4,7 +4,7 @@ extension HistoryStore {
     /// Removes the locations of `member` with `from <= tst <= to` and records it in the audit
     /// log, in one transaction: either both happen or neither. Returns the audit entry (with the
     /// number removed, which may be 0).
-    public func deleteLocations(
+    package func deleteLocations(
         of member: MemberID, from: Int, to: Int, actor: String, client: String, at now: Double
     ) async throws(HistoryError) -> HistoryAuditEntry {
         try await perform { db in
@@ -23,7 +23,7 @@ extension HistoryStore {
     }
 
     /// The audit log, newest first, at most `limit` entries.
-    public func auditLog(limit: Int = 1_000) async throws(HistoryError) -> [HistoryAuditEntry] {
+    package func auditLog(limit: Int = 1_000) async throws(HistoryError) -> [HistoryAuditEntry] {
         try await read { db in
             try Row.fetchAll(db, sql: """
                 SELECT at, actor, client, action, user, device, from_tst, to_tst, removed FROM audit ORDER BY id DESC LIMIT ?

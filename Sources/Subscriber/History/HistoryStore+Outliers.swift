@@ -4,7 +4,7 @@ import WhereaboutsCore
 extension HistoryStore {
     /// The rejected outliers of `member` with `from <= tst <= to`, ordered by `tst`, at most
     /// `limit` (the oldest first); empty for an unknown member.
-    public func rejectedLocations(of member: MemberID, from: Int, to: Int, limit: Int) async throws(HistoryError) -> [HistoryRejectedLocation] {
+    package func rejectedLocations(of member: MemberID, from: Int, to: Int, limit: Int) async throws(HistoryError) -> [HistoryRejectedLocation] {
         try await read { db in
             try Row.fetchAll(db, sql: """
                 SELECT r.tst, r.lat, r.lon, r.acc, r.alt, r.vac, r.vel, r.cog, r.batt, r.bs, r.tid, r.t, r.m, r.created_at,
@@ -30,7 +30,7 @@ extension HistoryStore {
     }
 
     /// Whether the history knows `member` at all (a stored location, transition or outlier).
-    public func knows(_ member: MemberID) async throws(HistoryError) -> Bool {
+    package func knows(_ member: MemberID) async throws(HistoryError) -> Bool {
         try await read { db in
             try Int.fetchOne(db, sql: "SELECT 1 FROM member WHERE user = ? AND device = ?", arguments: [member.user, member.device]) != nil
         }
@@ -44,7 +44,7 @@ extension HistoryStore {
     /// position ahead of every real fix. A restored point only enters the history: the live
     /// views never move back (an older point is history only; a newer one becomes the history's
     /// last position, as it would have become the live one had it been accepted).
-    public func restoreRejected(
+    package func restoreRejected(
         of member: MemberID, from: Int, to: Int, notAfter: Int, actor: String, client: String, at now: Double
     ) async throws(HistoryError) -> HistoryRestoreResult {
         try await perform { db in

@@ -4,7 +4,7 @@ import WhereaboutsCore
 
 extension HistoryStore {
     /// The users with stored locations, sorted.
-    public func users() async throws(HistoryError) -> [String] {
+    package func users() async throws(HistoryError) -> [String] {
         try await read { db in
             try String.fetchAll(db, sql: """
                 SELECT DISTINCT user FROM member m WHERE EXISTS (SELECT 1 FROM location l WHERE l.member = m.id) ORDER BY user
@@ -13,7 +13,7 @@ extension HistoryStore {
     }
 
     /// The devices of `user` with stored locations, sorted; empty for an unknown user.
-    public func devices(of user: String) async throws(HistoryError) -> [String] {
+    package func devices(of user: String) async throws(HistoryError) -> [String] {
         try await read { db in
             try String.fetchAll(db, sql: """
                 SELECT device FROM member m WHERE user = ? AND EXISTS (SELECT 1 FROM location l WHERE l.member = m.id) ORDER BY device
@@ -23,7 +23,7 @@ extension HistoryStore {
 
     /// The key of `member` in the history, to read its locations with
     /// ``scanLocations(of:from:to:limit:_:)``; `nil` when nothing of it was ever stored.
-    public func key(of member: MemberID) async throws(HistoryError) -> HistoryMemberKey? {
+    package func key(of member: MemberID) async throws(HistoryError) -> HistoryMemberKey? {
         try await read { db in
             try Int64.fetchOne(db, sql: "SELECT id FROM member WHERE user = ? AND device = ?", arguments: [member.user, member.device])
                 .map(HistoryMemberKey.init(id:))
@@ -35,7 +35,7 @@ extension HistoryStore {
     /// committed meanwhile are not seen). `body` steps as far as it wants and returns what it made
     /// of the rows; a caller streaming a long range calls this once per chunk and continues after
     /// the last `tst` it got (`tst` is unique per member).
-    public func scanLocations<Result: Sendable>(
+    package func scanLocations<Result: Sendable>(
         of member: HistoryMemberKey, from: Int, to: Int, limit: Int,
         _ body: @escaping @Sendable (inout HistoryLocationRows) throws(HistoryError) -> Result
     ) async throws(HistoryError) -> Result {
@@ -56,7 +56,7 @@ extension HistoryStore {
     /// ends (exclusive); `nil` when fewer are left. SQLite walks the index without decoding the
     /// rows (about 80 ns a row, a twentieth of reading and encoding one), so a streaming reader
     /// can split a range into chunks and read them side by side.
-    public func locationBoundary(of member: HistoryMemberKey, from: Int, to: Int, skipping: Int) async throws(HistoryError) -> Int? {
+    package func locationBoundary(of member: HistoryMemberKey, from: Int, to: Int, skipping: Int) async throws(HistoryError) -> Int? {
         try await read { db in
             try Int.fetchOne(
                 db.cachedStatement(sql: "SELECT tst FROM location WHERE member = ? AND tst BETWEEN ? AND ? ORDER BY tst LIMIT 1 OFFSET ?"),
@@ -66,7 +66,7 @@ extension HistoryStore {
 
     /// The locations of `member` with `from <= tst <= to`, ordered by `tst`, at most `limit`
     /// (the oldest first); empty for an unknown member.
-    public func locations(of member: MemberID, from: Int, to: Int, limit: Int) async throws(HistoryError) -> [HistoryLocation] {
+    package func locations(of member: MemberID, from: Int, to: Int, limit: Int) async throws(HistoryError) -> [HistoryLocation] {
         guard let key = try await key(of: member) else { return [] }
         return try await scanLocations(of: key, from: from, to: to, limit: limit) { rows throws(HistoryError) in
             var locations: [HistoryLocation] = []
@@ -77,7 +77,7 @@ extension HistoryStore {
 
     /// The newest stored location of each member (by `tst`), ordered by user and device;
     /// only `user`'s members when given, only `member` when given.
-    public func lastLocations(user: String? = nil, device: String? = nil) async throws(HistoryError) -> [HistoryLocation] {
+    package func lastLocations(user: String? = nil, device: String? = nil) async throws(HistoryError) -> [HistoryLocation] {
         try await scanLastLocations(user: user, device: device) { rows throws(HistoryError) in
             var locations: [HistoryLocation] = []
             while try rows.next() { locations.append(rows.location(of: rows.memberID)) }
@@ -93,7 +93,7 @@ extension HistoryStore {
     ///
     /// `users` limits it to the users in that range (`..<pivot`, `pivot...`), so that two
     /// halves split at ``lastLocationsPivot()`` can be read side by side.
-    public func scanLastLocations<Result: Sendable>(
+    package func scanLastLocations<Result: Sendable>(
         user: String? = nil, device: String? = nil, users: HistoryUserRange = .all,
         _ body: @escaping @Sendable (inout HistoryLocationRows) throws(HistoryError) -> Result
     ) async throws(HistoryError) -> Result {
@@ -124,7 +124,7 @@ extension HistoryStore {
     /// The user in the middle of the members with a last location (by user, then device): where
     /// ``scanLastLocations(user:device:users:_:)`` can be split in two; `nil` when there are fewer
     /// than 2,000 members (not worth splitting).
-    public func lastLocationsPivot() async throws(HistoryError) -> String? {
+    package func lastLocationsPivot() async throws(HistoryError) -> String? {
         try await read { db in
             try String.fetchOne(db, sql: """
                 SELECT who.user FROM member who CROSS JOIN last_location l ON l.member = who.id ORDER BY who.user, who.device

@@ -20,15 +20,15 @@ import WhereaboutsCore
 ///
 /// One GRDB `DatabasePool` owns the file: writes are serialised on its writer queue (GRDB's own
 /// dispatch queue, never the cooperative pool), reads run beside them on reader connections.
-public final class HistoryStore: Sendable {
+package final class HistoryStore: Sendable {
     /// The history file.
-    public let path: String
+    package let path: String
     /// Damage found in the files when they were opened (an emptied file, a deleted or damaged
     /// write-ahead log, commits missing against the commit mark), each also logged at warning
     /// level; empty when the files were sound or are not open yet.
-    public var damage: [SQLiteDamage] { state.withLock { $0.damage } }
+    package var damage: [SQLiteDamage] { state.withLock { $0.damage } }
     /// Rows known to be lost to that damage: added by commits the file no longer holds.
-    public var lostRows: Int { damage.compactMap(\.lostRows).reduce(0, +) }
+    package var lostRows: Int { damage.compactMap(\.lostRows).reduce(0, +) }
 
     /// ``lostRows`` the first time it is asked after the file opened, 0 after that: for a counter.
     func takeUnreportedLoss() -> Int {
@@ -65,7 +65,7 @@ public final class HistoryStore: Sendable {
     ///
     /// - Throws: ``HistoryError`` when the file is not an SQLite database, belongs to another
     ///   program, was written by a newer version, or cannot be created.
-    public init(path: String, logger: Logger) throws(HistoryError) {
+    package init(path: String, logger: Logger) throws(HistoryError) {
         self.path = path
         self.logger = logger
         try SQLiteFile.createFolder(holding: path, failure: HistoryError.self)
@@ -154,10 +154,10 @@ public final class HistoryStore: Sendable {
 
     /// Whether the last write of ingested rows worked (`true` before the first); changes are
     /// also sent to every ``writabilityChanges()`` sequence.
-    public var isWritable: Bool { state.withLock { $0.writable } }
+    package var isWritable: Bool { state.withLock { $0.writable } }
 
     /// Every change of ``isWritable`` from now on (the current value first).
-    public func writabilityChanges() -> AsyncStream<Bool> {
+    package func writabilityChanges() -> AsyncStream<Bool> {
         let (stream, continuation) = AsyncStream<Bool>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let id = UUID()
         let now = state.withLock { state in
@@ -557,8 +557,8 @@ extension HistoryStore {
 
 extension HistoryStore: Hashable {
     /// Two stores are equal when they are the same object (configurations that hold one compare so).
-    public static func == (lhs: HistoryStore, rhs: HistoryStore) -> Bool { lhs === rhs }
+    package static func == (lhs: HistoryStore, rhs: HistoryStore) -> Bool { lhs === rhs }
 
     /// Hashes the object's identity.
-    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    package func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }

@@ -1,6 +1,6 @@
 /// Which users a read of each member's last location covers
 /// (``HistoryStore/scanLastLocations(user:device:users:_:)``).
-public enum HistoryUserRange: Sendable, Hashable {
+package enum HistoryUserRange: Sendable, Hashable {
     /// Every user.
     case all
     /// The users ordered before the pivot.

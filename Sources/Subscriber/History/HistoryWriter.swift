@@ -9,11 +9,11 @@ import ServiceLifecycle
 /// Give it to ``SubscriberService`` (which records every accepted location and transition
 /// through it) and run it in the same service group *before* the subscriber, so that on
 /// shutdown ingest stops first and the writer then commits everything still pending.
-public struct HistoryWriter: Service {
+package struct HistoryWriter: Service {
     /// The store written to.
-    public let store: HistoryStore
+    package let store: HistoryStore
     /// Retention and the size cap.
-    public let retention: HistoryRetention
+    package let retention: HistoryRetention
     let recorder: HistoryRecorder
     let views: CircleViewStore
     let logger: Logger
@@ -32,7 +32,7 @@ public struct HistoryWriter: Service {
     /// Creates the writer. `views` gives each member's circles (for per-circle retention) and the
     /// metrics registry; at most `backlogLimit` rows wait for the disk before new ones are
     /// dropped (counted, logged).
-    public init(store: HistoryStore, retention: HistoryRetention = HistoryRetention(), views: CircleViewStore,
+    package init(store: HistoryStore, retention: HistoryRetention = HistoryRetention(), views: CircleViewStore,
                 logger: Logger, backlogLimit: Int = 200_000) {
         self.store = store
         self.retention = retention
@@ -42,10 +42,10 @@ public struct HistoryWriter: Service {
     }
 
     /// Rows handed over by ingest and not yet committed.
-    public var backlog: Int { recorder.backlog }
+    package var backlog: Int { recorder.backlog }
 
     /// Writes until graceful shutdown or cancellation, then commits what is pending and returns.
-    public func run() async throws {
+    package func run() async throws {
         try await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await maintain() }

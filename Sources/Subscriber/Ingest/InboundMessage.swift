@@ -3,7 +3,7 @@ import WhereaboutsCore
 /// A validated message from a member's topics, ready for the view store.
 ///
 /// The member it concerns comes from the topic (``TopicRouter``), never from the payload.
-public enum InboundMessage: Sendable, Hashable {
+package enum InboundMessage: Sendable, Hashable {
     /// An OwnTracks `location`: a fix, with the regions the device reports being in
     /// (`inregions`; `nil` when the message does not say).
     case location(LocationMessage, inregions: [String]? = nil)

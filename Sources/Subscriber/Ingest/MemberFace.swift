@@ -1,17 +1,17 @@
 import WhereaboutsCore
 
 /// A member's face image from an OwnTracks `card`, kept once per member and served over HTTP.
-public struct MemberFace: Sendable, Hashable {
+package struct MemberFace: Sendable, Hashable {
     /// The image bytes (decoded from the card's base64 `face`).
-    public var data: [UInt8]
+    package var data: [UInt8]
     /// `image/png`, `image/jpeg`, `image/gif` or `image/webp`, from the image's first bytes.
-    public var contentType: String
+    package var contentType: String
     /// A short hash of the bytes (16 hex digits of FNV-1a 64): the image's HTTP `ETag` and the
     /// `face` value in views, so a dashboard's cached copy stays valid until the face changes.
-    public var tag: String
+    package var tag: String
 
     /// Wraps `data`, or returns `nil` when it is not a PNG, JPEG, GIF or WebP image.
-    public init?(data: [UInt8]) {
+    package init?(data: [UInt8]) {
         guard let type = Self.contentType(of: data) else { return nil }
         self.data = data
         self.contentType = type

@@ -11,17 +11,17 @@ import WhereaboutsCore
 /// that are out of range or of the wrong type are dropped and listed in
 /// ``Decoded/droppedFields``, never rejecting the fix (an app in quiet mode sends `"m":-1`).
 /// Numbers may come as numeric strings. A value type; each ingest task owns its own.
-public struct MessageDecoder: Sendable {
+package struct MessageDecoder: Sendable {
     /// The largest payload accepted, in bytes (cards on `<base>/info` have their own limit).
-    public var maxPayloadBytes: Int
+    package var maxPayloadBytes: Int
     /// How far in the future a timestamp may lie, in seconds.
-    public var futureTolerance: Int
+    package var futureTolerance: Int
     /// The outlier rules ingest applies to a decoded location against the member's live fix.
     var outliers: OutlierRules
 
     /// The earliest `tst` accepted: 2001-09-09 (epoch 1,000,000,000). Rejects `tst` 0 and
     /// milliseconds-vs-seconds mix-ups in the other direction are caught by the future check.
-    public static let earliestTimestamp = 1_000_000_000
+    package static let earliestTimestamp = 1_000_000_000
     /// The largest card face accepted, in bytes once decoded: 256 KiB.
     static let maxFaceBytes = 256 * 1024
     /// The payload limit on `<base>/info`, where cards carry their face in base64: room for a
@@ -32,24 +32,24 @@ public struct MessageDecoder: Sendable {
     static let maxEncryptedCardPayloadBytes = (maxCardPayloadBytes + 40 + 2) / 3 * 4 + 64
 
     /// A decoded message and the informational fields dropped from it.
-    public struct Decoded: Sendable, Hashable {
+    package struct Decoded: Sendable, Hashable {
         /// The message.
-        public var message: InboundMessage
+        package var message: InboundMessage
         /// Keys whose value was out of range or of the wrong type, dropped (counted by the store).
-        public var droppedFields: [String]
+        package var droppedFields: [String]
         /// The receipt stamp the publisher added, if any (docs/receipts.md).
         var stamp: ReportStamp? = nil
     }
 
     /// Creates a decoder with the limits of `settings`.
-    public init(settings: ViewSettings = ViewSettings()) {
+    package init(settings: ViewSettings = ViewSettings()) {
         maxPayloadBytes = settings.maxPayloadBytes
         futureTolerance = settings.futureTolerance
         outliers = OutlierRules(settings: settings)
     }
 
     /// Decodes and validates `payload` received at `now`, dropping bad informational fields.
-    public func decode(_ payload: some Collection<UInt8>, now: Date) throws(MessageRejectionReason) -> InboundMessage {
+    package func decode(_ payload: some Collection<UInt8>, now: Date) throws(MessageRejectionReason) -> InboundMessage {
         try decodeReporting(payload, now: now).message
     }
 

@@ -1,5 +1,5 @@
 /// Why an incoming MQTT message was rejected. Every rejection is counted by ``code`` and logged.
-public enum MessageRejectionReason: Error, Sendable, Hashable, CustomStringConvertible {
+package enum MessageRejectionReason: Error, Sendable, Hashable, CustomStringConvertible {
     /// The payload is larger than the configured limit.
     case oversize(bytes: Int, limit: Int)
     /// The payload is not a JSON object (garbage, truncated, NaN literals, not UTF-8).
@@ -29,7 +29,7 @@ public enum MessageRejectionReason: Error, Sendable, Hashable, CustomStringConve
     case wrongTopic(type: String, subtopic: String?)
 
     /// A short stable code for counters and logs, such as `out_of_range.lat`.
-    public var code: String {
+    package var code: String {
         switch self {
         case .oversize: "oversize"
         case .malformedJSON: "malformed_json"
@@ -47,7 +47,7 @@ public enum MessageRejectionReason: Error, Sendable, Hashable, CustomStringConve
     }
 
     /// A sentence saying what was wrong.
-    public var description: String {
+    package var description: String {
         switch self {
         case let .oversize(bytes, limit): "The payload has \(bytes) bytes, more than the limit of \(limit)."
         case .malformedJSON: "The payload is not a JSON object."

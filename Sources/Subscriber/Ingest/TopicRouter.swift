@@ -6,19 +6,19 @@ import WhereaboutsCore
 /// sub-topics `<prefix>/<user>/<device>/<kind>` (`presence`, `event`, `info`, `cmd`...). The
 /// subscriber subscribes to exactly these two filters per member, and identifies a message's
 /// member from its topic alone.
-public struct TopicRouter: Sendable, Hashable {
+package struct TopicRouter: Sendable, Hashable {
     /// The first topic level, `owntracks` unless the publishers use another `--topic-base` root.
-    public var prefix: String
+    package var prefix: String
 
     /// Creates a router for topics under `prefix`.
-    public init(prefix: String = "owntracks") {
+    package init(prefix: String = "owntracks") {
         self.prefix = prefix
     }
 
     /// What a topic says about a message.
-    public struct Route: Sendable, Hashable {
+    package struct Route: Sendable, Hashable {
         /// The member the topic belongs to.
-        public var member: MemberID
+        package var member: MemberID
         /// The sub-topic level (`presence`, `event`, `info`, `cmd`...), or `nil` for the base topic.
         var subtopic: String?
     }
@@ -29,17 +29,17 @@ public struct TopicRouter: Sendable, Hashable {
     }
 
     /// The two subscription filters for a member: its base topic and its direct sub-topics.
-    public func filters(for member: MemberID) -> [String] {
+    package func filters(for member: MemberID) -> [String] {
         let base = baseTopic(for: member)
         return [base, base + "/+"]
     }
 
     /// The two filters that cover every device under the prefix (``SubscriberConfiguration/Subscription/wildcard``).
-    public var wildcardFilters: [String] { ["\(prefix)/+/+", "\(prefix)/+/+/+"] }
+    package var wildcardFilters: [String] { ["\(prefix)/+/+", "\(prefix)/+/+/+"] }
 
     /// The member and sub-topic of `topic`, or `nil` when it is not of the form
     /// `<prefix>/<user>/<device>[/<kind>]`.
-    public func route(_ topic: String) -> Route? {
+    package func route(_ topic: String) -> Route? {
         var topic = topic
         return topic.withUTF8 { bytes -> Route? in
             let prefixLength = prefix.utf8.count

@@ -1,7 +1,7 @@
 /// How much of a member's whereabouts a circle's audience sees (`privacy:` of a circle, `share:`
 /// of a member in it). Ordered from most to least: a member's effective level in a circle is the
 /// stricter of the two.
-public enum PrivacyLevel: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
+package enum PrivacyLevel: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
     /// Everything: the fix, velocity, trail, the device's own regions.
     case exact
     /// The position snapped to the circle's grid (`grid`, metres); no velocity, no trail, no
@@ -13,7 +13,7 @@ public enum PrivacyLevel: String, Sendable, Hashable, Codable, CaseIterable, Com
     case hidden
 
     /// Whether `lhs` shows more than `rhs`.
-    public static func < (lhs: PrivacyLevel, rhs: PrivacyLevel) -> Bool {
+    package static func < (lhs: PrivacyLevel, rhs: PrivacyLevel) -> Bool {
         (allCases.firstIndex(of: lhs) ?? 0) < (allCases.firstIndex(of: rhs) ?? 0)
     }
 }

@@ -13,7 +13,7 @@ import WhereaboutsMQTT
 /// restored, the queue delivered). It acts only once the subscriber's first subscriptions were
 /// acknowledged (``subscribed()``), so a full disk at start still lets the views fill from the
 /// retained messages first. Runs in the subscriber's service group, after the history writer.
-public struct HistoryIntakeGate: Service {
+package struct HistoryIntakeGate: Service {
     let client: MQTTClient
     let store: HistoryStore
     let logger: Logger
@@ -21,7 +21,7 @@ public struct HistoryIntakeGate: Service {
     private let subscribedContinuation: AsyncStream<Void>.Continuation
 
     /// Creates the gate for `client`, watching `store`.
-    public init(client: MQTTClient, store: HistoryStore, logger: Logger) {
+    package init(client: MQTTClient, store: HistoryStore, logger: Logger) {
         self.client = client
         self.store = store
         self.logger = logger
@@ -29,12 +29,12 @@ public struct HistoryIntakeGate: Service {
     }
 
     /// Tells the gate the subscriber's subscriptions are in place: from now on it may suspend.
-    public func subscribed() {
+    package func subscribed() {
         subscribedContinuation.yield()
     }
 
     /// Suspends and resumes the client until graceful shutdown or cancellation.
-    public func run() async {
+    package func run() async {
         for await _ in subscribedSignal.cancelOnGracefulShutdown() { break }
         await withTaskGroup(of: Void.self) { group in
             // A store that could not even open (a full disk at start) is tried again every

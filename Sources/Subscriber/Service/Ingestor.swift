@@ -3,7 +3,7 @@ import WhereaboutsMQTT
 
 /// Turns incoming MQTT messages into store updates: routes the topic to a member, decodes and
 /// validates the payload, and applies it, or counts and logs the rejection.
-public struct Ingestor: Sendable {
+package struct Ingestor: Sendable {
     let store: CircleViewStore
     let router: TopicRouter
     let decoder: MessageDecoder
@@ -17,7 +17,7 @@ public struct Ingestor: Sendable {
     var expectsOtherDevices = false
 
     /// Creates an ingestor feeding `store`.
-    public init(store: CircleViewStore, router: TopicRouter, settings: ViewSettings) {
+    package init(store: CircleViewStore, router: TopicRouter, settings: ViewSettings) {
         self.init(store: store, router: router, settings: settings, history: nil)
     }
 
@@ -32,13 +32,13 @@ public struct Ingestor: Sendable {
 
     /// Handles one message received at `now`.
     @discardableResult
-    public func handle(_ message: MQTTMessage, at now: Date = Date()) async -> CircleViewStore.ApplyOutcome? {
+    package func handle(_ message: MQTTMessage, at now: Date = Date()) async -> CircleViewStore.ApplyOutcome? {
         await store.ingest(message, router: router, decoder: decoder, history: history, receipts: receipts, at: now)
     }
 
     /// Handles every message of `messages` until it ends or the task is cancelled. The loop runs
     /// on the store's actor, so a message costs no hop between executors.
-    public func run<Messages: AsyncSequence & Sendable>(_ messages: Messages) async throws
+    package func run<Messages: AsyncSequence & Sendable>(_ messages: Messages) async throws
     where Messages.Element == MQTTMessage {
         try await store.ingestAll(
             messages, router: router, decoder: decoder, history: history, receipts: receipts, expectsOtherDevices: expectsOtherDevices)

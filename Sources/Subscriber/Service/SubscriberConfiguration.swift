@@ -2,39 +2,39 @@ import Foundation
 import WhereaboutsMQTT
 
 /// What the subscriber service needs besides the MQTT connection. Every field has a default.
-public struct SubscriberConfiguration: Sendable {
+package struct SubscriberConfiguration: Sendable {
     /// Topic prefix of the views: views go to `<viewPrefix>/<id>/view`, events to `<viewPrefix>/<id>/events`.
-    public var viewPrefix: String
+    package var viewPrefix: String
     /// Root of the members' OwnTracks topics (`owntracks`).
-    public var topicPrefix: String
+    package var topicPrefix: String
     /// At most this often, in seconds, a circle's view is published. Default 1 s.
-    public var viewInterval: Double
+    package var viewInterval: Double
     /// Freshness, trail and input limits.
-    public var settings: ViewSettings
+    package var settings: ViewSettings
     /// The circles file, watched for changes; `nil` disables reloading.
-    public var circlesPath: String?
+    package var circlesPath: String?
     /// How often the circles file's modification time is checked, in seconds. Default 2 s.
-    public var reloadPollInterval: Double
+    package var reloadPollInterval: Double
     /// How many filters go into one SUBSCRIBE or UNSUBSCRIBE. Default 500.
-    public var subscribeBatchSize: Int
+    package var subscribeBatchSize: Int
     /// The file that keeps member statuses across restarts; `nil` keeps them in memory only.
-    public var statusPath: String?
+    package var statusPath: String?
     /// How often changed statuses are written to ``statusPath``, in seconds. Default 0.5 s.
-    public var statusWriteInterval: Double
+    package var statusWriteInterval: Double
     /// The broker software: a reloaded circles file whose names it cannot carry is refused
     /// (``CirclesFile/check(for:)``). Default `mosquitto`.
-    public var brokerKind: BrokerKind = .mosquitto
+    package var brokerKind: BrokerKind = .mosquitto
     /// How the subscriber subscribes to the members' topics. Default ``Subscription/perMember``.
-    public var subscription: Subscription = .perMember
+    package var subscription: Subscription = .perMember
     /// The subscriber id receipts are published under, on
     /// `whereabouts/receipts/<user>/<device>/<id>` (docs/receipts.md); `nil` sends no receipts.
     /// ``SubscriberApp`` sets it to the MQTT client id unless ``receipts`` is off.
-    public var receiptID: String?
+    package var receiptID: String?
     /// Whether ``SubscriberApp`` confirms receipts (with the client id as ``receiptID``). Default true.
-    public var receipts: Bool = true
+    package var receipts: Bool = true
 
     /// How the subscriber subscribes to the members' topics.
-    public enum Subscription: Sendable, Hashable {
+    package enum Subscription: Sendable, Hashable {
         /// Two filters per member device (`<prefix>/<user>/<device>` and `.../+`): the broker
         /// sends only members' messages, and a reload subscribes and unsubscribes the changes.
         case perMember
@@ -47,7 +47,7 @@ public struct SubscriberConfiguration: Sendable {
     }
 
     /// Creates a configuration; every argument has the documented default.
-    public init(
+    package init(
         viewPrefix: String = "whereabouts/circles", topicPrefix: String = "owntracks", viewInterval: Double = 1,
         settings: ViewSettings = ViewSettings(), circlesPath: String? = nil, reloadPollInterval: Double = 2,
         subscribeBatchSize: Int = 500, statusPath: String? = nil, statusWriteInterval: Double = 0.5
@@ -66,11 +66,11 @@ public struct SubscriberConfiguration: Sendable {
     /// The QoS of every subscription and publish: QoS 1, so that no location, view or event is
     /// lost between the broker and the subscriber (duplicates are harmless: a member's older or
     /// equal `tst` is ignored, a view is replaced).
-    public var qos: QoS { .atLeastOnce }
+    package var qos: QoS { .atLeastOnce }
 
     /// The retained view topic of circle `id`.
-    public func viewTopic(_ id: String) -> String { "\(viewPrefix)/\(id)/view" }
+    package func viewTopic(_ id: String) -> String { "\(viewPrefix)/\(id)/view" }
 
     /// The events topic of circle `id`.
-    public func eventsTopic(_ id: String) -> String { "\(viewPrefix)/\(id)/events" }
+    package func eventsTopic(_ id: String) -> String { "\(viewPrefix)/\(id)/events" }
 }

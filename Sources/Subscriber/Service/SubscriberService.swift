@@ -12,9 +12,9 @@ import WhereaboutsMQTT
 /// connection must have a persistent session (clean session off, a stable client id) so that
 /// nothing published while the subscriber restarts is lost. Subscriptions and publishes use
 /// ``SubscriberConfiguration/qos``. Ends on graceful shutdown or cancellation.
-public struct SubscriberService<Connection: BrokerConnection>: Service {
+package struct SubscriberService<Connection: BrokerConnection>: Service {
     /// The state this service feeds; the dashboard reads the same store.
-    public let store: CircleViewStore
+    package let store: CircleViewStore
     let connection: Connection
     private let messages: Connection.Messages
     let configuration: SubscriberConfiguration
@@ -28,7 +28,7 @@ public struct SubscriberService<Connection: BrokerConnection>: Service {
     /// the broker acknowledged the subscriptions to every member (from then on nothing a member
     /// publishes is missed). With `history`, every accepted location and transition is handed to
     /// it (run the writer in the same service group, before this service).
-    public init(
+    package init(
         store: CircleViewStore, connection: Connection, configuration: SubscriberConfiguration, logger: Logger,
         history: HistoryWriter? = nil, onSubscribed: (@Sendable () async -> Void)? = nil
     ) {
@@ -58,7 +58,7 @@ public struct SubscriberService<Connection: BrokerConnection>: Service {
     }
 
     /// Subscribes and runs ingest, view publishing and reloading until graceful shutdown.
-    public func run() async throws {
+    package func run() async throws {
         let router = TopicRouter(prefix: configuration.topicPrefix)
         let statusFile = configuration.statusPath.map(StatusFile.init(path:))
         if let statusFile { await restore(from: statusFile) }

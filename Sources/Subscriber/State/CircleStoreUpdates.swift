@@ -6,28 +6,28 @@
 /// The dashboard pushes both over its WebSocket. Every element is buffered until read, so a
 /// consumer must keep reading (the dashboard has one, shared by all its clients); stopping
 /// iteration unregisters the sequence.
-public struct CircleStoreUpdates<Element: Sendable>: AsyncSequence, Sendable {
+package struct CircleStoreUpdates<Element: Sendable>: AsyncSequence, Sendable {
     let stream: AsyncStream<Element>
 
     /// Creates the iterator.
-    public func makeAsyncIterator() -> Iterator {
+    package func makeAsyncIterator() -> Iterator {
         Iterator(base: stream.makeAsyncIterator())
     }
 
     /// Iterates over the published elements.
-    public struct Iterator: AsyncIteratorProtocol {
+    package struct Iterator: AsyncIteratorProtocol {
         var base: AsyncStream<Element>.Iterator
 
         /// The next published element, or `nil` once the store is gone.
-        public mutating func next() async -> Element? {
+        package mutating func next() async -> Element? {
             await base.next()
         }
     }
 }
 
 /// Circle views as the subscriber publishes them (``CircleViewStore/updates()``).
-public typealias CircleViewUpdates = CircleStoreUpdates<CircleView>
+package typealias CircleViewUpdates = CircleStoreUpdates<CircleView>
 
 /// Circle events as the subscriber publishes them on each circle's events topic
 /// (``CircleViewStore/eventUpdates()``).
-public typealias CircleEventUpdates = CircleStoreUpdates<CircleEvent>
+package typealias CircleEventUpdates = CircleStoreUpdates<CircleEvent>

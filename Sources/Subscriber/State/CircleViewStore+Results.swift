@@ -1,6 +1,6 @@
 extension CircleViewStore {
     /// What ``CircleViewStore/apply(_:from:retained:at:)`` did with a message.
-    public enum ApplyOutcome: Sendable, Hashable {
+    package enum ApplyOutcome: Sendable, Hashable {
         /// Accepted; at least one view changed.
         case changed
         /// Accepted; nothing shown changed (older fix outside the trail window, card, ignored type).
@@ -12,10 +12,10 @@ extension CircleViewStore {
     }
 
     /// The subscription changes a circles-file reload requires.
-    public struct MembershipChange: Sendable, Hashable {
+    package struct MembershipChange: Sendable, Hashable {
         /// Devices now tracked that were not before: subscribe to their topics.
-        public var added: [MemberID] = []
+        package var added: [MemberID] = []
         /// Devices no longer in any owned circle: unsubscribe from their topics.
-        public var removed: [MemberID] = []
+        package var removed: [MemberID] = []
     }
 }

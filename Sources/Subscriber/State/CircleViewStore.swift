@@ -12,13 +12,13 @@ import WhereaboutsCore
 ///
 /// All stored state is the private ``State`` below; the other files of this folder hold the
 /// concepts it is made of (``CircleRoster``, ``PublishSchedule``, ``MemberState`` ...).
-public actor CircleViewStore {
+package actor CircleViewStore {
     /// The freshness and history settings in force.
-    public let settings: ViewSettings
+    package let settings: ViewSettings
     /// The shard this instance serves.
-    public let shard: Shard
+    package let shard: Shard
     /// At most this often, in seconds, a circle's view is collected for publishing.
-    public let viewInterval: Double
+    package let viewInterval: Double
 
     private let logger: Logger
     /// The Prometheus series (thread-safe on its own); the view publisher counts what it sends.
@@ -51,7 +51,7 @@ public actor CircleViewStore {
     /// The first views become due one `viewInterval` after `now`, so that the retained messages
     /// the broker replays on subscribe are in them and a restart never publishes a view of
     /// `unknown` members over a good retained one.
-    public init(
+    package init(
         circles file: CirclesFile, shard: Shard = .all, settings: ViewSettings = ViewSettings(),
         viewInterval: Double = 1, logger: Logger, now: Date = Date()
     ) {
@@ -68,17 +68,17 @@ public actor CircleViewStore {
     // MARK: Read side
 
     /// The circles this instance owns, in circles-file order.
-    public func circles() -> [CircleSummary] {
+    package func circles() -> [CircleSummary] {
         state.roster.circles.map(\.summary)
     }
 
     /// The circle with `id`, if this instance owns it.
-    public func circle(id: String) -> Circle? {
+    package func circle(id: String) -> Circle? {
         state.roster.circle(id: id)
     }
 
     /// Every member device this instance tracks, sorted.
-    public func trackedMembers() -> [MemberID] {
+    package func trackedMembers() -> [MemberID] {
         state.roster.trackedMembers.sorted()
     }
 
@@ -88,14 +88,14 @@ public actor CircleViewStore {
     }
 
     /// The current view of circle `id` at `now`, or `nil` if this instance does not own it.
-    public func view(id: String, at now: Date = Date()) -> CircleView? {
+    package func view(id: String, at now: Date = Date()) -> CircleView? {
         guard let circle = state.roster.circle(id: id) else { return nil }
         return buildView(circle, at: now.timeIntervalSince1970)
     }
 
     /// The current view of every circle this instance owns, all at the same instant `now`, in
     /// circles-file order.
-    public func views(at now: Date = Date()) -> [CircleView] {
+    package func views(at now: Date = Date()) -> [CircleView] {
         let time = now.timeIntervalSince1970
         return state.roster.circles.map { buildView($0, at: time) }
     }
@@ -103,7 +103,7 @@ public actor CircleViewStore {
     /// The trail of `user`/`device` (oldest first) if it is a member of circle `circle`; `nil`
     /// when the circle or the membership does not exist, so a circle's page never reveals a
     /// device outside it.
-    public func trail(circle: String, user: String, device: String) -> [TrailPoint]? {
+    package func trail(circle: String, user: String, device: String) -> [TrailPoint]? {
         let id = MemberID(user: user, device: device)
         guard let member = state.roster.member(id, inCircle: circle), let found = state.roster.circle(id: circle) else { return nil }
         // Only an `exact` audience sees a trail.
@@ -113,7 +113,7 @@ public actor CircleViewStore {
 
     /// The face of `user`/`device` if it is a member of circle `circle` and sent a card with a
     /// face; `nil` otherwise, so a circle's page never reveals a device outside it.
-    public func face(circle: String, user: String, device: String) -> MemberFace? {
+    package func face(circle: String, user: String, device: String) -> MemberFace? {
         let id = MemberID(user: user, device: device)
         guard state.roster.member(id, inCircle: circle) != nil else { return nil }
         return state.cards[id]?.face
@@ -122,7 +122,7 @@ public actor CircleViewStore {
     /// What is known of each of `members` (`nil`: every member) beyond the history (card,
     /// reported regions, the live fix's extra keys), for the Recorder API; members the store has
     /// nothing of are absent.
-    public func details(of members: [MemberID]? = nil) -> [MemberID: MemberDetails] {
+    package func details(of members: [MemberID]? = nil) -> [MemberID: MemberDetails] {
         var details: [MemberID: MemberDetails] = [:]
         for id in members ?? Array(Set(state.members.keys).union(state.cards.keys).union(state.regions.keys)) {
             let card = state.cards[id], regions = state.regions[id]?.names ?? [], fix = state.members[id]?.fix
@@ -133,7 +133,7 @@ public actor CircleViewStore {
     }
 
     /// The ingest and publishing counters.
-    public func statistics() -> IngestStatistics {
+    package func statistics() -> IngestStatistics {
         state.stats
     }
 
@@ -149,7 +149,7 @@ public actor CircleViewStore {
     }
 
     /// Views as they are published, from now on. Each call returns an independent sequence.
-    public func updates() -> CircleViewUpdates {
+    package func updates() -> CircleViewUpdates {
         // Unbounded: one collection yields every due view at once, and a bound would drop the
         // oldest ones, which can be some circle's only, newest view. The dashboard reads with
         // one consumer that only encodes (ViewBroadcaster), so nothing accumulates.
@@ -157,7 +157,7 @@ public actor CircleViewStore {
     }
 
     /// Events as they are published, from now on. Each call returns an independent sequence.
-    public func eventUpdates() -> CircleEventUpdates {
+    package func eventUpdates() -> CircleEventUpdates {
         // Unbounded like `updates()`: the dashboard's one consumer only encodes and queues.
         CircleEventUpdates(stream: openStream(in: \.eventSubscribers))
     }
@@ -179,7 +179,7 @@ public actor CircleViewStore {
 
     /// The subscriber's metrics in the Prometheus text format: every ingest counter, and gauges
     /// taken now (members by status, WebSocket clients, queue depths). Served on `GET /metrics`.
-    public func renderMetrics(at now: Date = Date()) -> [UInt8] {
+    package func renderMetrics(at now: Date = Date()) -> [UInt8] {
         let nowSeconds = now.timeIntervalSince1970
         var members: [MemberStatus: Int] = [:]
         for member in state.roster.trackedMembers {
@@ -210,7 +210,7 @@ public actor CircleViewStore {
     /// Applies a validated message from `member` (identified by its topic) received at `now`.
     /// `retained` says whether the broker delivered it as a retained message (replayed state).
     @discardableResult
-    public func apply(_ message: InboundMessage, from member: MemberID, retained: Bool, at now: Date = Date()) -> ApplyOutcome {
+    package func apply(_ message: InboundMessage, from member: MemberID, retained: Bool, at now: Date = Date()) -> ApplyOutcome {
         guard let circleIDs = state.roster.circleIDs(of: member) else {
             reject(.unknownTopic, topic: member.description)
             return .notAMember
@@ -402,7 +402,7 @@ public actor CircleViewStore {
 
     /// Counts and logs a rejected message: the first of each reason at info, the rest at debug
     /// (the rule for all rejected input), so one misbehaving client cannot flood the log.
-    public func reject(_ reason: MessageRejectionReason, topic: String) {
+    package func reject(_ reason: MessageRejectionReason, topic: String) {
         let isFirst = count(reason)
         logger.log(
             level: isFirst ? .info : .debug,
@@ -473,7 +473,7 @@ public actor CircleViewStore {
     }
 
     /// Marks circles for publishing again (after a failed publish).
-    public func invalidate(circleIDs: [String]) {
+    package func invalidate(circleIDs: [String]) {
         for id in circleIDs where state.roster.circle(id: id) != nil {
             state.schedule.invalidate(id)
         }
@@ -484,7 +484,7 @@ public actor CircleViewStore {
     /// Replaces the circles with those of `file` that this shard owns, keeping the state of every
     /// device that stays tracked. Sends `joined`/`left` events per circle, marks changed circles
     /// for publishing, and queues removed circles for clearing.
-    public func replaceCircles(_ file: CirclesFile, at now: Date = Date()) -> MembershipChange {
+    package func replaceCircles(_ file: CirclesFile, at now: Date = Date()) -> MembershipChange {
         let next = CircleRoster(file.circles.filter { shard.owns(circleID: $0.id) })
         let change = state.roster.changes(to: next, at: Int(now.timeIntervalSince1970))
         state.keys.replace(with: file.secrets)
@@ -515,7 +515,7 @@ public actor CircleViewStore {
     /// Collects what is due at `now`: views of changed circles whose last collection is at least
     /// ``viewInterval`` ago, pending events (members that turned stale are detected here), and
     /// removed circles. Collected views also go to every ``updates()`` sequence.
-    public func collectDue(at now: Date = Date()) -> PublishBatch {
+    package func collectDue(at now: Date = Date()) -> PublishBatch {
         let nowSeconds = now.timeIntervalSince1970
         state.change.reset()
         if nowSeconds >= state.schedule.nextStatusCheck { checkDeadlines(at: nowSeconds) }
@@ -537,7 +537,7 @@ public actor CircleViewStore {
     /// Suspends until something may have changed what is due (a circle became dirty, an event),
     /// returning at once if that happened since the last ``collectDue(at:)``.
     /// Returns early when the calling task is cancelled.
-    public func waitForChanges() async {
+    package func waitForChanges() async {
         if state.change.isSignalled { return }
         let id = state.change.makeWaiterID()
         await withTaskCancellationHandler {

@@ -3,19 +3,19 @@ import WhereaboutsCore
 /// What the subscriber knows of one member beyond its stored fixes, for answers shaped like the
 /// OwnTracks Recorder's `/api/0/last` (which merges the member's card and the last message's
 /// extra keys into each location). Kept in memory only: none of it is in the history.
-public struct MemberDetails: Sendable, Hashable {
+package struct MemberDetails: Sendable, Hashable {
     /// The card's display name.
-    public var name: String?
+    package var name: String?
     /// The card's face image.
-    public var face: MemberFace?
+    package var face: MemberFace?
     /// The regions the device last reported being in (its `inregions`, or changed by its
     /// transitions); empty when none.
-    public var inregions: [String]
+    package var inregions: [String]
     /// The live fix (the newest by `tst`), with the keys only it keeps (`SSID`, `BSSID`, `poi`).
-    public var fix: LocationMessage?
+    package var fix: LocationMessage?
 
     /// Creates the details.
-    public init(name: String? = nil, face: MemberFace? = nil, inregions: [String] = [], fix: LocationMessage? = nil) {
+    package init(name: String? = nil, face: MemberFace? = nil, inregions: [String] = [], fix: LocationMessage? = nil) {
         self.name = name
         self.face = face
         self.inregions = inregions

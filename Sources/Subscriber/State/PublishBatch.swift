@@ -1,11 +1,11 @@
 import Foundation
 
 /// What the view publisher must send now, as collected by ``CircleViewStore/collectDue(at:)``.
-public struct PublishBatch: Sendable {
+package struct PublishBatch: Sendable {
     /// Views of circles that changed and whose view interval has passed.
-    public var views: [CircleView] = []
+    package var views: [CircleView] = []
     /// Membership events, in the order they happened.
-    public var events: [CircleEvent] = []
+    package var events: [CircleEvent] = []
     /// Ids of circles removed from the circles file (or moved to another shard): their retained
     /// view is cleared with an empty retained message.
     var removedCircles: [String] = []
@@ -16,5 +16,5 @@ public struct PublishBatch: Sendable {
     var nextDeadline: Date?
 
     /// Whether there is nothing to send.
-    public var isEmpty: Bool { views.isEmpty && events.isEmpty && removedCircles.isEmpty }
+    package var isEmpty: Bool { views.isEmpty && events.isEmpty && removedCircles.isEmpty }
 }

@@ -4,26 +4,26 @@ import Foundation
 ///
 /// JSON: `{"_type":"event","circle":"family","user":"alice","device":"phone","event":"online","tst":1700000000}`;
 /// `arrived`/`departed` add `"place":"Home"`, `enter`/`leave` add `"region"`.
-public struct CircleEvent: Sendable, Hashable, Codable {
+package struct CircleEvent: Sendable, Hashable, Codable {
     /// Always `"event"`.
-    public var type: String = "event"
+    package var type: String = "event"
     /// The circle's id.
-    public var circle: String
+    package var circle: String
     /// The member's user name.
-    public var user: String
+    package var user: String
     /// The member's device name.
-    public var device: String
+    package var device: String
     /// What happened.
-    public var event: Kind
+    package var event: Kind
     /// Epoch seconds at which the subscriber noticed it (for `enter`/`leave`: the device's `tst`).
-    public var tst: Int
+    package var tst: Int
     /// For `enter`/`leave`: the region's name as the device reported it (its `desc`).
-    public var region: String?
+    package var region: String?
     /// For `arrived`/`departed`: the circle place's name.
-    public var place: String?
+    package var place: String?
 
     /// What happened to a member.
-    public enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
+    package enum Kind: String, Sendable, Hashable, Codable, CaseIterable {
         /// The member was added to the circle (circles file loaded or reloaded).
         case joined
         /// The member was removed from the circle by a reload of the circles file.
@@ -58,7 +58,7 @@ public struct CircleEvent: Sendable, Hashable, Codable {
     }
 
     /// Creates an event.
-    public init(
+    package init(
         circle: String, user: String, device: String, event: Kind, tst: Int, region: String? = nil, place: String? = nil
     ) {
         self.place = place

@@ -1,14 +1,14 @@
 import Foundation
 
 /// A circle's id and display name, as they appear in views and in `GET /api/circles`.
-public struct CircleSummary: Sendable, Hashable, Codable {
+package struct CircleSummary: Sendable, Hashable, Codable {
     /// The circle's id from the circles file: lower-case letters, digits, `-` and `_`.
-    public var id: String
+    package var id: String
     /// The circle's display name.
-    public var name: String
+    package var name: String
 
     /// Creates a summary.
-    public init(id: String, name: String) {
+    package init(id: String, name: String) {
         self.id = id
         self.name = name
     }

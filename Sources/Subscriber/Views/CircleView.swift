@@ -7,17 +7,17 @@ import WhereaboutsCore
 ///
 /// The JSON shape is the circle view contract in the team notes; `README.md` (`## Circle views`)
 /// shows an example. Members appear in circles-file order.
-public struct CircleView: Sendable, Hashable, Codable {
+package struct CircleView: Sendable, Hashable, Codable {
     /// Always `"view"`.
-    public var type: String = "view"
+    package var type: String = "view"
     /// Which circle this is.
-    public var circle: CircleSummary
+    package var circle: CircleSummary
     /// Epoch seconds (fractional) at which ages, statuses and display positions were computed.
-    public var generatedAt: Double
+    package var generatedAt: Double
     /// The circle's members, one entry per configured member, heard from or not.
-    public var members: [MemberView]
+    package var members: [MemberView]
     /// The circle's places, for drawing: name, centre, radius (and dwell when set).
-    public var places: [Place]
+    package var places: [Place]
 
     enum CodingKeys: String, CodingKey {
         case type = "_type"
@@ -25,7 +25,7 @@ public struct CircleView: Sendable, Hashable, Codable {
     }
 
     /// Creates a view.
-    public init(circle: CircleSummary, generatedAt: Double, members: [MemberView], places: [Place] = []) {
+    package init(circle: CircleSummary, generatedAt: Double, members: [MemberView], places: [Place] = []) {
         self.places = places
         self.circle = circle
         self.generatedAt = generatedAt
@@ -33,7 +33,7 @@ public struct CircleView: Sendable, Hashable, Codable {
     }
 
     /// Decodes a view; `places` may be absent (views of subscribers before places existed).
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         type = try container.decode(String.self, forKey: .type)
         circle = try container.decode(CircleSummary.self, forKey: .circle)
@@ -43,7 +43,7 @@ public struct CircleView: Sendable, Hashable, Codable {
     }
 
     /// The member entry for `user`/`device`, if that device is a member of this circle.
-    public func member(user: String, device: String) -> MemberView? {
+    package func member(user: String, device: String) -> MemberView? {
         members.first { $0.user == user && $0.device == device }
     }
 }

@@ -4,38 +4,38 @@ import WhereaboutsCore
 /// A member's current fix as it appears in a view: the wire fields of the OwnTracks `location`
 /// message it came from, so a browser can re-extrapolate with `ve`/`vn`/`ms` using the same
 /// formula as ``WhereaboutsCore/LocationMessage/displayedPosition(at:)``.
-public struct FixView: Sendable, Hashable, Codable {
+package struct FixView: Sendable, Hashable, Codable {
     /// Epoch seconds of the fix.
-    public var tst: Int
+    package var tst: Int
     /// Latitude in degrees.
-    public var lat: Double
+    package var lat: Double
     /// Longitude in degrees.
-    public var lon: Double
+    package var lon: Double
     /// Horizontal accuracy in metres.
-    public var acc: Int
+    package var acc: Int
     /// Altitude in metres, when known.
-    public var alt: Int?
+    package var alt: Int?
     /// Speed in km/h (OwnTracks `vel`), when known.
-    public var vel: Int?
+    package var vel: Int?
     /// Course over ground in degrees, when known.
-    public var cog: Int?
+    package var cog: Int?
     /// Trigger letter, when sent.
-    public var t: String?
+    package var t: String?
     /// Battery level in percent, when known.
-    public var batt: Int?
+    package var batt: Int?
     /// East velocity in m/s that the display extrapolates with; absent means hold.
-    public var ve: Double?
+    package var ve: Double?
     /// North velocity in m/s that the display extrapolates with; absent means hold.
-    public var vn: Double?
+    package var vn: Double?
     /// How long (s) the display extrapolates before it holds: the publisher's `maxSilence`, or
     /// less when the `bounded` policy predicts a stop (its braking horizon).
-    public var ms: Int?
+    package var ms: Int?
     /// Turn rate (degrees per second, counter-clockwise positive) the display turns the velocity
     /// at while it extrapolates; absent means a straight line.
-    public var tr: Double?
+    package var tr: Double?
 
     /// Creates a fix view from its wire fields.
-    public init(
+    package init(
         tst: Int, lat: Double, lon: Double, acc: Int, alt: Int? = nil, vel: Int? = nil,
         cog: Int? = nil, t: String? = nil, batt: Int? = nil, ve: Double? = nil, vn: Double? = nil,
         ms: Int? = nil, tr: Double? = nil
@@ -56,7 +56,7 @@ public struct FixView: Sendable, Hashable, Codable {
     }
 
     /// The view of a received location message.
-    public init(_ message: LocationMessage) {
+    package init(_ message: LocationMessage) {
         self.init(
             tst: message.tst, lat: message.lat, lon: message.lon, acc: message.acc,
             alt: message.alt, vel: message.vel, cog: message.cog, t: message.t,

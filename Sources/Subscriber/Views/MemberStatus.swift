@@ -1,7 +1,7 @@
 import Foundation
 
 /// Whether a member is reachable, as the subscriber judges it (docs/subscriber.md, "Status").
-public enum MemberStatus: String, Sendable, Hashable, Codable, CaseIterable {
+package enum MemberStatus: String, Sendable, Hashable, Codable, CaseIterable {
     /// Moving or fresh: a live fix (or coming online) within the stale timeout, and not
     /// announced offline.
     case online

@@ -1,60 +1,60 @@
 import Foundation
 
 /// One member of a circle as a dashboard shows it: who, where, how fresh, and where they were.
-public struct MemberView: Sendable, Hashable, Codable {
+package struct MemberView: Sendable, Hashable, Codable {
     /// The member's user name (the second level of `owntracks/<user>/<device>`).
-    public var user: String
+    package var user: String
     /// The member's device name (the third level of `owntracks/<user>/<device>`).
-    public var device: String
+    package var device: String
     /// The display name from the circles file.
-    public var name: String
+    package var name: String
     /// The colour from the circles file (`#rrggbb`), if one is configured.
-    public var color: String?
+    package var color: String?
     /// The two-character tracker id of the last fix, if any.
-    public var tid: String?
+    package var tid: String?
     /// Whether the member is online, offline, stale, or has never been heard from.
-    public var status: MemberStatus
+    package var status: MemberStatus
     /// Epoch seconds since which `status` holds, when known.
-    public var statusSince: Int?
+    package var statusSince: Int?
     /// Epoch seconds by which the device promised its next message (`due`), or `nil` when it
     /// promises nothing (the OwnTracks apps).
-    public var due: Int?
+    package var due: Int?
     /// The member's current (newest) fix, or `nil` when no fix has arrived yet.
-    public var fix: FixView?
+    package var fix: FixView?
     /// Seconds from the fix's `tst` to the view's `generatedAt`, or `nil` without a fix.
-    public var age: Double?
+    package var age: Double?
     /// Speed in m/s: from `ve`/`vn` when the fix carries them, else from `vel`; `nil` if unknown.
-    public var speed: Double?
+    package var speed: Double?
     /// Course over ground in degrees clockwise from north: from `cog`, else from `ve`/`vn`.
-    public var course: Double?
+    package var course: Double?
     /// Where a dashboard draws the member at `generatedAt`: `LocationMessage.displayedPosition(at:)`.
-    public var display: DisplayPosition?
+    package var display: DisplayPosition?
     /// The member's recent fixes, oldest first, the current one included.
-    public var trail: [TrailPoint]
+    package var trail: [TrailPoint]
     /// The device's own regions it last reported being in (OwnTracks `inregions` and
     /// `transition`s), or `nil` when it never said.
-    public var inregions: [String]?
+    package var inregions: [String]?
     /// The name from the member's OwnTracks `card`, if one arrived.
-    public var cardName: String?
+    package var cardName: String?
     /// The tag of the face image from the member's card: the dashboard serves the image at
     /// `/api/circles/<id>/members/<user>/<device>/face` (the tag is its ETag), never inline.
-    public var face: String?
+    package var face: String?
     /// What this circle's audience may see of the member (its `privacy`, or less if the member
     /// shares less): `exact`, `coarse`, `place` (no position: `place` or away) or `hidden`.
-    public var privacy: PrivacyLevel = .exact
+    package var privacy: PrivacyLevel = .exact
     /// The circle place the member is at (``Place/name``), or `nil` when at none.
-    public var place: String?
+    package var place: String?
     /// Epoch seconds since which the member is at ``place`` (their first fix inside it).
-    public var placeSince: Int?
+    package var placeSince: Int?
     /// How many reports the member's publisher held unconfirmed by receipts when it sent its
     /// newest one (docs/receipts.md); `nil` when its publisher does not say (not Whereabouts',
     /// or no receipt-speaking subscriber).
-    public var unconfirmed: Int?
+    package var unconfirmed: Int?
     /// Epoch seconds when the oldest of those reports was committed on the device.
-    public var unconfirmedSince: Int?
+    package var unconfirmedSince: Int?
 
     /// Creates a member view.
-    public init(
+    package init(
         user: String, device: String, name: String, color: String? = nil, tid: String? = nil,
         status: MemberStatus, statusSince: Int? = nil, fix: FixView? = nil, age: Double? = nil,
         speed: Double? = nil, course: Double? = nil, display: DisplayPosition? = nil,
@@ -76,7 +76,7 @@ public struct MemberView: Sendable, Hashable, Codable {
     }
 
     /// Encodes every field; optional ones as `null` when absent, so a browser can rely on the keys.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(user, forKey: .user)
         try container.encode(device, forKey: .device)
