@@ -81,7 +81,8 @@ struct StreamingMemoryTests {
     }
 
     /// Runs the real `whereabouts-pub` replaying `file` at full speed to `broker` until it exits
-    /// (the end of a GPX replay); its peak resident bytes (VmHWM, read until it exits).
+    /// (the end of a GPX replay); its peak resident bytes over its whole life (the kernel's
+    /// `ru_maxrss` at reaping: a short run that ends between two reads of /proc still counts).
     static func publisherPeak(_ publisher: URL, replaying file: URL, broker: Broker, folder: URL) async throws -> Int {
         let name = file.deletingPathExtension().lastPathComponent
         let child = try ChildProcess.spawn(
@@ -90,21 +91,9 @@ struct StreamingMemoryTests {
              "--broker", "mqtt://\(broker.host):\(broker.port)", "--outbox", folder.appendingPathComponent("\(name).sqlite").path,
              "--log-level", "warning"],
             logFile: folder.appendingPathComponent("\(name).log"))
-        let peak = try await withTimeout(.seconds(150), "whereabouts-pub replaying \(name)") {
-            var peak = 0
-            while child.isRunning {
-                if let status = try? String(contentsOfFile: "/proc/\(child.pid)/status", encoding: .utf8),
-                   let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-                   let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) {
-                    peak = max(peak, kilobytes * 1024)
-                }
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            return peak
-        }
-        let status = await child.waitForExit()
+        let status = try await withTimeout(.seconds(150), "whereabouts-pub replaying \(name)") { await child.waitForExit() }
         #expect(status == 0, "whereabouts-pub exited with wait status \(status) on \(name)")
-        return peak
+        return try #require(child.peakResidentBytes)
     }
 
     @Test(

@@ -21,6 +21,8 @@ public final class ChildProcess: Sendable {
     /// access shares one underlying stream: iterate it from one place).
     public let outputLines: AsyncStream<String>?
     private let exit = LockedState<(status: Int32?, waiters: [CheckedContinuation<Int32, Never>])>((nil, []))
+    /// The peak resident set size the kernel reported when the child was reaped (`wait4`).
+    private let peak = LockedState<Int?>(nil)
 
     private init(pid: pid_t, outputLines: AsyncStream<String>?) {
         self.pid = pid
@@ -80,13 +82,19 @@ public final class ChildProcess: Sendable {
         let childPID = pid
         let reaper = Thread {
             var status: Int32 = 0
-            while waitpid(childPID, &status, 0) < 0 && errno == EINTR {}
+            var usage = rusage()
+            while wait4(childPID, &status, 0, &usage) < 0 && errno == EINTR {}
+            child.peak.withLock { $0 = Int(usage.ru_maxrss) * 1024 }  // Linux: kilobytes
             child.markExited(status)
         }
         reaper.name = "whereabouts-test-reaper"
         reaper.start()
         return child
     }
+
+    /// The child's peak resident bytes over its whole life (the kernel's `ru_maxrss`), once it
+    /// has exited; `nil` while it runs.
+    public var peakResidentBytes: Int? { peak.withLock { $0 } }
 
     /// Whether the child has not exited yet.
     public var isRunning: Bool { exit.withLock { $0.status == nil } }
