@@ -7,7 +7,7 @@ public struct RecordedTrack: Sendable, Hashable {
     /// The valid fixes, in the order the file holds them.
     public var fixes: [Fix]
     /// The index in ``fixes`` where each track segment (GPX `<trkseg>`) begins; `[0]` for NMEA.
-    public var segmentStarts: [Int]
+    package var segmentStarts: [Int]
     /// The input skipped while reading, by reason.
     public var rejections: SourceRejections
 

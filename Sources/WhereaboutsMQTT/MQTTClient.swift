@@ -105,7 +105,7 @@ public final class MQTTClient: Sendable {
     }
 
     /// Connects, runs `body`, and disconnects whether `body` returns or throws.
-    public func withConnection<T>(
+    package func withConnection<T>(
         isolation: isolated (any Actor)? = #isolation,
         _ body: (MQTTClient) async throws -> T
     ) async throws -> T {

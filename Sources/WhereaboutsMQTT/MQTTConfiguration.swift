@@ -51,7 +51,7 @@ public struct MQTTConfiguration: Sendable, Equatable {
         /// PEM file with the CA certificate(s) that signed the broker's certificate.
         public var caFile: String?
         /// Directory of hashed CA certificates (alternative to `caFile`).
-        public var caPath: String?
+        package var caPath: String?
         /// PEM client certificate for brokers that require one (needs `keyFile`).
         public var certificateFile: String?
         /// PEM private key of `certificateFile`.
@@ -103,7 +103,7 @@ public struct MQTTConfiguration: Sendable, Equatable {
 
     /// Every broker this configuration may connect to, in the order they are tried: ``host`` and
     /// ``port`` first, then ``failover``.
-    public var endpoints: [Endpoint] { [Endpoint(host: host, port: port)] + failover }
+    package var endpoints: [Endpoint] { [Endpoint(host: host, port: port)] + failover }
 
     /// This configuration aimed at `endpoint` (the one a connection attempt uses).
     func aimed(at endpoint: Endpoint) -> MQTTConfiguration {
@@ -122,7 +122,7 @@ public struct MQTTConfiguration: Sendable, Equatable {
     /// an MQTT 5 session ends with the connection). The default, ``sessionNeverExpires``, keeps
     /// MQTT 3.1.1's meaning of a persistent session: kept until the client connects with a
     /// clean session (the broker may still cap it, e.g. mosquitto's `persistent_client_expiration`).
-    public var sessionExpiry: Duration
+    package var sessionExpiry: Duration
 
     /// The session expiry that MQTT 5 reads as "never" (the largest interval, 0xFFFFFFFF s).
     public static let sessionNeverExpires = Duration.seconds(4_294_967_295)
@@ -141,7 +141,7 @@ public struct MQTTConfiguration: Sendable, Equatable {
     /// How long `connect()` waits for the broker's CONNACK, and each attempt in the background.
     public var connectTimeout: Duration
     /// Default timeout of `publish`, `subscribe` and `unsubscribe`.
-    public var operationTimeout: Duration
+    package var operationTimeout: Duration
     /// How many QoS>0 messages may await acknowledgement at once; more are queued in memory.
     public var maxInflightMessages: Int
     /// Whether a QoS 1/2 publish made while disconnected is handed to libmosquitto, which keeps
@@ -162,7 +162,7 @@ public struct MQTTConfiguration: Sendable, Equatable {
     public var coalescesAcknowledgementsDuringBursts: Bool
 
     /// The arrival rate above which ``coalescesAcknowledgementsDuringBursts`` takes effect.
-    public static let burstMessagesPerMillisecond = 16
+    package static let burstMessagesPerMillisecond = 16
 
     /// Creates a configuration; every argument has a default.
     public init(

@@ -12,14 +12,14 @@ public enum MQTTConnectionState: Sendable, Equatable, CustomStringConvertible {
     case disconnected(MQTTDisconnectReason)
 
     /// Whether the client is connected right now.
-    public var isConnected: Bool {
+    package var isConnected: Bool {
         if case .connected = self { return true }
         return false
     }
 
     /// Whether the client lost its connection (or has not made it yet, after `start()`) and is
     /// retrying.
-    public var isReconnecting: Bool {
+    package var isReconnecting: Bool {
         if case .reconnecting = self { return true }
         return false
     }

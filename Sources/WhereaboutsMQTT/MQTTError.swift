@@ -39,7 +39,7 @@ public enum MQTTError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// Whether the message this error is about may still reach the broker later, because
     /// libmosquitto keeps it queued in memory and resends it after a reconnect.
-    public var mayStillBeDelivered: Bool {
+    package var mayStillBeDelivered: Bool {
         switch self {
         case .timedOut(_, _, let may), .notConnected(let may): may
         default: false

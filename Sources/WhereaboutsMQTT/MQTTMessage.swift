@@ -20,5 +20,5 @@ public struct MQTTMessage: Sendable, Hashable {
     }
 
     /// The payload decoded as UTF-8, or `nil` when it is not valid UTF-8.
-    public var payloadString: String? { String(bytes: payload, encoding: .utf8) }
+    package var payloadString: String? { String(bytes: payload, encoding: .utf8) }
 }

@@ -12,27 +12,27 @@ public struct MQTTReasonCode: RawRepresentable, Sendable, Hashable, CustomString
     public init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// 0x80: the broker gives no reason (and the only failure MQTT 3.1.1's SUBACK can carry).
-    public static let unspecified = MQTTReasonCode(rawValue: 0x80)
+    package static let unspecified = MQTTReasonCode(rawValue: 0x80)
     /// 0x83: the broker's own rule refused it.
-    public static let implementationSpecific = MQTTReasonCode(rawValue: 0x83)
+    package static let implementationSpecific = MQTTReasonCode(rawValue: 0x83)
     /// 0x87: this user may not publish to the topic / subscribe to the filter (the broker's ACL).
     public static let notAuthorized = MQTTReasonCode(rawValue: 0x87)
     /// 0x8F: the filter is not one this broker accepts.
-    public static let topicFilterInvalid = MQTTReasonCode(rawValue: 0x8F)
+    package static let topicFilterInvalid = MQTTReasonCode(rawValue: 0x8F)
     /// 0x90: the topic is not one this broker accepts.
-    public static let topicNameInvalid = MQTTReasonCode(rawValue: 0x90)
+    package static let topicNameInvalid = MQTTReasonCode(rawValue: 0x90)
     /// 0x91: the packet id is in use (a client bug).
-    public static let packetIdentifierInUse = MQTTReasonCode(rawValue: 0x91)
+    package static let packetIdentifierInUse = MQTTReasonCode(rawValue: 0x91)
     /// 0x97: a quota of the broker (messages, bytes, subscriptions) is used up.
-    public static let quotaExceeded = MQTTReasonCode(rawValue: 0x97)
+    package static let quotaExceeded = MQTTReasonCode(rawValue: 0x97)
     /// 0x99: the payload does not match its declared format (not UTF-8 when said to be).
-    public static let payloadFormatInvalid = MQTTReasonCode(rawValue: 0x99)
+    package static let payloadFormatInvalid = MQTTReasonCode(rawValue: 0x99)
     /// 0x9E: the broker does not do shared subscriptions.
-    public static let sharedSubscriptionsNotSupported = MQTTReasonCode(rawValue: 0x9E)
+    package static let sharedSubscriptionsNotSupported = MQTTReasonCode(rawValue: 0x9E)
     /// 0xA1: the broker does not do subscription identifiers.
-    public static let subscriptionIdentifiersNotSupported = MQTTReasonCode(rawValue: 0xA1)
+    package static let subscriptionIdentifiersNotSupported = MQTTReasonCode(rawValue: 0xA1)
     /// 0xA2: the broker does not allow wildcard subscriptions.
-    public static let wildcardSubscriptionsNotSupported = MQTTReasonCode(rawValue: 0xA2)
+    package static let wildcardSubscriptionsNotSupported = MQTTReasonCode(rawValue: 0xA2)
 
     /// A short name for logs and metric labels, in snake case: `not_authorized`,
     /// `quota_exceeded`, ...; `code_0x9a` for a code without a name here.

@@ -58,15 +58,15 @@ public struct SimulatedDayOptions: Sendable, Hashable {
     /// Where home is. Default Limerick (52.6638 N, 8.6267 W).
     public var home: Coordinate
     /// Midnight at the start of the day. Default 2024-01-01T00:00:00Z.
-    public var startTime: Date
+    package var startTime: Date
     /// Seconds between fixes. Default 1 s, as the publisher's `sim:` source.
     public var interval: Double
     /// Seconds after midnight the morning drive starts. Default 8 h.
-    public var leaveHome: Double
+    package var leaveHome: Double
     /// Seconds the morning drive takes. Default 25 min.
-    public var commute: Double
+    package var commute: Double
     /// Seconds after midnight the evening drive starts. Default 17 h.
-    public var leaveWork: Double
+    package var leaveWork: Double
 
     /// Creates options; every argument has a default.
     public init(

@@ -18,7 +18,7 @@ public struct PlaceRules: Sendable, Hashable {
     public var defaultDwell: Double
     /// Fixes in a row beyond the leave boundary that make a departure (at least 1); a fix not
     /// beyond it in between starts the count again.
-    public var fixesToLeave: Int
+    package var fixesToLeave: Int
 
     /// Whether leaving needs a fix beyond the hysteresis band (always, except to measure what
     /// the band saves).
@@ -64,7 +64,7 @@ public struct PlaceRules: Sendable, Hashable {
 
     /// Whether a fix `distance` metres from the centre of `place`, with horizontal accuracy
     /// `accuracy` metres, lies beyond the leave boundary.
-    public func isBeyond(_ distance: Double, of place: Place, accuracy: Double?) -> Bool {
+    package func isBeyond(_ distance: Double, of place: Place, accuracy: Double?) -> Bool {
         distance > place.radius + (hysteresis ? max(accuracy ?? 0, margin) : 0)
     }
 }

@@ -17,7 +17,7 @@ public struct AppDefaultPolicy: ReportingPolicy {
         /// Seconds after the last report before a moved fix is reported (0: at once).
         public var minInterval: Double
         /// Seconds after the last report after which any fix is reported.
-        public var maxInterval: Double
+        package var maxInterval: Double
 
         /// Creates parameters.
         public init(name: String, distance: Double, minInterval: Double, maxInterval: Double) {
@@ -31,12 +31,12 @@ public struct AppDefaultPolicy: ReportingPolicy {
     /// The OwnTracks app's move mode with its defaults: a report whenever the device has moved
     /// `locatorDisplacement` (100 m) or `locatorInterval` (300 s) has passed, whichever comes
     /// first (OwnTracks booklet, "Location data", iOS move mode).
-    public static let ownTracksMove = Parameters(name: "owntracks-move", distance: 100, minInterval: 0, maxInterval: 300)
+    package static let ownTracksMove = Parameters(name: "owntracks-move", distance: 100, minInterval: 0, maxInterval: 300)
 
     /// The Traccar Client's defaults (traccar/traccar-client `lib/preferences.dart`,
     /// `Preferences.migrate`): distance filter 75 m, fastest interval 30 s, interval 300 s; the
     /// angle filter is off (0) by default.
-    public static let traccarClient = Parameters(name: "traccar", distance: 75, minInterval: 30, maxInterval: 300)
+    package static let traccarClient = Parameters(name: "traccar", distance: 75, minInterval: 30, maxInterval: 300)
 
     /// The parameters in force.
     public let parameters: Parameters

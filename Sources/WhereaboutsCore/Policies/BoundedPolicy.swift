@@ -83,23 +83,23 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
 
     /// How far (as a fraction of `epsilon`) the quadratic fit of the recent fixes may miss one of
     /// them and still be trusted by the turn and braking rules: 0.2.
-    public static let kinematicTolerance = 0.2
+    package static let kinematicTolerance = 0.2
 
     /// The turn rate (degrees per second) from which the last two fixes' velocity is sent: 5.
     public static let turnRate = 5.0
 
     /// The fitted speed (m/s) from which the turn rule applies: 2 m/s.
-    public static let turnSpeed = 2.0
+    package static let turnSpeed = 2.0
 
     /// The deceleration (m/s²) from which a report may carry a braking horizon: 0.2.
-    public static let brakingDeceleration = 0.2
+    package static let brakingDeceleration = 0.2
 
     /// The longest time to a stop (s) for which a report may carry a braking horizon: 30 s.
-    public static let brakingTime = 30.0
+    package static let brakingTime = 30.0
 
     /// How close (as a fraction of `epsilon`) the display must stay to the predicted braking path
     /// when the braking horizon is chosen: 0.5.
-    public static let brakingTolerance = 0.5
+    package static let brakingTolerance = 0.5
 
     /// How far behind the fix a moving report is sent from, along its velocity, as a fraction of
     /// `epsilon`: 0.1. A report goes out when the display misses, mostly while the motion changes,
@@ -111,7 +111,7 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
     public static let lag = 0.1
 
     /// How many recent fixes the policy remembers for its velocity fit.
-    public static let historyCapacity = 256
+    package static let historyCapacity = 256
 
     /// The parameters in force.
     public let parameters: Parameters

@@ -35,6 +35,6 @@ public enum PolicyKind: String, Sendable, Hashable, Codable, CaseIterable {
     }
 
     /// Whether the policy bounds its error by an `epsilon` (and so runs once per `--epsilon`).
-    public var usesEpsilon: Bool { self == .bounded || self == .deadReckoning }
+    package var usesEpsilon: Bool { self == .bounded || self == .deadReckoning }
 }
 

@@ -36,7 +36,7 @@ extension LocationMessage {
     /// `north`) turning at `turnRate` degrees per second (counter-clockwise positive; `nil`, zero
     /// or not finite: a straight line): the integral of the rotating velocity,
     /// `(sin ωt · v − (1 − cos ωt) · v⊥) / ω` with `v⊥ = (−north, east)`.
-    public static func extrapolatedOffset(east: Double, north: Double, turnRate: Double?, seconds: Double) -> (east: Double, north: Double) {
+    package static func extrapolatedOffset(east: Double, north: Double, turnRate: Double?, seconds: Double) -> (east: Double, north: Double) {
         guard let turnRate, turnRate.isFinite, turnRate != 0 else { return (east * seconds, north * seconds) }
         let omega = turnRate * .pi / 180
         let sine = sin(omega * seconds) / omega, versine = (1 - cos(omega * seconds)) / omega
