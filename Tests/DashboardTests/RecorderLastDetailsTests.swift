@@ -118,18 +118,38 @@ struct RecorderLastDetailsTests {
                 #expect(point["username"] == "alice" && point["device"] == "phone" && point["tid"] == "al" && point["topic"] == "owntracks/alice/phone")
             }
             try await client.execute(uri: query + "&format=xml&fields=tst,lat", method: .get) { response in
-                #expect(String(buffer: response.body).contains("<point lat=\"52.6638\" tst=\"\(tst)\"/>"), "\(String(buffer: response.body))")
+                // As the Recorder's xml_output: a child element per key, one per line.
+                #expect(String(buffer: response.body).contains(" <point>\n  <lat>52.6638</lat>\n  <tst>\(tst)</tst>\n </point>\n"), "\(String(buffer: response.body))")
             }
         }
     }
 
-    /// The root element's name and the attributes of each `point`.
+    /// The root element's name and the child elements of each `point` (name: text).
     final class PointCollector: NSObject, XMLParserDelegate {
         var root: String?
         var points: [[String: String]] = []
+        private var element: String?
+        private var text = ""
 
         func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
-            if root == nil { root = name } else if name == "point" { points.append(attributes) }
+            if root == nil {
+                root = name
+            } else if name == "point" {
+                points.append([:])
+            } else {
+                element = name
+                text = ""
+            }
+        }
+
+        func parser(_ parser: XMLParser, foundCharacters string: String) {
+            if element != nil { text += string }
+        }
+
+        func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+            guard let element, element == name, !points.isEmpty else { return }
+            points[points.count - 1][name] = text
+            self.element = nil
         }
     }
 }

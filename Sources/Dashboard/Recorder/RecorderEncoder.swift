@@ -291,38 +291,42 @@ struct RecorderEncoder: Sendable {
         bytes.ascii(first ? "{}" : "}")
     }
 
-    /// One `<point .../>` element: the keys of the JSON object as attributes, in the same order,
-    /// values escaped for an XML attribute (`&`, `<`, `>`, `"`, `'` and control characters).
+    /// One `<point>` element as the Recorder writes it (owntracks/recorder `storage.c`,
+    /// `xml_output` and `emit_one`): one child element per key of the JSON object, in the same
+    /// order, one per line, its text escaped (`&`, `<`, `>`, `"`, `'`; control characters as
+    /// spaces).
     private func xml<Point: RecorderPoint & ~Copyable>(_ point: borrowing Point, of member: Member, to bytes: inout RecorderBytes) {
-        bytes.ascii("  <point")
-        func attribute(_ key: Key, _ name: StaticString, _ value: (inout RecorderBytes) -> Void) {
+        bytes.ascii(" <point>\n")
+        func element(_ key: Key, _ name: StaticString, _ value: (inout RecorderBytes) -> Void) {
             guard has(key) else { return }
-            bytes.byte(UInt8(ascii: " "))
+            bytes.ascii("  <")
             bytes.ascii(name)
-            bytes.ascii("=\"")
+            bytes.byte(UInt8(ascii: ">"))
             value(&bytes)
-            bytes.byte(UInt8(ascii: "\""))
+            bytes.ascii("</")
+            bytes.ascii(name)
+            bytes.ascii(">\n")
         }
         func int(_ column: HistoryLocationRows.IntColumn, _ key: Key, _ name: StaticString) {
-            if let value = point.int(column) { attribute(key, name) { $0.int(value) } }
+            if let value = point.int(column) { element(key, name) { $0.int(value) } }
         }
-        attribute(.acc, "acc") { $0.int(point.int(.acc) ?? 0) }
+        element(.acc, "acc") { $0.int(point.int(.acc) ?? 0) }
         int(.alt, .alt, "alt")
         int(.batt, .batt, "batt")
         int(.bs, .bs, "bs")
         int(.cog, .cog, "cog")
         int(.createdAt, .createdAt, "created_at")
-        attribute(.device, "device") { bytes in
+        element(.device, "device") { bytes in
             if let texts = member.texts { bytes.bytes(texts.device) } else { point.withMember { bytes.xmlText($1) } }
         }
-        attribute(.disptst, "disptst") { $0.time(point.tst, separator: UInt8(ascii: " "), zone: false) }
-        attribute(.isotst, "isotst") { $0.time(point.tst) }
-        attribute(.lat, "lat") { $0.double(point.lat) }
-        attribute(.lon, "lon") { $0.double(point.lon) }
+        element(.disptst, "disptst") { $0.time(point.tst, separator: UInt8(ascii: " "), zone: false) }
+        element(.isotst, "isotst") { $0.time(point.tst) }
+        element(.lat, "lat") { $0.double(point.lat) }
+        element(.lon, "lon") { $0.double(point.lon) }
         int(.m, .m, "m")
-        if point.hasText(.t) { attribute(.t, "t") { bytes in point.withText(.t) { bytes.xmlText($0) } } }
-        attribute(.tid, "tid") { bytes in point.withText(.tid) { bytes.xmlText($0) } }
-        attribute(.topic, "topic") { bytes in
+        if point.hasText(.t) { element(.t, "t") { bytes in point.withText(.t) { bytes.xmlText($0) } } }
+        element(.tid, "tid") { bytes in point.withText(.tid) { bytes.xmlText($0) } }
+        element(.topic, "topic") { bytes in
             if let texts = member.texts {
                 bytes.bytes(texts.topic)
             } else {
@@ -334,13 +338,13 @@ struct RecorderEncoder: Sendable {
                 }
             }
         }
-        attribute(.tst, "tst") { $0.int(point.tst) }
-        attribute(.username, "username") { bytes in
+        element(.tst, "tst") { $0.int(point.tst) }
+        element(.username, "username") { bytes in
             if let texts = member.texts { bytes.bytes(texts.user) } else { point.withMember { user, _ in bytes.xmlText(user) } }
         }
         int(.vac, .vac, "vac")
         int(.vel, .vel, "vel")
-        bytes.ascii("/>\n")
+        bytes.ascii(" </point>\n")
     }
 
     private func csv<Point: RecorderPoint & ~Copyable>(_ point: borrowing Point, of member: Member, to bytes: inout RecorderBytes) {

@@ -10,8 +10,8 @@
 /// - `linestring`: one `Feature` whose `geometry` is a `LineString` of `[lon, lat]`.
 /// - `gpx`: GPX 1.1, one `trk` with one `trkseg` of `trkpt lat lon`; beyond the Recorder's, each
 ///   point carries `ele` (when the device sent `alt`) and `time`, so the file replays in time.
-/// - `xml`: an `<owntracks>` document with one `<point .../>` per location, the keys of the JSON
-///   location as attributes (the Recorder's `xml_output`; `fields=` picks them).
+/// - `xml`: an `<owntracks>` document with one `<point>` per location holding one child element
+///   per key of the JSON location, one per line (the Recorder's `xml_output`; `fields=` picks them).
 enum RecorderFormat: String, CaseIterable, Sendable {
     case json, csv, gpx, geojson, linestring, xml
 
@@ -45,7 +45,7 @@ enum RecorderFormat: String, CaseIterable, Sendable {
         case .gpx:
             "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\" ?>\n"
                 + "<gpx version=\"1.1\" creator=\"Whereabouts\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n <trk>\n  <trkseg>\n"
-        case .xml: "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<owntracks>\n"
+        case .xml: "<?xml version='1.0' encoding='UTF-8'?>\n<owntracks>\n"
         }
     }
 

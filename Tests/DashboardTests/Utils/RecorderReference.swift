@@ -129,9 +129,9 @@ extension RecorderFormat {
                 ("vac", fix.vac.map(String.init)), ("vel", fix.vel.map(String.init)),
             ]
             if let fields { attributes = attributes.filter { fields.contains($0.0) } }
-            var element = "  <point"
-            for case let (name, value?) in attributes { element += " \(name)=\"\(Self.referenceXML(value))\"" }
-            return element + "/>\n"
+            var element = " <point>\n"
+            for case let (name, value?) in attributes { element += "  <\(name)>\(Self.referenceXML(value))</\(name)>\n" }
+            return element + " </point>\n"
         case .linestring:
             return comma + "[\(fix.lon),\(fix.lat)]"
         case .gpx:
@@ -171,7 +171,7 @@ extension RecorderFormat {
         }
     }
 
-    /// `text` as an XML attribute value: the five entities, control characters as spaces.
+    /// `text` as XML element text: the five entities (as the Recorder's `emit_one`), control characters as spaces.
     private static func referenceXML(_ text: String) -> String {
         var out = ""
         for scalar in text.unicodeScalars {
