@@ -1,5 +1,7 @@
 import Foundation
+import Logging
 import Subscriber
+import WhereaboutsMQTT
 import WhereaboutsCore
 import SystemSupport
 
@@ -15,6 +17,25 @@ package struct BrokerCredentials: Sendable, Hashable {
     package var password: String
     /// The client id the app must use (the dynamic security plugin refuses any other).
     package var clientID: String
+}
+
+/// Where an invite finds the accounts' store: at hand (files the broker reads), or mosquitto's
+/// dynamic security plugin through an admin connection made before the invite touches anything
+/// and closed after it (the command's `--accounts dynsec` and the dashboard's
+/// `--invite-accounts dynsec` alike).
+package enum AccountSource: Sendable {
+    /// A store that needs no connection.
+    case store(AccountStore)
+    /// The dynamic security plugin, reached as its admin for each piece of work.
+    case dynamicSecurity(AccountStore.DynamicSecurityAdmin)
+
+    /// Runs `body` with the store (after connecting, for the plugin).
+    package func withStore<Result: Sendable>(_ body: (AccountStore) async throws -> Result) async throws -> Result {
+        switch self {
+        case .store(let store): try await body(store)
+        case .dynamicSecurity(let admin): try await admin.withStore(body)
+        }
+    }
 }
 
 /// Where the members' broker accounts live, as the broker is configured
@@ -42,6 +63,42 @@ package enum AccountStore: Sendable {
         package init(subscriberUsers: [String] = ["whereabouts-sub"], operatorUsers: [String] = []) {
             self.subscriberUsers = subscriberUsers
             self.operatorUsers = operatorUsers
+        }
+    }
+
+    /// How to reach the dynamic security plugin as its admin (``AccountSource/dynamicSecurity(_:)``).
+    package struct DynamicSecurityAdmin: Sendable {
+        /// The admin account's connection (a clean session, a client id of its own).
+        package var connection: MQTTConfiguration
+        /// What the plan is built from besides the circles; its password directory holds the
+        /// members' passwords.
+        package var settings: DynamicSecuritySync.Settings
+        /// Where the sync logs what it changed.
+        package var logger: Logger
+
+        /// Creates the admin's settings.
+        package init(connection: MQTTConfiguration, settings: DynamicSecuritySync.Settings, logger: Logger) {
+            self.connection = connection
+            self.settings = settings
+            self.logger = logger
+        }
+
+        /// Connects as the admin, runs `body` with the plugin's store, and disconnects, also
+        /// when `body` throws.
+        package func withStore<Result: Sendable>(_ body: (AccountStore) async throws -> Result) async throws -> Result {
+            let client = MQTTClient(configuration: connection, logger: logger)
+            try await client.connect()
+            let store = AccountStore.dynamicSecurity(
+                DynamicSecuritySync(control: DynamicSecurityControl(client: client), settings: settings, logger: logger),
+                passwordDirectory: settings.passwordDirectory)
+            do {
+                let result = try await body(store)
+                await client.disconnect()
+                return result
+            } catch {
+                await client.disconnect()
+                throw error
+            }
         }
     }
 

@@ -42,10 +42,10 @@ package struct Inviter: Sendable {
     }
 
     private let settings: Settings
-    private let accounts: AccountStore
+    private let accounts: AccountSource
 
     /// An inviter for `settings` whose accounts live in `accounts`.
-    package init(settings: Settings, accounts: AccountStore) {
+    package init(settings: Settings, accounts: AccountSource) {
         self.settings = settings
         self.accounts = accounts
     }
@@ -54,7 +54,15 @@ package struct Inviter: Sendable {
     /// configuration. The member is first added to each circle of `joining` that does not list
     /// them yet (with the `secretFile` they name elsewhere, if any); they must then be a member of
     /// at least one circle. `trackerID` defaults to the one the circles' trees show for the user.
+    /// The plugin's admin connection, when the accounts are there, is made before anything is
+    /// changed: a refused admin leaves the circles file as it was.
     package func invite(user: String, device: String, joining: [String] = [], trackerID: String? = nil) async throws -> Invitation {
+        try await accounts.withStore { store in
+            try await invite(user: user, device: device, joining: joining, trackerID: trackerID, accounts: store)
+        }
+    }
+
+    private func invite(user: String, device: String, joining: [String], trackerID: String?, accounts: AccountStore) async throws -> Invitation {
         let id = MemberID(user: user, device: device)
         var text = try readCirclesText()
         var parsed: CirclesFile
@@ -122,6 +130,10 @@ package struct Inviter: Sendable {
     /// them from the views and clears them from the trees), deletes their broker account and
     /// their encryption secret file. Returns one line per thing done.
     package func revoke(user: String, device: String) async throws -> [String] {
+        try await accounts.withStore { store in try await revoke(user: user, device: device, accounts: store) }
+    }
+
+    private func revoke(user: String, device: String, accounts: AccountStore) async throws -> [String] {
         let id = MemberID(user: user, device: device)
         let text = try readCirclesText()
         let before: CirclesFile

@@ -3,7 +3,9 @@ import CommandLineDialect
 import CommandLineSupport
 import Dashboard
 import Foundation
+import Logging
 import Provisioning
+import WhereaboutsMQTT
 
 /// `whereabouts-sub run --invite-accounts ...`: the dashboard's invite dialog, which makes the
 /// same invites as `whereabouts-sub invite` (``Inviter``) for accounts that administer a circle
@@ -22,16 +24,18 @@ struct DashboardInviteOptions: ParsableArguments {
         ConfigKey("invite-app-broker", .string),
         ConfigKey("invite-subscriber-user", .string),
         ConfigKey("invite-operator-user", .string),
+        ConfigKey("invite-dynsec-username", .string),
+        ConfigKey("invite-dynsec-password-file", .string),
     ]
 
     /// Where the members' broker accounts live, for the dashboard's invites.
     enum Accounts: String, ExpressibleByArgument, CaseIterable {
-        case mosquitto, nats
+        case dynsec, mosquitto, nats
     }
 
     @Option(help: ArgumentHelp(
-        "Let circle admins (the users file's admin:) invite phones from the dashboard, with the members' broker accounts in mosquitto's ACL and password files (--invite-acl-file, --invite-mosquitto-password-file) or a NATS accounts file (--invite-nats-accounts), as the invite command does. Needs --http-port, --users and --invite-password-dir.",
-        valueName: "mosquitto|nats"))
+        "Let circle admins (the users file's admin:) invite phones from the dashboard, with the members' broker accounts in mosquitto's dynamic security plugin (--invite-dynsec-username, --invite-dynsec-password-file), mosquitto's ACL and password files (--invite-acl-file, --invite-mosquitto-password-file) or a NATS accounts file (--invite-nats-accounts), as the invite command does. Needs --http-port, --users and --invite-password-dir.",
+        valueName: "dynsec|mosquitto|nats"))
     var inviteAccounts: Accounts?
 
     @Option(help: ArgumentHelp("With --invite-accounts: the folder of the broker accounts' passwords (the same folder the invite command writes).", valueName: "dir"))
@@ -58,11 +62,18 @@ struct DashboardInviteOptions: ParsableArguments {
     @Option(help: "With --invite-accounts: an account that may read every topic (as given to acl); repeat for several.")
     var inviteOperatorUser: [String] = []
 
+    @Option(help: ArgumentHelp("With --invite-accounts dynsec: the dynamic security plugin's admin account. The dashboard connects as it (to --broker, with its TLS options, a clean session, client id <name>-invites) for each invite and disconnects after.", valueName: "name"))
+    var inviteDynsecUsername: String?
+
+    @Option(help: ArgumentHelp("With --invite-accounts dynsec: the file holding that admin account's password (first line).", valueName: "file"))
+    var inviteDynsecPasswordFile: String?
+
     func validate() throws {
         guard let inviteAccounts else {
             let given = invitePasswordDir != nil || inviteAclFile != nil || inviteMosquittoPasswordFile != nil || inviteNatsAccounts != nil
                 || !inviteReloadPidFile.isEmpty || inviteAppBroker != nil || !inviteSubscriberUser.isEmpty || !inviteOperatorUser.isEmpty
-            if given { throw ValidationError("The --invite-... options go with --invite-accounts mosquitto or nats.") }
+                || inviteDynsecUsername != nil || inviteDynsecPasswordFile != nil
+            if given { throw ValidationError("The --invite-... options go with --invite-accounts dynsec, mosquitto or nats.") }
             return
         }
         guard let invitePasswordDir else { throw ValidationError("--invite-accounts needs --invite-password-dir: the folder of the broker accounts' passwords.") }
@@ -71,6 +82,12 @@ struct DashboardInviteOptions: ParsableArguments {
             throw ValidationError("--invite-password-dir \(invitePasswordDir) is not a folder; create it (mode 0700).")
         }
         switch inviteAccounts {
+        case .dynsec:
+            guard inviteDynsecUsername != nil, let inviteDynsecPasswordFile else {
+                throw ValidationError("--invite-accounts dynsec needs --invite-dynsec-username and --invite-dynsec-password-file: the dynamic security plugin's admin account and its password.")
+            }
+            do { _ = try Password.resolve(file: inviteDynsecPasswordFile) } catch { throw ValidationError("--invite-dynsec-password-file: \(error.description)") }
+            if !inviteReloadPidFile.isEmpty { throw ValidationError("--invite-reload-pid-file goes with --invite-accounts mosquitto or nats; dynsec changes the broker live.") }
         case .mosquitto:
             guard inviteAclFile != nil, inviteMosquittoPasswordFile != nil else {
                 throw ValidationError("--invite-accounts mosquitto needs --invite-acl-file and --invite-mosquitto-password-file: the files mosquitto's acl_file and password_file name.")
@@ -85,24 +102,43 @@ struct DashboardInviteOptions: ParsableArguments {
     }
 
     /// The dashboard's invite desk, or `nil` without `--invite-accounts`.
-    func desk(circlesPath: String, broker: BrokerOptions, prefixes: TopicPrefixOptions) throws -> InviteDesk? {
+    func desk(circlesPath: String, broker: BrokerOptions, prefixes: TopicPrefixOptions, logger: Logger) throws -> InviteDesk? {
         guard let inviteAccounts, let invitePasswordDir else { return nil }
         let address = try inviteAppBroker.map { try BrokerAddress(parsing: $0) } ?? broker.address()
         let roles = AccountStore.Roles(
             subscriberUsers: inviteSubscriberUser.isEmpty ? [broker.username ?? "whereabouts-sub"] : inviteSubscriberUser,
             operatorUsers: inviteOperatorUser)
-        let store: AccountStore = switch inviteAccounts {
+        let source: AccountSource = switch inviteAccounts {
+        case .dynsec:
+            .dynamicSecurity(.init(
+                connection: try dynsecAdminConnection(broker: broker),
+                settings: .init(
+                    subscriberUsers: roles.subscriberUsers, operatorUsers: roles.operatorUsers, reservedUsers: [inviteDynsecUsername ?? ""],
+                    topicPrefix: prefixes.topicPrefix, viewPrefix: prefixes.viewPrefix, passwordDirectory: invitePasswordDir),
+                logger: logger))
         case .mosquitto:
-            .mosquitto(.init(
+            .store(.mosquitto(.init(
                 aclPath: inviteAclFile ?? "", passwordFile: inviteMosquittoPasswordFile ?? "", passwordDirectory: invitePasswordDir,
-                roles: roles, reloadPidFile: inviteReloadPidFile.first))
+                roles: roles, reloadPidFile: inviteReloadPidFile.first)))
         case .nats:
-            .nats(.init(path: inviteNatsAccounts ?? "", passwordDirectory: invitePasswordDir, roles: roles, reloadPidFiles: inviteReloadPidFile))
+            .store(.nats(.init(path: inviteNatsAccounts ?? "", passwordDirectory: invitePasswordDir, roles: roles, reloadPidFiles: inviteReloadPidFile)))
         }
         return InviteDesk(inviter: Inviter(
             settings: .init(
                 circlesPath: circlesPath, host: address.host, port: address.port, tls: address.usesTLS,
                 prefixes: TopicPrefixes(topicPrefix: prefixes.topicPrefix, viewPrefix: prefixes.viewPrefix)),
-            accounts: store))
+            accounts: source))
+    }
+
+    /// The plugin admin's connection: the subscriber's broker and TLS settings with the admin's
+    /// account, a clean session and a client id of its own (never the subscriber's).
+    private func dynsecAdminConnection(broker: BrokerOptions) throws -> MQTTConfiguration {
+        var admin = broker
+        admin.username = inviteDynsecUsername
+        admin.passwordFile = inviteDynsecPasswordFile
+        admin.clientID = nil
+        var configuration = try admin.mqttConfiguration(defaultClientID: "\(inviteDynsecUsername ?? "admin")-invites")
+        configuration.cleanSession = true
+        return configuration
     }
 }

@@ -134,39 +134,31 @@ struct InviteCommand: AsyncParsableCommand {
         let logger = LoggingOptions.bootstrap(label: "whereabouts-sub", level: logLevel)
         let address = try appAddress()
         let roles = AccountStore.Roles(subscriberUsers: subscriberUser, operatorUsers: operatorUser)
-        var admin: MQTTClient?
-        let store: AccountStore
+        let source: AccountSource
         switch accounts {
         case .dynsec:
             let name = brokerOptions.username ?? ""
-            var configuration = SubscriberApp.clientConfiguration(try brokerOptions.mqttConfiguration(defaultClientID: name))
+            var configuration = try brokerOptions.mqttConfiguration(defaultClientID: name)
             configuration.cleanSession = true
-            let client = MQTTClient(configuration: configuration, logger: logger)
-            try await client.connect()
-            admin = client
-            store = .dynamicSecurity(
-                DynamicSecuritySync(
-                    control: DynamicSecurityControl(client: client),
-                    settings: .init(
-                        subscriberUsers: subscriberUser, operatorUsers: operatorUser, reservedUsers: [name],
-                        topicPrefix: prefixes.topicPrefix, viewPrefix: prefixes.viewPrefix, passwordDirectory: passwordDir),
-                    logger: logger),
-                passwordDirectory: passwordDir)
+            source = .dynamicSecurity(.init(
+                connection: configuration,
+                settings: .init(
+                    subscriberUsers: subscriberUser, operatorUsers: operatorUser, reservedUsers: [name],
+                    topicPrefix: prefixes.topicPrefix, viewPrefix: prefixes.viewPrefix, passwordDirectory: passwordDir),
+                logger: logger))
         case .mosquitto:
-            store = .mosquitto(.init(
+            source = .store(.mosquitto(.init(
                 aclPath: aclFile ?? "", passwordFile: mosquittoPasswordFile ?? "", passwordDirectory: passwordDir, roles: roles,
-                reloadPidFile: reloadPidFile.first))
+                reloadPidFile: reloadPidFile.first)))
         case .nats:
-            store = .nats(.init(path: natsAccounts ?? "", passwordDirectory: passwordDir, roles: roles, reloadPidFiles: reloadPidFile))
+            source = .store(.nats(.init(path: natsAccounts ?? "", passwordDirectory: passwordDir, roles: roles, reloadPidFiles: reloadPidFile)))
         }
-        let inviter = Inviter(
-            settings: .init(
-                circlesPath: circles, host: address.host, port: address.port, tls: address.usesTLS,
-                prefixes: TopicPrefixes(topicPrefix: prefixes.topicPrefix, viewPrefix: prefixes.viewPrefix)),
-            accounts: store)
+        let settings = Inviter.Settings(
+            circlesPath: circles, host: address.host, port: address.port, tls: address.usesTLS,
+            prefixes: TopicPrefixes(topicPrefix: prefixes.topicPrefix, viewPrefix: prefixes.viewPrefix))
         do {
             if revoke {
-                for line in try await inviter.revoke(user: user, device: device) { print(line) }
+                for line in try await Inviter(settings: settings, accounts: source).revoke(user: user, device: device) { print(line) }
                 // The invite's files hold the password that no longer works: remove them too.
                 let base = URL(fileURLWithPath: outputDir).appendingPathComponent("\(user)-\(device)")
                 for file in [base.appendingPathExtension("otrc").path, base.appendingPathExtension("png").path]
@@ -174,13 +166,11 @@ struct InviteCommand: AsyncParsableCommand {
                     print("Deleted \(file).")
                 }
             } else {
-                try write(try await inviter.invite(user: user, device: device, joining: circle, trackerID: tid))
+                try write(try await Inviter(settings: settings, accounts: source).invite(user: user, device: device, joining: circle, trackerID: tid))
             }
         } catch {
-            await admin?.disconnect()
             throw ValidationError("\(error)")
         }
-        await admin?.disconnect()
     }
 
     /// Writes the `.otrc` and the PNG, then prints what was done, the link and the QR code.

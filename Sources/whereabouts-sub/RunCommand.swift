@@ -207,7 +207,7 @@ struct RunCommand: AsyncParsableCommand {
                 logger.critical("\(error)")
                 throw ExitCode(1)
             }
-            dashboard.invites = try inviteOptions.desk(circlesPath: circles, broker: brokerOptions, prefixes: prefixes)  // --invite-accounts
+            dashboard.invites = try inviteOptions.desk(circlesPath: circles, broker: brokerOptions, prefixes: prefixes, logger: logger)  // --invite-accounts
             services.append(DashboardService(source: store, configuration: dashboard, logger: logger))
         }
         let app = SubscriberApp(

@@ -58,7 +58,7 @@ struct InviteSubscriptionTests {
         try FileManager.default.createDirectory(at: passwords, withIntermediateDirectories: true)
         return Inviter(
             settings: .init(circlesPath: circles.path, host: "broker.example.org", port: 8883, tls: true, prefixes: prefixes),
-            accounts: .nats(.init(path: directory.appendingPathComponent("users.conf").path, passwordDirectory: passwords.path)))
+            accounts: .store(.nats(.init(path: directory.appendingPathComponent("users.conf").path, passwordDirectory: passwords.path))))
     }
 
     @Test("Both apps subscribe to exactly the member's two trees, and file every member of each under one friend")

@@ -36,7 +36,7 @@ struct InviteModeTests {
         var configuration = DashboardConfiguration(port: 0)
         configuration.invites = InviteDesk(inviter: Inviter(
             settings: .init(circlesPath: circles.path, host: "127.0.0.1", port: 1883, tls: false),
-            accounts: .nats(.init(path: directory.appendingPathComponent("users.conf").path, passwordDirectory: directory.path))))
+            accounts: .store(.nats(.init(path: directory.appendingPathComponent("users.conf").path, passwordDirectory: directory.path)))))
         try await APITests.application(await Fixtures.store(), configuration: configuration).test(.router) { client in
             let list = try await client.execute(uri: "/api/invites", method: .get) { String(buffer: $0.body) }
             #expect(list == #"{"circles":[],"enabled":true}"#)

@@ -49,8 +49,11 @@ struct InviteRig: Sendable {
     var log: URL { directory.appendingPathComponent("sub.log") }
     var http: LoginHTTP { LoginHTTP(port: port) }
 
-    /// Starts mosquitto and the subscriber; `appBroker` is what the invites tell the phones.
-    static func start(appBroker: String? = nil) async throws -> InviteRig {
+    /// Starts mosquitto and the subscriber; `appBroker` is what the invites tell the phones. With
+    /// `dynamicSecurity`, mosquitto runs the dynamic security plugin (admin `admin`), the
+    /// subscriber's account is made by `whereabouts-sub dynsec`, and the dashboard invites with
+    /// `--invite-accounts dynsec`.
+    static func start(appBroker: String? = nil, dynamicSecurity: Bool = false) async throws -> InviteRig {
         let directory = try TestPaths.makeTemporaryDirectory(prefix: "invite-dialog")
         let executable = try #require(executable).path
         let passwords = directory.appendingPathComponent("passwords")
@@ -67,17 +70,38 @@ struct InviteRig: Sendable {
         try text.write(to: directory.appendingPathComponent("users.yaml"), atomically: true, encoding: .utf8)
         _ = try UsersFile.load(path: directory.appendingPathComponent("users.yaml").path)  // as the subscriber will read it
 
-        // The subscriber's own account, and the ACL `whereabouts-sub acl` generates for the file.
-        let acl = directory.appendingPathComponent("acl"), passwd = directory.appendingPathComponent("passwd")
-        try "subscriber-password\n".write(to: passwords.appendingPathComponent("whereabouts-sub"), atomically: true, encoding: .utf8)
-        try ToolRun.runChecked("/usr/bin/mosquitto_passwd", ["-c", "-b", passwd.path, "whereabouts-sub", "subscriber-password"])
-        try ToolRun.runChecked(executable, ["acl", "--circles", circles.path, "--output", acl.path])
-        let broker = try await Broker.start(.init(allowAnonymous: false, passwordFile: passwd.path, aclFile: acl.path))
-        // Its process id, for --invite-reload-pid-file: the process started with this broker's own configuration file.
-        let pid = try await ToolRun.run("/usr/bin/pgrep", ["-f", "-x", "/usr/sbin/mosquitto -c \(broker.configurationFile.path)"])
-        try #require(pid.status == 0, "no mosquitto process for \(broker.configurationFile.path)")
-        let pidFile = directory.appendingPathComponent("mosquitto.pid")
-        try pid.stdout.write(to: pidFile, atomically: true, encoding: .utf8)
+        let broker: Broker
+        let accountArguments: [String]
+        if dynamicSecurity {
+            broker = try await DynsecBroker.start().broker
+            let adminPassword = directory.appendingPathComponent("admin.password")
+            try "admin-pw\n".write(to: adminPassword, atomically: true, encoding: .utf8)
+            // The subscriber's account, as `whereabouts-sub dynsec` makes it in production.
+            try ToolRun.runChecked(executable, [
+                "dynsec", "--circles", circles.path, "--broker", "mqtt://127.0.0.1:\(broker.port)", "--username", "admin",
+                "--client-id", "admin", "--password-file", adminPassword.path, "--password-dir", passwords.path,
+            ])
+            accountArguments = [
+                "--invite-accounts", "dynsec", "--invite-password-dir", passwords.path, "--invite-dynsec-username", "admin",
+                "--invite-dynsec-password-file", adminPassword.path,
+            ]
+        } else {
+            // The subscriber's own account, and the ACL `whereabouts-sub acl` generates for the file.
+            let acl = directory.appendingPathComponent("acl"), passwd = directory.appendingPathComponent("passwd")
+            try "subscriber-password\n".write(to: passwords.appendingPathComponent("whereabouts-sub"), atomically: true, encoding: .utf8)
+            try ToolRun.runChecked("/usr/bin/mosquitto_passwd", ["-c", "-b", passwd.path, "whereabouts-sub", "subscriber-password"])
+            try ToolRun.runChecked(executable, ["acl", "--circles", circles.path, "--output", acl.path])
+            broker = try await Broker.start(.init(allowAnonymous: false, passwordFile: passwd.path, aclFile: acl.path))
+            // Its process id, for --invite-reload-pid-file: the process started with this broker's own configuration file.
+            let pid = try await ToolRun.run("/usr/bin/pgrep", ["-f", "-x", "/usr/sbin/mosquitto -c \(broker.configurationFile.path)"])
+            try #require(pid.status == 0, "no mosquitto process for \(broker.configurationFile.path)")
+            let pidFile = directory.appendingPathComponent("mosquitto.pid")
+            try pid.stdout.write(to: pidFile, atomically: true, encoding: .utf8)
+            accountArguments = [
+                "--invite-accounts", "mosquitto", "--invite-password-dir", passwords.path,
+                "--invite-acl-file", acl.path, "--invite-mosquitto-password-file", passwd.path, "--invite-reload-pid-file", pidFile.path,
+            ]
+        }
 
         let port = try FreePort.find()
         let log = directory.appendingPathComponent("sub.log")
@@ -86,10 +110,8 @@ struct InviteRig: Sendable {
             "--client-id", "whereabouts-sub", "--password-file", passwords.appendingPathComponent("whereabouts-sub").path,
             "--state-file", "none", "--view-interval", "0.2", "--log-level", "info",
             "--http-port", "\(port)", "--users", directory.appendingPathComponent("users.yaml").path,
-            "--invite-accounts", "mosquitto", "--invite-password-dir", passwords.path,
-            "--invite-acl-file", acl.path, "--invite-mosquitto-password-file", passwd.path,
-            "--invite-reload-pid-file", pidFile.path, "--invite-app-broker", appBroker ?? "mqtt://127.0.0.1:\(broker.port)",
-        ], logFile: log)
+            "--invite-app-broker", appBroker ?? "mqtt://127.0.0.1:\(broker.port)",
+        ] + accountArguments, logFile: log)
         let rig = InviteRig(directory: directory, broker: broker, subscriber: subscriber, port: port)
         try await waitUntil("the subscriber's dashboard and subscriptions") {
             guard subscriber.isRunning else { throw InviteRigError.exited(rig.logText()) }
