@@ -15,7 +15,7 @@ import WhereaboutsMQTT
 struct DashboardInviteOptions: ParsableArguments {
     /// The keys a `--config` file accepts for these flags.
     static let configKeys: [ConfigKey] = [
-        .word("invite-accounts", Accounts.self),
+        .word("invite-accounts", InviteAccountKind.self),
         ConfigKey("invite-password-dir", .string),
         ConfigKey("invite-acl-file", .string),
         ConfigKey("invite-mosquitto-password-file", .string),
@@ -28,15 +28,10 @@ struct DashboardInviteOptions: ParsableArguments {
         ConfigKey("invite-dynsec-password-file", .string),
     ]
 
-    /// Where the members' broker accounts live, for the dashboard's invites.
-    enum Accounts: String, ExpressibleByArgument, CaseIterable {
-        case dynsec, mosquitto, nats
-    }
-
     @Option(help: ArgumentHelp(
         "Let circle admins (the users file's admin:) invite phones from the dashboard, with the members' broker accounts in mosquitto's dynamic security plugin (--invite-dynsec-username, --invite-dynsec-password-file), mosquitto's ACL and password files (--invite-acl-file, --invite-mosquitto-password-file) or a NATS accounts file (--invite-nats-accounts), as the invite command does. Needs --http-port, --users and --invite-password-dir.",
         valueName: "dynsec|mosquitto|nats"))
-    var inviteAccounts: Accounts?
+    var inviteAccounts: InviteAccountKind?
 
     @Option(help: ArgumentHelp("With --invite-accounts: the folder of the broker accounts' passwords (the same folder the invite command writes).", valueName: "dir"))
     var invitePasswordDir: String?
@@ -108,21 +103,12 @@ struct DashboardInviteOptions: ParsableArguments {
         let roles = AccountStore.Roles(
             subscriberUsers: inviteSubscriberUser.isEmpty ? [broker.username ?? "whereabouts-sub"] : inviteSubscriberUser,
             operatorUsers: inviteOperatorUser)
-        let source: AccountSource = switch inviteAccounts {
-        case .dynsec:
-            .dynamicSecurity(.init(
-                connection: try dynsecAdminConnection(broker: broker),
-                settings: .init(
-                    subscriberUsers: roles.subscriberUsers, operatorUsers: roles.operatorUsers, reservedUsers: [inviteDynsecUsername ?? ""],
-                    topicPrefix: prefixes.topicPrefix, viewPrefix: prefixes.viewPrefix, passwordDirectory: invitePasswordDir),
-                logger: logger))
-        case .mosquitto:
-            .store(.mosquitto(.init(
-                aclPath: inviteAclFile ?? "", passwordFile: inviteMosquittoPasswordFile ?? "", passwordDirectory: invitePasswordDir,
-                roles: roles, reloadPidFile: inviteReloadPidFile.first)))
-        case .nats:
-            .store(.nats(.init(path: inviteNatsAccounts ?? "", passwordDirectory: invitePasswordDir, roles: roles, reloadPidFiles: inviteReloadPidFile)))
-        }
+        let plan = InviteAccounts(
+            kind: inviteAccounts, passwordDirectory: invitePasswordDir, roles: roles, prefixes: prefixes,
+            aclFile: inviteAclFile, mosquittoPasswordFile: inviteMosquittoPasswordFile, natsAccounts: inviteNatsAccounts,
+            reloadPidFiles: inviteReloadPidFile,
+            admin: inviteAccounts == .dynsec ? (try dynsecAdminConnection(broker: broker), inviteDynsecUsername ?? "") : nil)
+        let source = try plan.source(logger: logger)
         return InviteDesk(inviter: Inviter(
             settings: .init(
                 circlesPath: circlesPath, host: address.host, port: address.port, tls: address.usesTLS,

@@ -34,11 +34,6 @@ struct InviteCommand: AsyncParsableCommand {
             """
     )
 
-    /// Where the members' broker accounts live.
-    enum Accounts: String, ExpressibleByArgument, CaseIterable {
-        case dynsec, mosquitto, nats
-    }
-
     @Option(help: ArgumentHelp("The circles file (YAML) that lists the member.", valueName: "file"))
     var circles: String
 
@@ -60,7 +55,7 @@ struct InviteCommand: AsyncParsableCommand {
     var revoke = false
 
     @Option(help: "Where the members' broker accounts live: dynsec, mosquitto (acl_file and password_file) or nats (a NATS accounts file).")
-    var accounts: Accounts = .dynsec
+    var accounts: InviteAccountKind = .dynsec
 
     @OptionGroup var brokerOptions: BrokerOptions
 
@@ -133,26 +128,18 @@ struct InviteCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = LoggingOptions.bootstrap(label: "whereabouts-sub", level: logLevel)
         let address = try appAddress()
-        let roles = AccountStore.Roles(subscriberUsers: subscriberUser, operatorUsers: operatorUser)
-        let source: AccountSource
-        switch accounts {
-        case .dynsec:
+        var plan = InviteAccounts(
+            kind: accounts, passwordDirectory: passwordDir,
+            roles: AccountStore.Roles(subscriberUsers: subscriberUser, operatorUsers: operatorUser), prefixes: prefixes,
+            aclFile: aclFile, mosquittoPasswordFile: mosquittoPasswordFile, natsAccounts: natsAccounts, reloadPidFiles: reloadPidFile)
+        if accounts == .dynsec {
+            // The plugin's admin: this command's own --username, a clean session.
             let name = brokerOptions.username ?? ""
             var configuration = try brokerOptions.mqttConfiguration(defaultClientID: name)
             configuration.cleanSession = true
-            source = .dynamicSecurity(.init(
-                connection: configuration,
-                settings: .init(
-                    subscriberUsers: subscriberUser, operatorUsers: operatorUser, reservedUsers: [name],
-                    topicPrefix: prefixes.topicPrefix, viewPrefix: prefixes.viewPrefix, passwordDirectory: passwordDir),
-                logger: logger))
-        case .mosquitto:
-            source = .store(.mosquitto(.init(
-                aclPath: aclFile ?? "", passwordFile: mosquittoPasswordFile ?? "", passwordDirectory: passwordDir, roles: roles,
-                reloadPidFile: reloadPidFile.first)))
-        case .nats:
-            source = .store(.nats(.init(path: natsAccounts ?? "", passwordDirectory: passwordDir, roles: roles, reloadPidFiles: reloadPidFile)))
+            plan.admin = (configuration, name)
         }
+        let source = try plan.source(logger: logger)
         let settings = Inviter.Settings(
             circlesPath: circles, host: address.host, port: address.port, tls: address.usesTLS,
             prefixes: TopicPrefixes(topicPrefix: prefixes.topicPrefix, viewPrefix: prefixes.viewPrefix))
