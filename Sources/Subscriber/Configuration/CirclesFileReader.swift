@@ -32,7 +32,7 @@ struct CirclesFileReader {
         let id = try requiredString(fields, "id", in: key, parent: node)
         try check(id, matches: Self.isIdentifier, key: "\(key).id", line: line(fields["id"]),
                   rule: "a circle id uses only lower-case letters, digits, `-` and `_`")
-        let name = try string(fields, "name", in: key, parent: node, required: false) ?? id
+        let name = try string(fields, "name", in: key) ?? id
         guard let membersNode = fields["members"] else {
             throw CirclesFileError("The key `members` is missing; add a list of members.", key: "\(key).members", line: line(node))
         }
@@ -55,7 +55,7 @@ struct CirclesFileReader {
             places = try PlaceYAML.places(node, key: "\(key).places", use: .circle, owner: "circle `\(id)`")
         }
         let privacy = try level(fields, "privacy", in: key, parent: node) ?? .exact
-        let grid = try number(fields, "grid", in: key, parent: node, range: 10...100_000, unit: "metres", required: false) ?? 500
+        let grid = try number(fields, "grid", in: key, range: 10...100_000, unit: "metres") ?? 500
         let ownTracksTree = try flag(fields, "owntracks", in: key) ?? false
         return Circle(
             id: id, name: name, members: members, places: places, privacy: privacy, grid: grid, ownTracksTree: ownTracksTree)
@@ -72,13 +72,13 @@ struct CirclesFileReader {
                     key: "\(key).\(field)", line: line(fields[field]))
             }
         }
-        let name = try string(fields, "name", in: key, parent: node, required: false)
-        let color = try string(fields, "color", in: key, parent: node, required: false)
+        let name = try string(fields, "name", in: key)
+        let color = try string(fields, "color", in: key)
         if let color {
             try check(color, matches: Self.isColor, key: "\(key).color", line: line(fields["color"]),
                       rule: "a colour is written `#rrggbb` (quote it: `color: \"#e6194b\"`)")
         }
-        let secretFile = try string(fields, "secretFile", in: key, parent: node, required: false)
+        let secretFile = try string(fields, "secretFile", in: key)
         let share = try level(fields, "share", in: key, parent: node)
         return Member(user: user, device: device, name: name, color: color, secretFile: secretFile, share: share)
     }
@@ -107,15 +107,9 @@ struct CirclesFileReader {
         return result
     }
 
-    private func string(
-        _ fields: [String: Node], _ name: String, in key: String, parent: Node, required: Bool
-    ) throws(CirclesFileError) -> String? {
-        guard let node = fields[name] else {
-            if required {
-                throw CirclesFileError("The key `\(name)` is missing.", key: "\(key).\(name)", line: line(parent))
-            }
-            return nil
-        }
+    /// The non-empty string under `name`, or `nil` when the key is absent.
+    private func string(_ fields: [String: Node], _ name: String, in key: String) throws(CirclesFileError) -> String? {
+        guard let node = fields[name] else { return nil }
         guard case .scalar(let scalar) = node, !scalar.string.isEmpty else {
             throw CirclesFileError("`\(name)` must be a non-empty string.", key: "\(key).\(name)", line: line(node))
         }
@@ -124,7 +118,7 @@ struct CirclesFileReader {
 
     /// The non-empty string under `name`; a missing key is an error that names it.
     private func requiredString(_ fields: [String: Node], _ name: String, in key: String, parent: Node) throws(CirclesFileError) -> String {
-        guard let value = try string(fields, name, in: key, parent: parent, required: false) else {
+        guard let value = try string(fields, name, in: key) else {
             throw CirclesFileError("The key `\(name)` is missing.", key: "\(key).\(name)", line: line(parent))
         }
         return value
@@ -134,14 +128,14 @@ struct CirclesFileReader {
     private func requiredNumber(
         _ fields: [String: Node], _ name: String, in key: String, parent: Node, range: ClosedRange<Double>, unit: String
     ) throws(CirclesFileError) -> Double {
-        guard let value = try number(fields, name, in: key, parent: parent, range: range, unit: unit, required: false) else {
+        guard let value = try number(fields, name, in: key, range: range, unit: unit) else {
             throw CirclesFileError("The key `\(name)` is missing.", key: "\(key).\(name)", line: line(parent))
         }
         return value
     }
 
     private func level(_ fields: [String: Node], _ name: String, in key: String, parent: Node) throws(CirclesFileError) -> PrivacyLevel? {
-        guard let text = try string(fields, name, in: key, parent: parent, required: false) else { return nil }
+        guard let text = try string(fields, name, in: key) else { return nil }
         guard let level = PrivacyLevel(rawValue: text) else {
             throw CirclesFileError(
                 "`\(name)` is `\(text)`; it must be one of exact, coarse, place, hidden.", key: "\(key).\(name)", line: line(fields[name]))
@@ -157,16 +151,11 @@ struct CirclesFileReader {
         return value
     }
 
+    /// The number under `name`, within `range`, or `nil` when the key is absent.
     private func number(
-        _ fields: [String: Node], _ name: String, in key: String, parent: Node,
-        range: ClosedRange<Double>, unit: String, required: Bool = true
+        _ fields: [String: Node], _ name: String, in key: String, range: ClosedRange<Double>, unit: String
     ) throws(CirclesFileError) -> Double? {
-        guard let node = fields[name] else {
-            if required {
-                throw CirclesFileError("The key `\(name)` is missing.", key: "\(key).\(name)", line: line(parent))
-            }
-            return nil
-        }
+        guard let node = fields[name] else { return nil }
         guard case .scalar(let scalar) = node, let value = Double(scalar.string), value.isFinite else {
             throw CirclesFileError("`\(name)` must be a number (\(unit)).", key: "\(key).\(name)", line: line(node))
         }
