@@ -18,7 +18,7 @@ enum PublisherHarnesses {
         ConfigKey("qos", .integer),
         ConfigKey("retain", .boolean),
         ConfigKey("drain-timeout", .number),
-        ConfigKey("profile", .word(["active", "significant"])),
+        .word("profile", MonitoringMode.self),
         ConfigKey("replay-speed", .numberOrWord(["max"])),
         ConfigKey("significant-thresholds", .numberList),
     ] }
