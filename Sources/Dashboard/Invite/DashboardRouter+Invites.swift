@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Hummingbird
 import Provisioning
 
@@ -39,16 +40,16 @@ extension DashboardRouter {
             }
             let body = try await request.body.collect(upTo: maxInviteBody)
             let form = try InviteRules.form(Data(buffer: body))
-            try await InviteRules.checkOtherCircles(user: form.user, device: form.device, admin: account, desk: inviteDesk)
+            try await InviteRules.checkOtherCircles(user: form.user, device: form.device, admin: account, desk: inviteDesk, logger: context.logger)
             let invitation: Invitation
             do {
                 invitation = try await inviteDesk.invite(user: form.user, device: form.device, circle: circle, trackerID: form.tid)
             } catch {
-                throw InviteRules.failure(error, doing: "invite")
+                throw InviteRules.failure(error, doing: "invite", member: "\(form.user)/\(form.device)", logger: context.logger)
             }
             let png: Data
             do { png = try QRCode(invitation.configuration.link).png() } catch {
-                throw InviteRules.failure(error, doing: "draw the QR code of the invite")
+                throw InviteRules.failure(error, doing: "draw the QR code of the invite", member: "\(form.user)/\(form.device)", logger: context.logger)
             }
             context.logger.notice("Invite made from the dashboard.", metadata: [
                 "whereabouts.actor": "\(account.name)", "whereabouts.client": "\(context.clientAddress)",
@@ -63,11 +64,15 @@ extension DashboardRouter {
             let inviteDesk = try InviteRules.desk(desk)
             let account = try InviteRules.admin(of: circle, viewer: context.viewer)
             let listed: [String]
-            do { listed = try await inviteDesk.circles(listing: user, device: device) } catch { throw InviteRules.failure(error, doing: "revoke") }
+            do { listed = try await inviteDesk.circles(listing: user, device: device) } catch {
+                throw InviteRules.failure(error, doing: "revoke", member: "\(user)/\(device)", logger: context.logger)
+            }
             guard listed.contains(circle) else { throw APIError.memberNotFound(circle: circle, user: user, device: device) }
-            try await InviteRules.checkOtherCircles(user: user, device: device, admin: account, desk: inviteDesk)
+            try await InviteRules.checkOtherCircles(user: user, device: device, admin: account, desk: inviteDesk, logger: context.logger)
             let done: [String]
-            do { done = try await inviteDesk.revoke(user: user, device: device) } catch { throw InviteRules.failure(error, doing: "revoke") }
+            do { done = try await inviteDesk.revoke(user: user, device: device) } catch {
+                throw InviteRules.failure(error, doing: "revoke", member: "\(user)/\(device)", logger: context.logger)
+            }
             context.logger.notice("Invite revoked from the dashboard.", metadata: [
                 "whereabouts.actor": "\(account.name)", "whereabouts.client": "\(context.clientAddress)",
                 "whereabouts.member": "\(user)/\(device)", "whereabouts.circle": "\(circle)",
@@ -170,9 +175,11 @@ enum InviteRules {
     }
 
     /// Refuses a member who is also in a circle `admin` does not administer.
-    static func checkOtherCircles(user: String, device: String, admin: Account, desk: InviteDesk) async throws {
+    static func checkOtherCircles(user: String, device: String, admin: Account, desk: InviteDesk, logger: Logger) async throws {
         let listed: [String]
-        do { listed = try await desk.circles(listing: user, device: device) } catch { throw failure(error, doing: "invite") }
+        do { listed = try await desk.circles(listing: user, device: device) } catch {
+            throw failure(error, doing: "read the circles file", member: "\(user)/\(device)", logger: logger)
+        }
         let others = listed.filter { !admin.admin.contains($0) }
         guard others.isEmpty else {
             throw APIError(
@@ -181,9 +188,14 @@ enum InviteRules {
         }
     }
 
-    /// The answer to a failed invite: the provisioning's own sentence (422), or what went wrong
-    /// on the way (502: the broker or a file).
-    static func failure(_ error: any Error, doing what: String) -> APIError {
+    /// The answer to a failed invite or revoke: the provisioning's own sentence (422), or what
+    /// went wrong on the way (502: the broker or a file). Logged as an error too: a failure after
+    /// the circles file was written leaves the member listed without a working account, which the
+    /// operator must see even when the admin closes the dialog.
+    static func failure(_ error: any Error, doing what: String, member: String, logger: Logger) -> APIError {
+        logger.error("Could not \(what) from the dashboard.", metadata: [
+            "whereabouts.member": "\(member)", "whereabouts.error": "\(error)",
+        ])
         if let error = error as? ProvisioningError {
             return APIError(status: .unprocessableContent, code: "invite_failed", message: "Could not \(what): \(error.description)")
         }
