@@ -7,7 +7,7 @@ import Foundation
 /// Whereabouts follows the common Unix convention (`grep`, `curl`, `mosquitto_sub`) of exit status
 /// 2 for usage errors, so that scripts and systemd can tell "fix the configuration" from a runtime
 /// failure (status 1). ArgumentParser would otherwise use `EX_USAGE` (64).
-package let usageErrorExitStatus: Int32 = 2
+let usageErrorExitStatus: Int32 = 2
 
 extension ParsableCommand {
     /// Parses the process's arguments and runs the chosen command, like ArgumentParser's `main()`,

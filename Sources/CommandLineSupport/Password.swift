@@ -3,7 +3,7 @@ import Foundation
 /// Reads the broker password without ever putting it on the command line or in a log.
 package enum Password {
     /// The environment variable read when no password file is given.
-    package static let environmentVariable = "WHEREABOUTS_PASSWORD"
+    static let environmentVariable = "WHEREABOUTS_PASSWORD"
 
     /// The password from `file` (its first line, without the line break) when given, else from
     /// `WHEREABOUTS_PASSWORD`, else `nil`.

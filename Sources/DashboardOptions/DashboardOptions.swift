@@ -12,7 +12,7 @@ package struct DashboardOptions: ParsableArguments {
         name: .customLong("http-host"),
         help: "The address the dashboard binds. The default keeps it private to this machine; any other address (such as 0.0.0.0, to serve the network) needs --users."
     )
-    package var httpHost: String = "127.0.0.1"
+    var httpHost: String = "127.0.0.1"
 
     /// The map tile URL template, if any.
     @Option(
@@ -80,7 +80,7 @@ package struct DashboardOptions: ParsableArguments {
     @Option(
         name: .customLong("session-hours"),
         help: ArgumentHelp("How long a login (the session cookie or a bearer token from POST /api/login) lasts, in hours.", valueName: "hours"))
-    package var sessionHours: Double = 12
+    var sessionHours: Double = 12
 
     /// Creates the options with their defaults.
     package init() {}

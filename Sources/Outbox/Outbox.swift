@@ -31,7 +31,7 @@ package final class Outbox: Sendable {
     package let damage: [OutboxDamage]
     /// Reports known to be lost to that damage (``SQLiteDamage/missingCommits(path:transactions:rows:)``):
     /// committed to the outbox and no longer in it, delivered or not.
-    package var lostReports: Int { damage.compactMap(\.lostRows).reduce(0, +) }
+    var lostReports: Int { damage.compactMap(\.lostRows).reduce(0, +) }
     /// The file's receipt epoch: 16 hexadecimal digits drawn when the file was created (or first
     /// opened by a version with receipts). A new file starts a new epoch, so an old receipt
     /// cannot cover its reports.
@@ -62,7 +62,7 @@ package final class Outbox: Sendable {
     /// After how many pages of log SQLite checkpoints on its own.
     static let autoCheckpointPages = 8
     /// The default cap, in entries.
-    package static let defaultMaxEntries = 100_000
+    static let defaultMaxEntries = 100_000
 
     /// Opens the outbox at `path`, creating the file and its folder when missing.
     ///

@@ -11,7 +11,7 @@ package struct OwnTracksKey: Sendable, Hashable, CustomStringConvertible {
     package let secretLength: Int
 
     /// The key length of libsodium's secretbox, 32 bytes.
-    package static let keyLength = 32
+    static let keyLength = 32
 
     /// Derives the key of `secret`.
     ///

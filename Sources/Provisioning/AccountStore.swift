@@ -10,7 +10,7 @@ import Glibc
 #endif
 
 /// The broker login a phone gets.
-package struct BrokerCredentials: Sendable, Hashable {
+struct BrokerCredentials: Sendable, Hashable {
     /// The account's user name.
     package var username: String
     /// Its password.
@@ -30,7 +30,7 @@ package enum AccountSource: Sendable {
     case dynamicSecurity(AccountStore.DynamicSecurityAdmin)
 
     /// Runs `body` with the store (after connecting, for the plugin).
-    package func withStore<Result: Sendable>(_ body: (AccountStore) async throws -> Result) async throws -> Result {
+    func withStore<Result: Sendable>(_ body: (AccountStore) async throws -> Result) async throws -> Result {
         switch self {
         case .store(let store): try await body(store)
         case .dynamicSecurity(let admin): try await admin.withStore(body)
@@ -85,7 +85,7 @@ package enum AccountStore: Sendable {
 
         /// Connects as the admin, runs `body` with the plugin's store, and disconnects, also
         /// when `body` throws.
-        package func withStore<Result: Sendable>(_ body: (AccountStore) async throws -> Result) async throws -> Result {
+        func withStore<Result: Sendable>(_ body: (AccountStore) async throws -> Result) async throws -> Result {
             let client = MQTTClient(configuration: connection, logger: logger)
             try await client.connect()
             let store = AccountStore.dynamicSecurity(

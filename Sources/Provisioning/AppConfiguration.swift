@@ -31,33 +31,33 @@ package struct AppConfiguration: Codable, Sendable, Hashable {
     /// Whether the connection uses TLS.
     package var tls: Bool
     /// iOS: log in with `username` and `password`.
-    package var auth = true
+    var auth = true
     /// The broker account.
     package var username: String
     /// The broker account's password.
     package var password: String
     /// The MQTT client id (the dynamic security plugin binds the account to it).
-    package var clientId: String
+    var clientId: String
     /// The OwnTracks device name: the third level of `owntracks/<user>/<device>`.
-    package var deviceId: String
+    var deviceId: String
     /// The tracker id: one or two letters or digits.
     package var tid: String
     /// The topic the app publishes to: `owntracks/<user>/<device>`.
-    package var pubTopicBase: String
+    var pubTopicBase: String
     /// The filters the app subscribes to, separated by spaces: the member's circles' trees.
     package var subTopic: String
     /// Whether the app subscribes at all (to see friends).
     package var sub: Bool
     /// QoS of the app's publications: 1.
-    package var pubQos = 1
+    var pubQos = 1
     /// QoS of the app's subscriptions: 1.
-    package var subQos = 1
+    var subQos = 1
     /// Locations are published retained, as the apps do by default.
-    package var pubRetain = true
+    var pubRetain = true
     /// A persistent session, so friends' news queued while the phone is away arrive.
     package var cleanSession = false
     /// MQTT 3.1.1 (4): what mosquitto and NATS both speak.
-    package var mqttProtocolLevel = 4
+    var mqttProtocolLevel = 4
     /// The OwnTracks encryption secret, when the member's device encrypts.
     package var encryptionKey: String?
 

@@ -25,7 +25,7 @@ package struct QRCode: Sendable, Hashable {
     }
 
     /// Whether the module at `x`, `y` is dark; outside the symbol (the quiet zone) it is light.
-    package func isDark(x: Int, y: Int) -> Bool {
+    func isDark(x: Int, y: Int) -> Bool {
         x >= 0 && y >= 0 && x < size && y < size && dark[y * size + x]
     }
 

@@ -27,7 +27,7 @@ package final class CommitMark: Sendable {
     /// The count in one place (the database or the mark file).
     package struct Count: Sendable, Equatable {
         /// Transactions that changed something.
-        package var transactions: Int
+        var transactions: Int
         /// Rows the store's writes said they added.
         package var rows: Int
     }

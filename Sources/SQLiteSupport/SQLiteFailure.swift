@@ -3,7 +3,7 @@ import GRDB
 /// A failure while using a SQLite file, sorted the way the project's stores (the publisher's
 /// outbox, the subscriber's history) tell an operator about it: the file is not a database or is
 /// damaged, its file system is full, or something else, with SQLite's own message.
-package enum SQLiteFailure: Sendable, Equatable {
+enum SQLiteFailure: Sendable, Equatable {
     /// `SQLITE_NOTADB` or `SQLITE_CORRUPT`.
     case notADatabase(reason: String)
     /// `SQLITE_FULL`: no room for the write.

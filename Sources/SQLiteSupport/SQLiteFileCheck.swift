@@ -53,7 +53,7 @@ package enum SQLiteFileCheck {
     /// same condition as `ResultCode.SQLITE_READONLY_DBMOVED`, but SQLite returns that code only
     /// for rollback-journal databases; in WAL mode, as the stores run, it keeps committing into
     /// the old inode, which nothing can read once the process ends.
-    package static func hasMoved(_ db: Database) -> Bool {
+    static func hasMoved(_ db: Database) -> Bool {
         var moved: Int32 = 0
         let code = sqlite3_file_control(db.sqliteConnection, "main", SQLITE_FCNTL_HAS_MOVED, &moved)
         return code == SQLITE_OK && moved != 0
@@ -62,7 +62,7 @@ package enum SQLiteFileCheck {
     /// Throws GRDB's `SQLITE_READONLY_DBMOVED` error, with a message that names `path` and what
     /// to do, when ``hasMoved(_:)``. Called inside a write transaction, before it commits: the
     /// transaction is rolled back and nothing is written into the superseded file.
-    package static func checkInPlace(_ db: Database, path: String) throws {
+    static func checkInPlace(_ db: Database, path: String) throws {
         guard hasMoved(db) else { return }
         throw DatabaseError(
             resultCode: .SQLITE_READONLY_DBMOVED,
@@ -77,7 +77,7 @@ package enum SQLiteFileCheck {
     /// Verifies the frames of a write-ahead log as SQLite does (https://www.sqlite.org/fileformat2.html,
     /// "The WAL file format": cumulative Fletcher-style checksums over 32-bit words, in the byte
     /// order the magic number names, salts copied from the header into every frame).
-    package static func checkLog(_ data: Data, path: String) -> SQLiteDamage? {
+    static func checkLog(_ data: Data, path: String) -> SQLiteDamage? {
         let bytes = [UInt8](data)
         guard bytes.count >= 32 else { return nil }
         let magic = word(bytes, 0, bigEndian: true)

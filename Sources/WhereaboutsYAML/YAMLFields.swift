@@ -2,7 +2,7 @@ import Yams
 
 /// The keys of one YAML mapping, checked against the keys it may have, with readers that name the
 /// dotted key and the line in every error.
-package struct YAMLFields {
+struct YAMLFields {
     private let fields: [String: Node]
     private let parent: Node
     private let key: String
@@ -49,7 +49,7 @@ package struct YAMLFields {
     }
 
     /// The non-empty string `name`, or `nil` when absent.
-    package func optionalString(_ name: String) throws(YAMLFileError) -> String? {
+    func optionalString(_ name: String) throws(YAMLFileError) -> String? {
         guard let node = fields[name] else { return nil }
         guard case .scalar(let scalar) = node, !scalar.string.isEmpty else {
             throw YAMLFileError("`\(name)` must be a non-empty string.", key: path(name), line: node.mark?.line)

@@ -2,7 +2,7 @@ import Foundation
 import WhereaboutsTestSupport
 import Logging
 import Testing
-import WhereaboutsCore
+@testable import WhereaboutsCore
 @testable import PositionSources
 
 @Suite("Rejections")

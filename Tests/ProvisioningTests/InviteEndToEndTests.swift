@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-import Provisioning
+@testable import Provisioning
 import Testing
 import WhereaboutsMQTT
 import WhereaboutsTestSupport

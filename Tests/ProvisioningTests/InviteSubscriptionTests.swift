@@ -1,5 +1,5 @@
 import Foundation
-import Provisioning
+@testable import Provisioning
 import Testing
 import WhereaboutsTestSupport
 

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import WhereaboutsCore
+@testable import WhereaboutsCore
 
 @Suite("Commands")
 struct CommandMessageTests {

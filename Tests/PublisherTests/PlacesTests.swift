@@ -3,7 +3,7 @@ import Logging
 import Outbox
 import Prometheus
 import Testing
-import WhereaboutsCore
+@testable import WhereaboutsCore
 import WhereaboutsTestSupport
 @testable import Publisher
 

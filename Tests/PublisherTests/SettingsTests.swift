@@ -1,4 +1,4 @@
-import CommandLineSupport
+@testable import CommandLineSupport
 import Foundation
 import Testing
 import WhereaboutsTestSupport

@@ -1,6 +1,6 @@
 import Subscriber
 import Foundation
-import Provisioning
+@testable import Provisioning
 import Logging
 import WhereaboutsMQTT
 import WhereaboutsTestSupport

@@ -1,7 +1,7 @@
 import Foundation
 import PositionSources
 import Testing
-import WhereaboutsCore
+@testable import WhereaboutsCore
 @testable import Subscriber
 
 /// The subscriber's place rules (``PlaceOccupancy`` over the shared ``PlaceTracker``, one fix

@@ -1,7 +1,7 @@
-import Subscriber
+@testable import Subscriber
 import Foundation
 import Testing
-import WhereaboutsCore
+@testable import WhereaboutsCore
 import WhereaboutsMQTT
 import WhereaboutsTestSupport
 

@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 import Testing
-import WhereaboutsCore
+@testable import WhereaboutsCore
 import WhereaboutsTestSupport
 @testable import Subscriber
 

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import WhereaboutsCore
+@testable import WhereaboutsCore
 import WhereaboutsMQTT
 import WhereaboutsTestSupport
 @testable import Subscriber

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import WhereaboutsCore
+@testable import WhereaboutsCore
 
 /// The tracker under the device's rules (two fixes beyond the edge to leave), pure logic: hysteresis at the edge, dwell before entering, state kept
 /// across a reload and a restart, and the profile each transition asks for.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import WhereaboutsCore
+@testable import WhereaboutsCore
 
 struct FixFilterTests {
     static let base = SyntheticTracks.fix(100, east: 0)

@@ -1,5 +1,5 @@
 import Testing
-import WhereaboutsCore
+@testable import WhereaboutsCore
 
 struct GeodesyTests {
     @Test("Haversine matches known great-circle distances")

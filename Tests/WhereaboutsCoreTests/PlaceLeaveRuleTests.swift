@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import WhereaboutsCore
+@testable import WhereaboutsCore
 
 /// The one tracker with both leave settings: the device's (two fixes in a row beyond the edge)
 /// and the subscriber's (one), on the same fixes; the clock's arrivals; a device's own

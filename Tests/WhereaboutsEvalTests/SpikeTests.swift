@@ -1,6 +1,6 @@
 import EvalKit
 import Foundation
-import PositionSources
+@testable import PositionSources
 import Testing
 import WhereaboutsCore
 

@@ -1,5 +1,5 @@
 import Testing
-import WhereaboutsCore
+@testable import WhereaboutsCore
 import WhereaboutsYAML
 import Yams
 

@@ -14,9 +14,9 @@ import Synchronization
 /// about 1.5 MB per 1,800 connections, and the scattered survivors kept the allocator from giving
 /// freed pages back. Here the box is reached through a slot that the upgraded connection's handler
 /// empties as it starts (``releaseUpgradeHandler()``), which breaks the cycle.
-package struct DashboardRequestContext: RequestContext, WebSocketRequestContext {
+struct DashboardRequestContext: RequestContext, WebSocketRequestContext {
     /// Hummingbird's per-request storage (logger, allocator, parameters).
-    package var coreContext: CoreRequestContextStorage
+    var coreContext: CoreRequestContextStorage
     private let slot: UpgradeSlot
     /// Who is asking, as the login check decided (Login/LoginMiddleware.swift); until it has run,
     /// nobody, who sees nothing.
@@ -35,7 +35,7 @@ package struct DashboardRequestContext: RequestContext, WebSocketRequestContext 
     }
 
     /// Where the router leaves the upgrade handler for the WebSocket channel to pick up.
-    package var webSocket: WebSocketHandlerReference<DashboardRequestContext> { slot.reference }
+    var webSocket: WebSocketHandlerReference<DashboardRequestContext> { slot.reference }
 
     /// Lets go of the upgrade handler and the context copy stored with it. Call it once the
     /// connection is upgraded (the handler is running): it is not needed after that.
@@ -43,7 +43,7 @@ package struct DashboardRequestContext: RequestContext, WebSocketRequestContext 
 
     /// How many request contexts of the server listening on `port` are still allocated: once its
     /// requests and WebSocket connections have ended, none should be (the test of the cycle fix).
-    package static func allocatedContexts(port: Int) -> Int {
+    static func allocatedContexts(port: Int) -> Int {
         UpgradeSlot.allocated.withLock { $0[port] ?? 0 }
     }
 }

@@ -4,7 +4,7 @@ package struct Account: Sendable, Hashable {
     /// a member with this OwnTracks user name.
     package var name: String
     /// The bcrypt hash of the password (`$2b$...`), as `whereabouts-sub passwd` writes it.
-    package var passwordHash: String
+    var passwordHash: String
     /// The ids of the circles the account belongs to; `nil`: derived from the circles file.
     package var circles: [String]?
     /// The ids of the circles the account administers: it may read the history of their members

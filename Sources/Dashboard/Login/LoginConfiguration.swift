@@ -10,11 +10,11 @@ package struct LoginConfiguration: Sendable, Hashable {
     /// How long a session (cookie or bearer token) lasts, in seconds.
     package var sessionLifetime: TimeInterval
     /// Failed logins of one account name within ``failureWindow`` before further attempts get 429.
-    package var maxFailuresPerAccount: Int
+    var maxFailuresPerAccount: Int
     /// Failed logins from one client address within ``failureWindow`` before further attempts get 429.
-    package var maxFailuresPerAddress: Int
+    var maxFailuresPerAddress: Int
     /// The window failed logins are counted in, in seconds.
-    package var failureWindow: TimeInterval
+    var failureWindow: TimeInterval
 
     /// Creates a configuration; every argument but the path has a default.
     package init(

@@ -29,7 +29,7 @@ package enum PasswordHashing {
 
     /// Whether `text` looks like a bcrypt hash (`$2a$`, `$2b$` or `$2y$`, a two-digit cost, 53
     /// characters of salt and hash).
-    package static func isHash(_ text: String) -> Bool {
+    static func isHash(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
         guard bytes.count == 60, text.hasPrefix("$2a$") || text.hasPrefix("$2b$") || text.hasPrefix("$2y$"),
               let cost = Int(String(decoding: bytes[4..<6], as: UTF8.self)), costs.contains(cost), bytes[6] == UInt8(ascii: "$")

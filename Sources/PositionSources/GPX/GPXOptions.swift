@@ -2,7 +2,7 @@
 public struct GPXOptions: Sendable, Hashable {
     /// Metres of accuracy per unit of `<hdop>` (or `<pdop>` when there is no HDOP); see
     /// ``DilutionOfPrecision``. Default 5 m.
-    package var uere: Double
+    var uere: Double
 
     /// Creates options; every argument has a default.
     public init(uere: Double = DilutionOfPrecision.defaultUERE) {

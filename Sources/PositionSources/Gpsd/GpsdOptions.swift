@@ -7,9 +7,9 @@ public struct GpsdOptions: Sendable, Hashable {
     /// Seconds to wait for a TCP connection before counting the attempt as failed. Default 5 s.
     public var connectTimeout: Double
     /// Seconds before the first reconnection attempt after gpsd goes away. Default 0.5 s.
-    package var initialReconnectDelay: Double
+    var initialReconnectDelay: Double
     /// The longest wait between reconnection attempts; the delay doubles up to this. Default 30 s.
-    package var maximumReconnectDelay: Double
+    var maximumReconnectDelay: Double
 
     /// Creates options; every argument has a default.
     public init(

@@ -58,15 +58,15 @@ package struct SimulatedDayOptions: Sendable, Hashable {
     /// Where home is. Default Limerick (52.6638 N, 8.6267 W).
     package var home: Coordinate
     /// Midnight at the start of the day. Default 2024-01-01T00:00:00Z.
-    package var startTime: Date
+    var startTime: Date
     /// Seconds between fixes. Default 1 s, as the publisher's `sim:` source.
     package var interval: Double
     /// Seconds after midnight the morning drive starts. Default 8 h.
-    package var leaveHome: Double
+    var leaveHome: Double
     /// Seconds the morning drive takes. Default 25 min.
-    package var commute: Double
+    var commute: Double
     /// Seconds after midnight the evening drive starts. Default 17 h.
-    package var leaveWork: Double
+    var leaveWork: Double
 
     /// Creates options; every argument has a default.
     package init(

@@ -37,7 +37,7 @@ public struct Simulator: Sequence, IteratorProtocol, Sendable {
 
     /// Whether the fix last returned by ``next()`` is a spike (scenario `spikes` only): ground
     /// truth for evaluations of the rejection filters.
-    package private(set) var lastFixIsSpike = false
+    private(set) var lastFixIsSpike = false
 
     /// The correlation time of the position noise, seconds.
     private static let noiseCorrelationTime = 20.0

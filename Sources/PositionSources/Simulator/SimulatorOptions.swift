@@ -11,14 +11,14 @@ public struct SimulatorOptions: Sendable, Hashable {
     public var start: Coordinate
     /// The time of the first fix. Default 2024-01-01T08:00:00Z, so tests are reproducible; the
     /// publisher's `sim:` source passes the current time instead.
-    package var startTime: Date
+    var startTime: Date
     /// Seconds between fixes. Default 1 s.
     public var interval: Double
     /// How many fixes to produce, or `nil` for no end. Default 3,600 (an hour at 1 s).
     public var count: Int?
     /// The probability that a fix is a multipath outlier, thrown 80-400 m off with a plausible
     /// accuracy. Default 0.003 (about one in 330 fixes).
-    package var outlierProbability: Double
+    var outlierProbability: Double
 
     /// Creates options; every argument has a default.
     public init(

@@ -41,7 +41,7 @@ package struct DynamicSecuritySync: Sendable {
         /// The commands sent (passwords shown as `***`), or that would be sent with `dryRun`.
         package var commands: [String]
         /// Accounts that can still take over client ids, and what to do about it.
-        package var warnings: [String]
+        var warnings: [String]
     }
 
     private let control: DynamicSecurityControl

@@ -3,7 +3,7 @@ import Synchronization
 
 /// The latest `due` the publisher has promised (epoch seconds): the reporter records each
 /// location message's, the heartbeat its own, and the heartbeat waits for the latest.
-package final class PromiseLedger: Sendable {
+final class PromiseLedger: Sendable {
     private let latest = Mutex(Int.min)
 
     /// Creates an empty ledger: nothing promised yet.

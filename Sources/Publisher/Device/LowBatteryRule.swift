@@ -11,7 +11,7 @@ package struct LowBatteryRule: Sendable, Hashable {
     /// low. Default 10.
     package var hysteresis: Int
     /// Whether the battery is currently considered low.
-    package private(set) var isLow = false
+    private(set) var isLow = false
 
     /// Creates the rule.
     package init(threshold: Int = 20, hysteresis: Int = 10) {

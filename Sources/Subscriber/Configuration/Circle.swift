@@ -14,7 +14,7 @@ package struct Circle: Sendable, Hashable, Codable {
     /// (``Member/share``). Default `exact`.
     package var privacy: PrivacyLevel
     /// The cell size in metres positions are snapped to at the `coarse` level (`grid:`). Default 500.
-    package var grid: Double
+    var grid: Double
     /// Whether the subscriber republishes the circle's members as OwnTracks friends under
     /// `<tree root>/<user>/<device>` (`owntracks: true`; ``ownTracksTreeRoot(viewPrefix:)``), for
     /// OwnTracks apps whose subscription topic is `<tree root>/#`. Default `false`.

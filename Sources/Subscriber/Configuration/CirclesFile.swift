@@ -23,7 +23,7 @@ package struct CirclesFile: Sendable, Hashable {
     /// The circles in file order.
     package var circles: [Circle]
     /// The decryption key of each member with a `secretFile`, read by ``load(path:)``.
-    package var secrets: [MemberID: OwnTracksKey] = [:]
+    var secrets: [MemberID: OwnTracksKey] = [:]
 
     /// Creates a circles file from already-validated circles.
     package init(circles: [Circle]) {

@@ -13,7 +13,7 @@ import WhereaboutsMQTT
 /// restored, the queue delivered). It acts only once the subscriber's first subscriptions were
 /// acknowledged (``subscribed()``), so a full disk at start still lets the views fill from the
 /// retained messages first. Runs in the subscriber's service group, after the history writer.
-package struct HistoryIntakeGate: Service {
+struct HistoryIntakeGate: Service {
     let client: MQTTClient
     let store: HistoryStore
     let logger: Logger

@@ -14,13 +14,13 @@ package struct SubscriberConfiguration: Sendable {
     /// The circles file, watched for changes; `nil` disables reloading.
     package var circlesPath: String?
     /// How often the circles file's modification time is checked, in seconds. Default 2 s.
-    package var reloadPollInterval: Double
+    var reloadPollInterval: Double
     /// How many filters go into one SUBSCRIBE or UNSUBSCRIBE. Default 500.
-    package var subscribeBatchSize: Int
+    var subscribeBatchSize: Int
     /// The file that keeps member statuses across restarts; `nil` keeps them in memory only.
     package var statusPath: String?
     /// How often changed statuses are written to ``statusPath``, in seconds. Default 0.5 s.
-    package var statusWriteInterval: Double
+    var statusWriteInterval: Double
     /// The broker software: a reloaded circles file whose names it cannot carry is refused
     /// (``CirclesFile/check(for:)``). Default `mosquitto`.
     package var brokerKind: BrokerKind = .mosquitto
@@ -29,7 +29,7 @@ package struct SubscriberConfiguration: Sendable {
     /// The subscriber id receipts are published under, on
     /// `whereabouts/receipts/<user>/<device>/<id>` (docs/receipts.md); `nil` sends no receipts.
     /// ``SubscriberApp`` sets it to the MQTT client id unless ``receipts`` is off.
-    package var receiptID: String?
+    var receiptID: String?
     /// Whether ``SubscriberApp`` confirms receipts (with the client id as ``receiptID``). Default true.
     package var receipts: Bool = true
 
@@ -69,8 +69,8 @@ package struct SubscriberConfiguration: Sendable {
     package var qos: QoS { .atLeastOnce }
 
     /// The retained view topic of circle `id`.
-    package func viewTopic(_ id: String) -> String { "\(viewPrefix)/\(id)/view" }
+    func viewTopic(_ id: String) -> String { "\(viewPrefix)/\(id)/view" }
 
     /// The events topic of circle `id`.
-    package func eventsTopic(_ id: String) -> String { "\(viewPrefix)/\(id)/events" }
+    func eventsTopic(_ id: String) -> String { "\(viewPrefix)/\(id)/events" }
 }

@@ -7,7 +7,7 @@ package struct DisplayPosition: Sendable, Hashable, Codable {
     /// Longitude in degrees.
     package var lon: Double
     /// Whether the position was moved on from the fix with its velocity (`ve`/`vn`).
-    package var extrapolated: Bool
+    var extrapolated: Bool
 
     /// Creates a display position.
     package init(lat: Double, lon: Double, extrapolated: Bool) {

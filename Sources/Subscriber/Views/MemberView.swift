@@ -15,7 +15,7 @@ package struct MemberView: Sendable, Hashable, Codable {
     /// Whether the member is online, offline, stale, or has never been heard from.
     package var status: MemberStatus
     /// Epoch seconds since which `status` holds, when known.
-    package var statusSince: Int?
+    var statusSince: Int?
     /// Epoch seconds by which the device promised its next message (`due`), or `nil` when it
     /// promises nothing (the OwnTracks apps).
     package var due: Int?
@@ -45,7 +45,7 @@ package struct MemberView: Sendable, Hashable, Codable {
     /// The circle place the member is at (``Place/name``), or `nil` when at none.
     package var place: String?
     /// Epoch seconds since which the member is at ``place`` (their first fix inside it).
-    package var placeSince: Int?
+    var placeSince: Int?
     /// How many reports the member's publisher held unconfirmed by receipts when it sent its
     /// newest one (docs/receipts.md); `nil` when its publisher does not say (not Whereabouts',
     /// or no receipt-speaking subscriber).

@@ -21,7 +21,7 @@ public struct FixFilter: Sendable, Hashable {
     private var consistentTooFast = 0
     private var firstAgreeing: Fix?
     /// How many times the filter took a new anchor (``reanchorAfter``, ``reanchorSeconds``).
-    package private(set) var reanchored = 0
+    private(set) var reanchored = 0
 
     /// Creates a filter with the given thresholds (the documented defaults when omitted).
     public init(settings: Settings = Settings()) {

@@ -28,7 +28,7 @@ public enum Geodesy {
     }
 
     /// The point reached by travelling `distance` metres from `start` on the initial `bearing`.
-    package static func destination(from start: Coordinate, bearing: Double, distance: Double) -> Coordinate {
+    static func destination(from start: Coordinate, bearing: Double, distance: Double) -> Coordinate {
         let δ = distance / earthRadius
         let θ = bearing * .pi / 180
         let φ1 = start.latitude * .pi / 180

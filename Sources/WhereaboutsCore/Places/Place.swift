@@ -90,13 +90,13 @@ public struct Place: Sendable, Hashable {
 
     /// Whether `other` covers the same ground with the same rules (name ignoring case, centre,
     /// radius, dwell): a reload that keeps a place unchanged keeps whether someone is inside it.
-    package func sameGeometry(as other: Place) -> Bool {
+    func sameGeometry(as other: Place) -> Bool {
         key == other.key && lat == other.lat && lon == other.lon && radius == other.radius && dwell == other.dwell
     }
 
     /// A stable region id for a place that came without one: 8 hex digits of the FNV-1a hash of
     /// the lower-cased name and the timestamp, so the same waypoint always gets the same `rid`.
-    package static func derivedRID(name: String, tst: Int) -> String {
+    static func derivedRID(name: String, tst: Int) -> String {
         var hash: UInt32 = 0x811C_9DC5
         for byte in "\(name.lowercased())|\(tst)".utf8 {
             hash ^= UInt32(byte)

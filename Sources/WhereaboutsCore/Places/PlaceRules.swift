@@ -18,13 +18,13 @@ public struct PlaceRules: Sendable, Hashable {
     public var defaultDwell: Double
     /// Fixes in a row beyond the leave boundary that make a departure (at least 1); a fix not
     /// beyond it in between starts the count again.
-    package var fixesToLeave: Int
+    var fixesToLeave: Int
 
     /// Whether leaving needs a fix beyond the hysteresis band (always, except to measure what
     /// the band saves).
     package var hysteresis = true
     /// Whether arriving waits for the dwell time (always, except to measure what dwell saves).
-    package var waitsForDwell = true
+    var waitsForDwell = true
 
     /// The default margin, metres.
     public static let defaultMargin = 25.0
@@ -50,7 +50,7 @@ public struct PlaceRules: Sendable, Hashable {
 
     /// No hysteresis and no dwell: arrive at the first fix inside, leave at the first fix
     /// outside, as a plain geofence does. Only for measuring what the rules save.
-    package static var naive: PlaceRules {
+    static var naive: PlaceRules {
         var rules = PlaceRules(margin: 0, defaultDwell: 0, fixesToLeave: 1)
         rules.hysteresis = false
         rules.waitsForDwell = false
@@ -64,7 +64,7 @@ public struct PlaceRules: Sendable, Hashable {
 
     /// Whether a fix `distance` metres from the centre of `place`, with horizontal accuracy
     /// `accuracy` metres, lies beyond the leave boundary.
-    package func isBeyond(_ distance: Double, of place: Place, accuracy: Double?) -> Bool {
+    func isBeyond(_ distance: Double, of place: Place, accuracy: Double?) -> Bool {
         distance > place.radius + (hysteresis ? max(accuracy ?? 0, margin) : 0)
     }
 }

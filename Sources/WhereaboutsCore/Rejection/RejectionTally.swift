@@ -35,7 +35,7 @@ public struct RejectionTally<Reason: Hashable & Sendable>: Sendable, Hashable {
     }
 
     /// The counts of both, added per reason.
-    package func merging(_ other: RejectionTally) -> RejectionTally {
+    func merging(_ other: RejectionTally) -> RejectionTally {
         var result = self
         for (reason, count) in other.counts { result.record(reason, count: count) }
         return result

@@ -24,7 +24,7 @@ public enum CommandMessage: Sendable, Hashable {
     case listWaypoints
 
     /// The largest command payload accepted, in bytes, but for `setWaypoints`.
-    package static let maxPayloadSize = 4096
+    static let maxPayloadSize = 4096
     /// The largest `setWaypoints` payload accepted, in bytes (100 waypoints of about 150 bytes fit).
     public static let maxWaypointsPayloadSize = 64 * 1024
 

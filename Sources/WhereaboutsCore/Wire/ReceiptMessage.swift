@@ -24,7 +24,7 @@ public struct ReceiptMessage: Codable, Sendable, Hashable {
     }
 
     /// Whether it confirms nothing yet (an announcement).
-    package var isAnnouncement: Bool { epoch == nil || seq == nil }
+    var isAnnouncement: Bool { epoch == nil || seq == nil }
 
     enum CodingKeys: String, CodingKey {
         case type = "_type"
@@ -53,7 +53,7 @@ public enum ReceiptTopic {
     }
 
     /// A subscriber id as one topic level: `/`, `+`, `#` (and an empty id) made safe.
-    package static func subscriberLevel(_ id: String) -> String {
+    static func subscriberLevel(_ id: String) -> String {
         let safe = String(id.map { "/+#".contains($0) ? "_" : $0 })
         return safe.isEmpty ? "_" : safe
     }

@@ -14,7 +14,7 @@ public struct WaypointMessage: Sendable, Hashable, Encodable {
     /// Longitude of the centre, degrees.
     public var lon: Double
     /// Radius in whole metres.
-    package var rad: Int
+    var rad: Int
     /// The waypoint's timestamp, its identity.
     public var tst: Int
     /// The region id.
