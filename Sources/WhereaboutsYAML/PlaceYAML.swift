@@ -2,8 +2,10 @@ import WhereaboutsCore
 import Yams
 
 /// Reads and validates a YAML list of places, for both files that hold one: a circle's `places:`
-/// in the subscriber's circles file and the publisher's `--places` file. The two differ only in
-/// the attributes they accept (``Use``); every rule and every message is the same.
+/// in the subscriber's circles file and the publisher's `--places` file. The keys, their checks and
+/// which file accepts which all come from ``Place/attributes`` (WhereaboutsCore), so this reader
+/// names no attribute: the two files differ only in the places they hold (``Use``), and every
+/// rule and every message is the same.
 ///
 /// ```yaml
 /// - name: Home            # required, unique ignoring case, 1 to 64 characters, no control characters
@@ -16,25 +18,28 @@ import Yams
 ///   tst: 1700000000       # publisher only: the OwnTracks waypoint timestamp sent as wtst (default 0)
 /// ```
 package enum PlaceYAML {
-    /// A key a place may have in YAML; each is one attribute of ``Place``.
-    package enum Attribute: String, CaseIterable, Sendable {
-        case name, lat, lon, radius, dwell, profile, profileOnLeave, tst
-    }
-
     /// Which file the list is in, and so which attributes it accepts.
     package enum Use: Sendable {
-        /// A circle's `places:`: the place as the circle sees it (name, centre, radius, dwell).
+        /// A circle's `places:`: the place as the circle sees it (the attributes of every place).
         case circle
-        /// The publisher's `--places` file: also the profiles and the waypoint timestamp; the
-        /// places are waypoints of origin `file`.
+        /// The publisher's `--places` file: also the device-only attributes (profiles, the
+        /// waypoint timestamp); the places are waypoints of origin `file`.
         case device
 
-        /// The keys a place accepts here.
-        package var attributes: [Attribute] {
+        /// The attributes a place accepts here, in ``Place/attributes`` order.
+        package var attributes: [PlaceAttribute] {
             switch self {
-            case .circle: [.name, .lat, .lon, .radius, .dwell]
-            case .device: Attribute.allCases
+            case .circle: Place.attributes.filter { $0.scope == .everyPlace }
+            case .device: Place.attributes
             }
+        }
+
+        /// "name, lat, lon, radius; optional dwell, profile, profileOnLeave, tst": the keys a
+        /// place takes here, for help texts.
+        package var keySummary: String {
+            let required = attributes.filter(\.isRequired).map(\.key).joined(separator: ", ")
+            let optional = attributes.filter { !$0.isRequired }.map(\.key).joined(separator: ", ")
+            return optional.isEmpty ? required : "\(required); optional \(optional)"
         }
     }
 
@@ -42,7 +47,8 @@ package enum PlaceYAML {
     /// `owner` names what the list belongs to in the duplicate-name message (`circle `family``).
     package static func places(_ node: Node, key: String, use: Use, owner: String? = nil) throws(YAMLFileError) -> [Place] {
         guard case .sequence(let items) = node else {
-            throw YAMLFileError("`\(lastComponent(of: key))` must be a list of places (name, lat, lon, radius).", key: key, line: node.mark?.line)
+            let required = use.attributes.filter(\.isRequired).map(\.key).joined(separator: ", ")
+            throw YAMLFileError("`\(lastComponent(of: key))` must be a list of places (\(required)).", key: key, line: node.mark?.line)
         }
         var places: [Place] = []
         var seen: [String: Int] = [:]
@@ -62,36 +68,47 @@ package enum PlaceYAML {
     }
 
     private static func place(_ node: Node, key: String, use: Use) throws(YAMLFileError) -> Place {
-        let fields = try YAMLFields(node, key: key, allowed: use.attributes.map(\.rawValue))
-        let name = try fields.string("name")
-        guard name.count <= Place.maxNameLength, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw YAMLFileError(
-                "`name` must be 1 to \(Place.maxNameLength) characters without control characters.",
-                key: "\(key).name", line: fields.line("name"))
+        let attributes = use.attributes
+        let fields = try YAMLFields(node, key: key, allowed: attributes.map(\.key))
+        var place = Place(name: "", lat: 0, lon: 0, radius: 0)
+        if use == .device { place.waypoint = Place.Waypoint(tst: 0, rid: nil, origin: .file) }
+        for attribute in attributes {
+            try read(attribute, from: fields, into: &place)
         }
-        let tst = try fields.optionalNumber("tst", range: 0...99_999_999_999, unit: "epoch seconds")
-        if let tst, tst != tst.rounded() {
-            throw YAMLFileError("`tst` must be whole epoch seconds.", key: "\(key).tst", line: fields.line("tst"))
-        }
-        return Place(
-            name: name,
-            lat: try fields.number("lat", range: -90...90, unit: "degrees"),
-            lon: try fields.number("lon", range: -180...180, unit: "degrees"),
-            radius: try fields.number("radius", range: 1...Place.maxRadius, unit: "metres"),
-            dwell: try fields.optionalNumber("dwell", range: 0...Place.maxDwell, unit: "seconds"),
-            profile: try profile(fields, "profile"),
-            profileOnLeave: try profile(fields, "profileOnLeave"),
-            waypoint: use == .device ? Place.Waypoint(tst: tst.map { Int($0) } ?? 0, origin: .file) : nil)
+        place.deriveMissingRID()
+        return place
     }
 
-    private static func profile(_ fields: YAMLFields, _ name: String) throws(YAMLFileError) -> MonitoringMode? {
-        guard let word = try fields.optionalString(name) else { return nil }
-        switch word {
-        case "active": return .active
-        case "significant": return .significant
-        default:
-            throw YAMLFileError(
-                "`\(name)` is `\(word)`; it must be active or significant.", key: fields.path(name), line: fields.line(name))
+    /// Reads one attribute into `place`: required ones must be present, every value is checked.
+    private static func read(_ attribute: PlaceAttribute, from fields: YAMLFields, into place: inout Place) throws(YAMLFileError) {
+        let name = attribute.key
+        if attribute.isRequired, fields[name] == nil {
+            throw fields.missing(name)
+        }
+        switch attribute.value {
+        case .name(let maxLength, _, let set):
+            guard let text = try fields.optionalString(name) else { return }
+            guard PlaceAttribute.isValidName(text, maxLength: maxLength) else {
+                throw YAMLFileError(
+                    "`\(name)` must be 1 to \(maxLength) characters without control characters.", key: fields.path(name), line: fields.line(name))
+            }
+            set(&place, text)
+        case .number(let range, let unit, _, let set):
+            guard let value = try fields.optionalNumber(name, range: range, unit: unit) else { return }
+            set(&place, value)
+        case .wholeNumber(let range, let unit, _, let set):
+            guard let value = try fields.optionalNumber(name, range: range, unit: unit) else { return }
+            guard value == value.rounded() else {
+                throw YAMLFileError("`\(name)` must be whole \(unit).", key: fields.path(name), line: fields.line(name))
+            }
+            set(&place, Int(value))
+        case .profile(_, let set):
+            guard let word = try fields.optionalString(name) else { return }
+            guard let mode = MonitoringMode(name: word) else {
+                let names = MonitoringMode.allCases.map(\.name).joined(separator: " or ")
+                throw YAMLFileError("`\(name)` is `\(word)`; it must be \(names).", key: fields.path(name), line: fields.line(name))
+            }
+            set(&place, mode)
         }
     }
 

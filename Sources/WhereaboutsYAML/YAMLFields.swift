@@ -77,7 +77,8 @@ struct YAMLFields {
         return value
     }
 
-    private func missing(_ name: String) -> YAMLFileError {
+    /// The error for the required key `name` missing from this mapping.
+    func missing(_ name: String) -> YAMLFileError {
         YAMLFileError("The key `\(name)` is missing.", key: path(name), line: parent.mark?.line)
     }
 

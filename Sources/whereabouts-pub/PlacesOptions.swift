@@ -6,7 +6,7 @@ import WhereaboutsCore
 /// The device's places: `--places`, and the hysteresis and dwell of entering and leaving them.
 struct PlacesOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "A YAML file of places (name, lat, lon, radius; optional dwell, profile, profileOnLeave, tst), the shape of a circle's places: in the subscriber's circles file. Entering and leaving them publishes OwnTracks transition messages on <base>/event and may switch profile. setWaypoints commands add places too (see docs/publisher.md).",
+        "A YAML file of places (\(PlacesFile.keySummary)), the shape of a circle's places: in the subscriber's circles file. Entering and leaving them publishes OwnTracks transition messages on <base>/event and may switch profile. setWaypoints commands add places too (see docs/publisher.md).",
         valueName: "path"))
     var places: String?
 

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import WhereaboutsCore
 import WhereaboutsYAML
@@ -54,6 +55,43 @@ struct PlaceYAMLTests {
         #expect(throws: YAMLFileError.self) { try Self.read(yaml, use: .circle) }
         let device = try Self.read(yaml, use: .device)
         #expect(device.count == 1)
+    }
+
+    @Test("Every attribute of Place.attributes is read from the publisher's file, survives JSON, and the circle-only reader refuses the device-only ones")
+    func everyAttribute() throws {
+        // The largest value each attribute takes, so that a range check that is off shows too.
+        func entry(_ attribute: PlaceAttribute) -> String {
+            switch attribute.value {
+            case .name(let maxLength, _, _): "\(attribute.key): \(String(repeating: "h", count: maxLength))"
+            case .number(let range, _, _, _): "\(attribute.key): \(range.upperBound)"
+            case .wholeNumber(let range, _, _, _): "\(attribute.key): \(Int(range.upperBound))"
+            case .profile: "\(attribute.key): significant"
+            }
+        }
+        func isSet(_ attribute: PlaceAttribute, in place: Place) -> Bool {
+            switch attribute.value {
+            case .name(_, let get, _): !get(place).isEmpty
+            case .number(_, _, let get, _): get(place) != nil
+            case .wholeNumber(_, _, let get, _): get(place) != nil
+            case .profile(let get, _): get(place) != nil
+            }
+        }
+        let all = "- {\(Place.attributes.map(entry).joined(separator: ", "))}\n"
+        let place = try #require(try Self.read(all, use: .device).first)
+        for attribute in Place.attributes {
+            #expect(isSet(attribute, in: place), "\(attribute.key) was not read")
+        }
+        let json = try JSONEncoder().encode(place)
+        #expect(try JSONDecoder().decode(Place.self, from: json) == place)
+        let keys = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any]).keys
+        #expect(Set(Place.attributes.map(\.key)).isSubset(of: keys))
+
+        for attribute in Place.attributes where attribute.scope == .devicePlace {
+            let yaml = "- {name: Home, lat: 1, lon: 1, radius: 10, \(entry(attribute))}\n"
+            #expect(throws: YAMLFileError.self, "\(attribute.key) in a circle's place") { try Self.read(yaml, use: .circle) }
+        }
+        #expect(PlaceYAML.Use.device.keySummary == "name, lat, lon, radius; optional dwell, profile, profileOnLeave, tst")
+        #expect(PlaceYAML.Use.circle.keySummary == "name, lat, lon, radius; optional dwell")
     }
 
     @Test("The duplicate-name message names the owner when given")

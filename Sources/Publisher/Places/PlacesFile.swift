@@ -21,6 +21,10 @@ import Yams
 ///
 /// A bare list of places (without the `places:` key) is accepted too.
 package enum PlacesFile {
+    /// The keys a place takes in this file, for `--help`: "name, lat, lon, radius; optional dwell,
+    /// ..." (from ``Place/attributes``).
+    package static var keySummary: String { PlaceYAML.Use.device.keySummary }
+
     /// The places in the file at `path`.
     package static func load(path: String) throws(PlacesFileError) -> [Place] {
         let text: String

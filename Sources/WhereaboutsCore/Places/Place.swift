@@ -4,8 +4,9 @@ import Foundation
 /// `--places` file and the OwnTracks waypoints set by `setWaypoints`) and the subscriber (a
 /// circle's `places:` in the circles file) alike. ``PlaceTracker`` decides when a device is inside.
 ///
-/// Every attribute a place has is declared here, and read from YAML by one validator
-/// (`WhereaboutsYAML`'s `PlaceYAML`) for both files.
+/// Every attribute a place has is declared here, once: a stored property and its entry in
+/// ``attributes`` (key, values, which places may have it), from which one validator
+/// (`WhereaboutsYAML`'s `PlaceYAML`) reads both YAML files and the JSON below is written and read.
 public struct Place: Sendable, Hashable {
     /// The name shown, and sent as OwnTracks `desc`: unique among its list (a circle's places,
     /// the device's places), ignoring case. A device's own OwnTracks region whose `desc` equals it
@@ -66,10 +67,32 @@ public struct Place: Sendable, Hashable {
         self.dwell = dwell
         self.profile = profile
         self.profileOnLeave = profileOnLeave
-        self.waypoint = waypoint.map { identity in
-            var identity = identity
-            if identity.rid == nil { identity.rid = Self.derivedRID(name: name, tst: identity.tst) }
-            return identity
+        self.waypoint = waypoint
+        deriveMissingRID()
+    }
+
+    /// Every attribute of a place, in the order the files list them: what the YAML files accept
+    /// (a circle's places the ``PlaceAttribute/Scope/everyPlace`` ones, the publisher's all) and
+    /// what the JSON holds. A new attribute is a stored property above and one entry here.
+    package static let attributes: [PlaceAttribute] = [
+        PlaceAttribute("name", required: true, .name(maxLength: maxNameLength, get: { $0.name }, set: { $0.name = $1 })),
+        PlaceAttribute("lat", required: true, .number(range: -90...90, unit: "degrees", get: { $0.lat }, set: { $0.lat = $1 })),
+        PlaceAttribute("lon", required: true, .number(range: -180...180, unit: "degrees", get: { $0.lon }, set: { $0.lon = $1 })),
+        PlaceAttribute("radius", required: true, .number(range: 1...maxRadius, unit: "metres", get: { $0.radius }, set: { $0.radius = $1 })),
+        PlaceAttribute("dwell", .number(range: 0...maxDwell, unit: "seconds", get: { $0.dwell }, set: { $0.dwell = $1 })),
+        PlaceAttribute("profile", scope: .devicePlace, .profile(get: { $0.profile }, set: { $0.profile = $1 })),
+        PlaceAttribute("profileOnLeave", scope: .devicePlace, .profile(get: { $0.profileOnLeave }, set: { $0.profileOnLeave = $1 })),
+        PlaceAttribute(
+            "tst", scope: .devicePlace,
+            .wholeNumber(range: 0...99_999_999_999, unit: "epoch seconds", get: { $0.waypoint?.tst }, set: { $0.waypoint?.tst = $1 })),
+    ]
+
+    /// Gives a waypoint without a region id the ``derivedRID(name:tst:)`` of its name and `tst`
+    /// (after its attributes are set, as a file reader sets them one by one).
+    package mutating func deriveMissingRID() {
+        if var identity = waypoint, identity.rid == nil {
+            identity.rid = Self.derivedRID(name: name, tst: identity.tst)
+            waypoint = identity
         }
     }
 
@@ -113,49 +136,54 @@ public struct Place: Sendable, Hashable {
     package static let maxNameLength = 64
 }
 
-/// JSON: `name`, `lat`, `lon`, `radius` and, when set, `dwell`, `profile` and `profileOnLeave`; a
-/// waypoint adds `tst`, `rid` and `origin`. A circle's place is thus the five keys of the circle
-/// view's `places` (README, "Circle views"); a device's place is the publisher's stored waypoint
-/// (`places-<user>-<device>.json`).
+/// JSON: the keys of ``Place/attributes`` that are set (`name`, `lat`, `lon`, `radius` and, when
+/// set, `dwell`, `profile`, `profileOnLeave`); a waypoint adds `tst`, `rid` and `origin`. A
+/// circle's place is thus the five keys of the circle view's `places` (README, "Circle views"); a
+/// device's place is the publisher's stored waypoint (`places-<user>-<device>.json`).
 extension Place: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case name, lat, lon, radius, dwell, profile, profileOnLeave, tst, rid, origin
+    private struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
     }
 
     /// Decodes a place; it is a waypoint when `origin` is present.
     public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        var waypoint: Waypoint?
-        if let origin = try container.decodeIfPresent(Origin.self, forKey: .origin) {
-            waypoint = Waypoint(
-                tst: try container.decode(Int.self, forKey: .tst), rid: try container.decodeIfPresent(String.self, forKey: .rid),
-                origin: origin)
+        let container = try decoder.container(keyedBy: Key.self)
+        self.init(name: "", lat: 0, lon: 0, radius: 0)
+        if let origin = try container.decodeIfPresent(Origin.self, forKey: Key("origin")) {
+            waypoint = Waypoint(tst: 0, rid: try container.decodeIfPresent(String.self, forKey: Key("rid")), origin: origin)
         }
-        self.init(
-            name: try container.decode(String.self, forKey: .name),
-            lat: try container.decode(Double.self, forKey: .lat),
-            lon: try container.decode(Double.self, forKey: .lon),
-            radius: try container.decode(Double.self, forKey: .radius),
-            dwell: try container.decodeIfPresent(Double.self, forKey: .dwell),
-            profile: try container.decodeIfPresent(MonitoringMode.self, forKey: .profile),
-            profileOnLeave: try container.decodeIfPresent(MonitoringMode.self, forKey: .profileOnLeave),
-            waypoint: waypoint)
+        for attribute in Self.attributes {
+            let key = Key(attribute.key)
+            guard attribute.isRequired || container.contains(key) else { continue }
+            switch attribute.value {
+            case .name(_, _, let set): set(&self, try container.decode(String.self, forKey: key))
+            case .number(_, _, _, let set): set(&self, try container.decode(Double.self, forKey: key))
+            case .wholeNumber(_, _, _, let set): set(&self, try container.decode(Int.self, forKey: key))
+            case .profile(_, let set): set(&self, try container.decode(MonitoringMode.self, forKey: key))
+            }
+        }
+        deriveMissingRID()
     }
 
     /// Encodes the keys the type's summary lists.
     public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(name, forKey: .name)
-        try container.encode(lat, forKey: .lat)
-        try container.encode(lon, forKey: .lon)
-        try container.encode(radius, forKey: .radius)
-        try container.encodeIfPresent(dwell, forKey: .dwell)
-        try container.encodeIfPresent(profile, forKey: .profile)
-        try container.encodeIfPresent(profileOnLeave, forKey: .profileOnLeave)
+        var container = encoder.container(keyedBy: Key.self)
+        for attribute in Self.attributes {
+            let key = Key(attribute.key)
+            switch attribute.value {
+            case .name(_, let get, _): try container.encode(get(self), forKey: key)
+            case .number(_, _, let get, _): try container.encodeIfPresent(get(self), forKey: key)
+            case .wholeNumber(_, _, let get, _): try container.encodeIfPresent(get(self), forKey: key)
+            case .profile(let get, _): try container.encodeIfPresent(get(self), forKey: key)
+            }
+        }
         if let waypoint {
-            try container.encode(waypoint.tst, forKey: .tst)
-            try container.encode(rid, forKey: .rid)
-            try container.encode(waypoint.origin, forKey: .origin)
+            try container.encode(rid, forKey: Key("rid"))
+            try container.encode(waypoint.origin, forKey: Key("origin"))
         }
     }
 }

@@ -171,9 +171,7 @@ extension WaypointBatch {
             if let type, type != "waypoint" { return .failure(Problem(reason: "_type is \"\(type)\", not \"waypoint\"")) }
             guard let desc else { return .failure(Problem(reason: "no string desc (the name)")) }
             let name = desc.trimmingCharacters(in: .whitespaces)
-            guard !name.isEmpty, name.count <= Place.maxNameLength,
-                  !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-            else {
+            guard PlaceAttribute.isValidName(name, maxLength: Place.maxNameLength) else {
                 return .failure(Problem(reason: "desc must be 1 to \(Place.maxNameLength) characters without control characters"))
             }
             guard let lat, lat.isFinite, (-90...90).contains(lat) else {
