@@ -10,35 +10,18 @@ struct PlacesOptions: ParsableArguments {
         valueName: "path"))
     var places: String?
 
-    @Option(help: ArgumentHelp(
-        "Metres beyond a place's radius a fix must be, at least, to count as having left it: the leave boundary is radius + max(fix accuracy, this margin).",
-        valueName: "metres"))
-    var placeMargin: Double = PlaceRules.defaultMargin
-
-    @Option(help: ArgumentHelp(
-        "Seconds the device must stay inside a place before it counts as entered, for places without their own dwell.",
-        valueName: "seconds"))
-    var placeDwell: Double = PlaceRules.defaultDwell
+    /// `--place-margin` and `--place-dwell`, the same flags as the subscriber's.
+    @OptionGroup var rules: PlaceRuleOptions
 
     /// The keys a config file accepts for these options.
-    static let configKeys: [ConfigKey] = [
-        ConfigKey("places", .string),
-        ConfigKey("place-margin", .number),
-        ConfigKey("place-dwell", .number),
-    ]
+    static let configKeys: [ConfigKey] = [ConfigKey("places", .string)] + PlaceRuleOptions.configKeys
 
     /// The places of the file (none without `--places`) and the rules, checked.
     func resolve() throws -> (places: [Place], rules: PlaceRules) {
-        guard placeMargin.isFinite, (0...10_000).contains(placeMargin) else {
-            throw ValidationError("--place-margin must be between 0 and 10000 metres, not \(placeMargin).")
-        }
-        guard placeDwell.isFinite, (0...Place.maxDwell).contains(placeDwell) else {
-            throw ValidationError("--place-dwell must be between 0 and 86400 seconds, not \(placeDwell).")
-        }
-        let rules = PlaceRules.device(margin: placeMargin, defaultDwell: placeDwell)
-        guard let path = places else { return ([], rules) }
+        try rules.validate()
+        guard let path = places else { return ([], rules.device) }
         do {
-            return (try PlacesFile.load(path: path), rules)
+            return (try PlacesFile.load(path: path), rules.device)
         } catch {
             throw ValidationError("--places \(path): \(error.description)")
         }

@@ -41,8 +41,6 @@ extension RunCommand {
         guard liveWindow >= 0, liveWindow.isFinite else { throw ValidationError("--live-window must not be negative.") }
         guard overdueGrace >= 0, overdueGrace <= 86_400 else { throw ValidationError("--overdue-grace must be 0 to 86400 seconds.") }
         guard goneAfterDays > 0, goneAfterDays <= 3_650 else { throw ValidationError("--gone-after-days must be above 0 and at most 3650.") }
-        guard placeMargin >= 0, placeMargin <= 10_000 else { throw ValidationError("--place-margin must be 0 to 10000 metres.") }
-        guard placeDwell >= 0, placeDwell <= 86_400 else { throw ValidationError("--place-dwell must be 0 to 86400 seconds.") }
         if let stateFile, stateFile.isEmpty { throw ValidationError("--state-file must name a file, or be `none`.") }
         let shard: Shard
         do { shard = try Shard(parsing: self.shard) } catch { throw ValidationError(error.description) }
@@ -64,7 +62,7 @@ extension RunCommand {
         let settings = ViewSettings(
             staleTimeout: staleTimeout, trailLength: trailLength, trailDuration: trailMinutes * 60,
             futureTolerance: futureTolerance, maxPayloadBytes: maxPayload, liveWindow: liveWindow,
-            placeRules: .subscriber(margin: placeMargin, defaultDwell: placeDwell),
+            placeRules: placeRules.subscriber,
             overdueGrace: overdueGrace, goneAfter: goneAfterDays * 86_400,
             maxAccuracy: maxAccuracy > 0 ? maxAccuracy : nil, maxImpliedSpeed: maxSpeed > 0 ? maxSpeed : nil)
         let defaultClientID = shard.count == 1 ? "whereabouts-sub" : "whereabouts-sub-\(shard.index)-of-\(shard.count)"

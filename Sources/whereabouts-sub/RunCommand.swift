@@ -88,14 +88,7 @@ struct RunCommand: AsyncParsableCommand {
         """)
     var liveWindow: Double = 60
 
-    @Option(help: """
-        A member leaves a place only with a fix farther than the place's radius plus the larger of \
-        this many metres and the fix's accuracy, so GPS jitter at the edge never flaps.
-        """)
-    var placeMargin: Double = 25
-
-    @Option(help: "A member arrives at a place after this many seconds inside it, for places that set no dwell.")
-    var placeDwell: Double = 60
+    @OptionGroup var placeRules: PlaceRuleOptions
 
     @Option(help: ArgumentHelp("""
         Keep member statuses (online, offline) in this file so that a restart restores them \
@@ -161,8 +154,6 @@ struct RunCommand: AsyncParsableCommand {
         ConfigKey("max-accuracy", .integer),
         ConfigKey("max-speed", .number),
         ConfigKey("live-window", .number),
-        ConfigKey("place-margin", .number),
-        ConfigKey("place-dwell", .number),
         ConfigKey("state-file", .string),
         ConfigKey("history", .string),
         ConfigKey("history-days", .integer),
@@ -171,7 +162,7 @@ struct RunCommand: AsyncParsableCommand {
         ConfigKey("shard", .string),
         ConfigKey("receipts", .boolean),
     ] + BrokerOptions.configKeys + DashboardOptions.configKeys + TopicPrefixOptions.configKeys + LoggingOptions.configKeys
-        + DashboardInviteOptions.configKeys
+        + DashboardInviteOptions.configKeys + PlaceRuleOptions.configKeys
 
     func validate() throws {
         if inviteOptions.inviteAccounts != nil, httpPort == nil || dashboardOptions.usersFile == nil {
