@@ -1,4 +1,5 @@
 import Foundation
+import CommandLineSupport
 import Testing
 import WhereaboutsTestSupport
 
@@ -111,11 +112,9 @@ struct CommandLineTests {
         #expect(result.output.contains("The value '9' is invalid for '--qos"), "\(result.output)")
     }
 
-    /// The broker flags of both programs (`BrokerOptions` in CommandLineSupport).
-    static let brokerFlags: Set = [
-        "broker", "client-id", "username", "password-file", "keep-alive", "tls-ca-file", "tls-cert-file", "tls-key-file",
-        "tls-insecure",
-    ]
+    /// The broker flags of both programs: those `BrokerOptions` (CommandLineSupport) declares config
+    /// keys for, so that a new broker option needs no edit here.
+    static let brokerFlags = Set(BrokerOptions.configKeys.map(\.name))
     /// The subscriber's old spellings, kept as aliases (not config keys).
     static let brokerFlagAliases: Set = ["ca-file", "cert-file", "key-file"]
 
