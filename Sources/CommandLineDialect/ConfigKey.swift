@@ -5,14 +5,14 @@ import ArgumentParser
 /// Each option group declares the keys of its own flags (`BrokerOptions.configKeys`,
 /// `LoggingOptions.configKeys` ...), and a program's config file accepts the keys of the groups it
 /// pulls in, so that a flag and its key are written down once, side by side.
-public struct ConfigKey: Sendable, Hashable {
+package struct ConfigKey: Sendable, Hashable {
     /// The key, spelled like the long flag (`outbox-max`).
-    public var name: String
+    package var name: String
     /// What values it takes.
-    public var kind: ConfigValueKind
+    package var kind: ConfigValueKind
 
     /// Creates a key.
-    public init(_ name: String, _ kind: ConfigValueKind) {
+    package init(_ name: String, _ kind: ConfigValueKind) {
         self.name = name
         self.kind = kind
     }
@@ -26,7 +26,7 @@ public struct ConfigKey: Sendable, Hashable {
 
 /// The kind of value a config file key takes; the loader checks it and names the key and line
 /// when a value does not fit.
-public enum ConfigValueKind: Sendable, Hashable {
+package enum ConfigValueKind: Sendable, Hashable {
     /// Any string (a path, a URL, a name).
     case string
     /// A whole number.

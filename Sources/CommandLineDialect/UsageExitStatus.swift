@@ -7,13 +7,13 @@ import Foundation
 /// Whereabouts follows the common Unix convention (`grep`, `curl`, `mosquitto_sub`) of exit status
 /// 2 for usage errors, so that scripts and systemd can tell "fix the configuration" from a runtime
 /// failure (status 1). ArgumentParser would otherwise use `EX_USAGE` (64).
-public let usageErrorExitStatus: Int32 = 2
+package let usageErrorExitStatus: Int32 = 2
 
 extension ParsableCommand {
     /// Parses the process's arguments and runs the chosen command, like ArgumentParser's `main()`,
     /// except that an invalid command line exits with ``usageErrorExitStatus`` after printing the
     /// error and the usage.
-    public static func mainWithUsageExitStatus() {
+    package static func mainWithUsageExitStatus() {
         do {
             var command = try parseAsRoot()
             try command.run()
@@ -40,7 +40,7 @@ extension AsyncParsableCommand {
     ///
     /// - Parameter prepare: Rewrites the arguments before parsing (for example, expands a config
     ///   file into arguments); a `ValidationError` it throws is a usage error too.
-    public static func mainWithUsageExitStatus(
+    package static func mainWithUsageExitStatus(
         preparingArguments prepare: @Sendable ([String]) throws -> [String] = { $0 }
     ) async {
         do {

@@ -8,16 +8,16 @@ import WhereaboutsCore
 /// scenario) ended. The evening drive is the morning one backwards (times re-based, courses
 /// turned round), so both commutes cover the same road. Standing uses the `still` scenario
 /// (position noise wandering a few metres, and its rare multipath outliers).
-public struct SimulatedDay: Sendable {
+package struct SimulatedDay: Sendable {
     /// Every fix of the day, in time order.
-    public let fixes: [Fix]
+    package let fixes: [Fix]
     /// Where home is.
-    public let home: Coordinate
+    package let home: Coordinate
     /// Where work is (the end of the morning drive).
-    public let work: Coordinate
+    package let work: Coordinate
 
     /// Simulates the day `options` describe; the same options give the same day.
-    public init(options: SimulatedDayOptions = SimulatedDayOptions()) {
+    package init(options: SimulatedDayOptions = SimulatedDayOptions()) {
         let dt = options.interval
         func count(_ seconds: Double) -> Int { max(1, Int((seconds / dt).rounded())) }
         func still(at point: Coordinate, from start: Date, seconds: Double, seed: UInt64) -> [Fix] {
@@ -52,15 +52,15 @@ public struct SimulatedDay: Sendable {
 }
 
 /// What ``SimulatedDay`` simulates.
-public struct SimulatedDayOptions: Sendable, Hashable {
+package struct SimulatedDayOptions: Sendable, Hashable {
     /// The random seed. Default 1.
-    public var seed: UInt64
+    package var seed: UInt64
     /// Where home is. Default Limerick (52.6638 N, 8.6267 W).
-    public var home: Coordinate
+    package var home: Coordinate
     /// Midnight at the start of the day. Default 2024-01-01T00:00:00Z.
     package var startTime: Date
     /// Seconds between fixes. Default 1 s, as the publisher's `sim:` source.
-    public var interval: Double
+    package var interval: Double
     /// Seconds after midnight the morning drive starts. Default 8 h.
     package var leaveHome: Double
     /// Seconds the morning drive takes. Default 25 min.
@@ -69,7 +69,7 @@ public struct SimulatedDayOptions: Sendable, Hashable {
     package var leaveWork: Double
 
     /// Creates options; every argument has a default.
-    public init(
+    package init(
         seed: UInt64 = 1, home: Coordinate = Coordinate(latitude: 52.6638, longitude: -8.6267),
         startTime: Date = Date(timeIntervalSince1970: 1_704_067_200), interval: Double = 1,
         leaveHome: Double = 8 * 3600, commute: Double = 25 * 60, leaveWork: Double = 17 * 3600

@@ -106,11 +106,11 @@ public struct Place: Sendable, Hashable {
     }
 
     /// The largest radius accepted, metres.
-    public static let maxRadius = 50_000.0
+    package static let maxRadius = 50_000.0
     /// The longest dwell accepted, seconds (one day).
-    public static let maxDwell = 86_400.0
+    package static let maxDwell = 86_400.0
     /// The longest name accepted, characters.
-    public static let maxNameLength = 64
+    package static let maxNameLength = 64
 }
 
 /// JSON: `name`, `lat`, `lon`, `radius` and, when set, `dwell`, `profile` and `profileOnLeave`; a

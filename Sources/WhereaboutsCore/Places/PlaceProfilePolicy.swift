@@ -10,18 +10,18 @@
 ///
 /// The `transition` messages themselves are counted in ``transitions``; they go out in the same
 /// second as their `c` location, so they add bytes but no radio wake-up.
-public struct PlaceProfilePolicy: ReportingPolicy {
+package struct PlaceProfilePolicy: ReportingPolicy {
     private var tracker: PlaceTracker
     private let makeActive: @Sendable () -> any ReportingPolicy
     private let makeSignificant: @Sendable () -> any ReportingPolicy
     private var policy: any ReportingPolicy
     /// The profile in force.
-    public private(set) var mode: MonitoringMode
+    package private(set) var mode: MonitoringMode
     /// The transitions so far, in order.
-    public private(set) var transitions: [PlaceTransition] = []
+    package private(set) var transitions: [PlaceTransition] = []
 
     /// Starts in `initial` with fresh policies from the factories.
-    public init(
+    package init(
         places: [Place], rules: PlaceRules = .device(), initial: MonitoringMode = .active,
         active: @escaping @Sendable () -> any ReportingPolicy, significant: @escaping @Sendable () -> any ReportingPolicy
     ) {
@@ -33,10 +33,10 @@ public struct PlaceProfilePolicy: ReportingPolicy {
     }
 
     /// `<active policy>+places`.
-    public var name: String { "\(makeActive().name)+places" }
+    package var name: String { "\(makeActive().name)+places" }
 
     /// See the type's summary.
-    public mutating func consider(_ fix: Fix) -> Report? {
+    package mutating func consider(_ fix: Fix) -> Report? {
         let completed = tracker.observe(fix)
         guard !completed.isEmpty else { return policy.consider(fix) }
         transitions += completed
@@ -48,7 +48,7 @@ public struct PlaceProfilePolicy: ReportingPolicy {
     }
 
     /// Forces a report from the policy in force.
-    public mutating func forceReport(_ fix: Fix, trigger: Trigger) -> Report {
+    package mutating func forceReport(_ fix: Fix, trigger: Trigger) -> Report {
         policy.forceReport(fix, trigger: trigger)
     }
 }
