@@ -29,8 +29,6 @@ extension BoundedPolicy {
         case turnLead = "turn-lead"
         /// The receiver's estimate holds below `parkedSpeed` (0.5 m/s).
         case parked
-        /// No velocity below `stationarySpeed`.
-        case stationary
 
         public static func < (lhs: Rule, rhs: Rule) -> Bool {
             allCases.firstIndex(of: lhs) ?? 0 < allCases.firstIndex(of: rhs) ?? 0
