@@ -30,8 +30,8 @@ extension BoundedPolicy {
         /// The receiver's estimate holds below `parkedSpeed` (0.5 m/s).
         case parked
 
-        /// Rules sort in the order they are declared (the order `--without` lists and
-        /// `--ablate` tries them).
+        /// Rules sort in the order they are declared here (so a policy's name lists the rules
+        /// it goes without in one order, whatever order they were given in).
         public static func < (lhs: Rule, rhs: Rule) -> Bool {
             allCases.firstIndex(of: lhs) ?? 0 < allCases.firstIndex(of: rhs) ?? 0
         }
