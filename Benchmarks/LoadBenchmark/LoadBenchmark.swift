@@ -18,7 +18,9 @@ import Glibc
 /// acknowledged but missing from both subscribers' `--history` files, or never covered by a
 /// subscriber's receipt: the devices speak receipts like `whereabouts-pub`), subscriber CPU
 /// per message and resident memory (both instances), broker CPU (all nodes) in % of one core.
-/// `--kill-node` adds a NATS run at the largest size with node 1 killed (SIGKILL) half-way.
+/// `--kill-node` adds a NATS run at the largest size with node 1 killed (SIGKILL) half-way
+/// (`--kill-node-runs N`: N such runs in a row), and reports how long the node took to be current
+/// again. Each row ends with the machine's load average when publishing started and at the end.
 @main
 struct LoadBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -51,9 +53,13 @@ struct LoadBenchmark: AsyncParsableCommand {
     @Flag(help: "Also run NATS at the largest number of devices with node 1 killed (SIGKILL) half-way.")
     var killNode = false
 
+    @Option(help: "With --kill-node: how many node-killed runs to make, one after another (each with a fresh cluster).")
+    var killNodeRuns = 1
+
     func validate() throws {
         guard devices.values.allSatisfy({ $0 >= 1 }) else { throw ValidationError("--devices must each be at least 1.") }
         guard seconds > 0, seconds.isFinite else { throw ValidationError("--seconds must be a positive number of seconds.") }
+        guard killNodeRuns >= 1 else { throw ValidationError("--kill-node-runs must be at least 1.") }
     }
 
     @MainActor
@@ -74,18 +80,22 @@ struct LoadBenchmark: AsyncParsableCommand {
             for broker in brokers { runs.append(LoadRun(broker: broker, devices: size, seconds: seconds, killNode: false, subscriberBinary: binary)) }
         }
         if killNode, let largest = sizes.max(), brokers.contains(.nats) {
-            runs.append(LoadRun(broker: .nats, devices: largest, seconds: seconds, killNode: true, subscriberBinary: binary))
+            for _ in 0..<killNodeRuns {
+                runs.append(LoadRun(broker: .nats, devices: largest, seconds: seconds, killNode: true, subscriberBinary: binary))
+            }
         }
-        Self.say("| run | reports | acknowledged | timed | lost (views) | lost (history) | unconfirmed by receipts (resent) | latency p50 / p99 ms | subscriber µs CPU / message | subscribers' RSS MB | broker CPU % of a core | connect s |")
-        Self.say("|---|---|---|---|---|---|---|---|---|---|---|---|")
+        Self.say("| run | reports | acknowledged | timed | lost (views) | lost (history) | unconfirmed by receipts (resent) | latency p50 / p99 ms | subscriber µs CPU / message | subscribers' RSS MB | broker CPU % of a core | connect s | killed node current s | load average start / end |")
+        Self.say("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for run in runs {
             do {
                 let r = try await run.run()
                 let historyLost = r.lostFromHistory == 0 ? "0" : "\(r.lostFromHistory) (\(r.lostExamples.joined(separator: ", ")))"
                 let unconfirmed = (r.unconfirmed == 0 ? "0" : "\(r.unconfirmed) (\(r.unconfirmedExamples.joined(separator: ", ")))") + " (\(r.resent))"
-                Self.say(String(format: "| %@ | %d | %d | %d | %d | %@ | %@ | %.0f / %.0f | %.0f | %.1f | %.0f | %.0f |",
+                let nodeCurrent = r.nodeCurrentSeconds.map { String(format: "%.1f", $0) } ?? ""
+                Self.say(String(format: "| %@ | %d | %d | %d | %d | %@ | %@ | %.0f / %.0f | %.0f | %.1f | %.0f | %.0f | %@ | %.1f / %.1f |",
                              r.label, r.reports, r.acknowledged, r.shown, r.lost, historyLost, unconfirmed, r.p50, r.p99,
-                             r.subscriberCPUMicrosPerMessage, r.subscriberRSSMB, r.brokerCPUPercent, r.connectSeconds))
+                             r.subscriberCPUMicrosPerMessage, r.subscriberRSSMB, r.brokerCPUPercent, r.connectSeconds,
+                             nodeCurrent, r.loadAverages.start, r.loadAverages.end))
             } catch {
                 Self.say("| \(run.broker.rawValue) \(run.devices) | failed: \(error) |")
             }

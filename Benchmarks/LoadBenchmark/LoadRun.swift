@@ -43,6 +43,11 @@ struct LoadRun {
         var subscriberRSSMB: Double
         var brokerCPUPercent: Double
         var connectSeconds: Double
+        /// With a node killed: seconds from its SIGKILL until it was running again and current
+        /// (`/healthz` ok; the script's 2 s restart delay included).
+        var nodeCurrentSeconds: Double?
+        /// The machine's 1-minute load average when publishing started and when the run ended.
+        var loadAverages: (start: Double, end: Double)
     }
 
     func run() async throws -> Result {
@@ -130,6 +135,7 @@ struct LoadRun {
         let connectSeconds = Double((ContinuousClock.now - connectStart).components.seconds)
 
         // Publishing: each device on its own schedule for `seconds`.
+        let loadAtStart = Self.loadAverage()
         let cpuBefore = subscribers.map { Self.cpuTicks($0.pid) }
         let brokerBefore = brokerPIDs().map(Self.cpuTicks).reduce(0, +)
         let fleetState = LockedState(fleet)
@@ -149,9 +155,10 @@ struct LoadRun {
             }
             schedules.append(task)
         }
+        var nodeCurrent: Duration?
         if killNode, let cluster {
             try await Task.sleep(for: .seconds(seconds / 2))
-            try await cluster.killAndAwaitRestart(node: 0)
+            nodeCurrent = try await cluster.killAndAwaitRestart(node: 0, timeout: .seconds(300))
         }
         try await Task.sleep(until: end, clock: .continuous)
         for task in schedules { task.cancel() }
@@ -166,6 +173,7 @@ struct LoadRun {
         let brokerAfter = brokerPIDs().map(Self.cpuTicks).reduce(0, +)
         let rss = subscribers.map { Self.rssMB($0.pid) }.reduce(0, +)
         let summary = ledger.summary()
+        let loadAtEnd = Self.loadAverage()
         // The loss figures count on the watcher having seen every view: its subscription must be
         // in force at the end (after a node kill it was restored, and refusals retried).
         let watcherRefusals = watcher.subscriptionFailures.values.reduce(0, +)
@@ -202,7 +210,14 @@ struct LoadRun {
             subscriberCPUMicrosPerMessage: summary.acknowledged == 0 ? 0 : subscriberSeconds * 1e6 / Double(summary.acknowledged),
             subscriberRSSMB: rss,
             brokerCPUPercent: Double(brokerAfter - brokerBefore) / ticks / runSeconds * 100,
-            connectSeconds: connectSeconds)
+            connectSeconds: connectSeconds, nodeCurrentSeconds: nodeCurrent?.seconds,
+            loadAverages: (loadAtStart, loadAtEnd))
+    }
+
+    /// The 1-minute load average (`/proc/loadavg`), 0 when unreadable.
+    static func loadAverage() -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return 0 }
+        return Double(text.split(separator: " ").first ?? "") ?? 0
     }
 
     /// The filter of the circle views the watcher times.

@@ -36,30 +36,56 @@ struct MQTTPublishBenchmark: AsyncParsableCommand {
     @Option(help: "How many runs of each client; the median is reported.")
     var repetitions = 5
 
+    @Option(help: "Which clients to run: both (the ratio), c or swift (alone, for a profiler such as callgrind).")
+    var clients = "both"
+
     func validate() throws {
         guard count > 0 else { throw ValidationError("--count must be positive.") }
         guard (0...2).contains(qos) else { throw ValidationError("--qos must be 0, 1 or 2.") }
         guard window > 0, maxInflight > 0 else { throw ValidationError("--window and --max-inflight must be positive.") }
         guard payloadSize >= 0, repetitions > 0 else { throw ValidationError("--payload-size must be >= 0 and --repetitions > 0.") }
+        guard ["both", "c", "swift"].contains(clients) else { throw ValidationError("--clients must be both, c or swift.") }
     }
 
     func run() async throws {
         let broker = try await Broker.start()
         print("broker: mosquitto on 127.0.0.1:\(broker.port); \(count) messages, QoS \(qos), window \(window), max inflight \(maxInflight), \(payloadSize) B payload, \(repetitions) repetitions")
-        var cRates: [Double] = [], swiftRates: [Double] = [], ratios: [Double] = []
+        var cRates: [Double] = [], swiftRates: [Double] = [], ratios: [Double] = [], cpuRatios: [Double] = []
+        if clients != "both" {
+            // One client alone, for a profiler: its rate only, no ratio.
+            for round in 1...repetitions {
+                let cpuBefore = Self.processCPUSeconds()
+                let rate = clients == "c" ? try runC(broker: broker, round: round) : try await runSwift(broker: broker, round: round)
+                let cpu = (Self.processCPUSeconds() - cpuBefore) / Double(count) * 1e6
+                print(String(format: "round %d: %@ %.0f msg/s, %.2f us CPU/msg", round, clients, rate, cpu))
+            }
+            await broker.stop()
+            return
+        }
         for round in 1...repetitions {
-            let c = try runC(broker: broker, round: round)
-            let swift = try await runSwift(broker: broker, round: round)
+            // CPU time of this process (every thread; the broker is another process) per message,
+            // connecting and disconnecting included: less sensitive to a loaded machine than rates.
+            // The order alternates, so that neither client always runs after the other.
+            var c = 0.0, swift = 0.0, cCPU = 0.0, swiftCPU = 0.0
+            for client in round % 2 == 1 ? ["c", "swift"] : ["swift", "c"] {
+                let cpuBefore = Self.processCPUSeconds()
+                if client == "c" { c = try runC(broker: broker, round: round) } else { swift = try await runSwift(broker: broker, round: round) }
+                let cpu = (Self.processCPUSeconds() - cpuBefore) / Double(count) * 1e6
+                if client == "c" { cCPU = cpu } else { swiftCPU = cpu }
+            }
             cRates.append(c)
             swiftRates.append(swift)
             ratios.append(swift / c)
-            print(String(format: "round %d: C %.0f msg/s, Swift %.0f msg/s, ratio %.2f", round, c, swift, swift / c))
+            cpuRatios.append(swiftCPU / cCPU)
+            print(String(format: "round %d: C %.0f msg/s, Swift %.0f msg/s, ratio %.2f; CPU/msg C %.2f us, Swift %.2f us, Swift/C %.2f",
+                         round, c, swift, swift / c, cCPU, swiftCPU, swiftCPU / cCPU))
         }
         let cMedian = median(cRates), swiftMedian = median(swiftRates)
         print(String(format: "median: C %.0f msg/s, Swift %.0f msg/s, ratio of medians %.2f", cMedian, swiftMedian, swiftMedian / cMedian))
         // Each round runs C and Swift back to back, so its ratio shares the machine's load of
         // the moment: the median per-round ratio is the figure to quote.
         print(String(format: "Swift/C ratio (median of rounds): %.2f", median(ratios)))
+        print(String(format: "Swift/C CPU per message (median of rounds): %.2f", median(cpuRatios)))
         await broker.stop()
     }
 
@@ -101,6 +127,13 @@ struct MQTTPublishBenchmark: AsyncParsableCommand {
         let elapsed = ContinuousClock.now - start
         await client.disconnect()
         return Double(count) / elapsed.seconds
+    }
+
+    /// User + system CPU time of this process so far, in seconds.
+    private static func processCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6
     }
 
     private func median(_ values: [Double]) -> Double {

@@ -22,7 +22,7 @@ package struct BrokerOptions: ParsableArguments {
 
     /// The broker software, for its limits.
     @Option(help: ArgumentHelp(
-        "The broker software: mosquitto (or any full MQTT 5 broker; spoken to as MQTT 5, so that it can say why it refuses a publish or a subscription) or nats (a NATS server's MQTT listener: MQTT 3.1.1; QoS 2 is refused, and user and device names must not contain '.', spaces, '@', '*' or '>').",
+        "The broker software: mosquitto (or any full MQTT 5 broker; spoken to as MQTT 5, so that it can say why it refuses a publish or a subscription) or nats (a NATS server's MQTT listener: MQTT 3.1.1; QoS 2 is refused, and user and device names must not contain '.', spaces, '@', '*' or '>'; whereabouts-pub connects with a clean session and subscribes to its commands and receipts at QoS 0, as each QoS 1 subscription of a persistent session costs NATS a replicated consumer).",
         valueName: "kind"))
     package var brokerKind: BrokerKind = .mosquitto
 

@@ -52,9 +52,9 @@ public struct PolicyOptions: ParsableArguments, Sendable {
 
     /// The value of `--stationary-speed` (its help text says what it does).
     @Option(name: .long, help: ArgumentHelp(
-        "The speed in m/s below which bounded sends no velocity, so dashboards hold the position.",
+        "No longer used: bounded's rule that sent no velocity below this speed did not pay off on datasets it was not chosen on (docs/policies.md). Still accepted and checked, so older command lines and configuration files keep working; whereabouts-pub warns when it is given.",
         valueName: "m/s"))
-    public var stationarySpeed: Double = BoundedPolicy.Parameters().stationarySpeed
+    public var stationarySpeed: Double?
 
     /// The value of `--fit-tolerance` (its help text says what it does).
     @Option(name: .long, help: ArgumentHelp(
@@ -65,9 +65,14 @@ public struct PolicyOptions: ParsableArguments, Sendable {
     /// Warnings about flags given that have no effect, for the command to log when it starts
     /// (empty when there are none).
     public var ineffectiveFlagWarnings: [String] {
-        fitTolerance == nil ? [] : [
-            "--fit-tolerance (fit-tolerance in a config file) has no effect: bounded no longer uses it (docs/policies.md); remove it."
-        ]
+        var warnings: [String] = []
+        if fitTolerance != nil {
+            warnings.append("--fit-tolerance (fit-tolerance in a config file) has no effect: bounded no longer uses it (docs/policies.md); remove it.")
+        }
+        if stationarySpeed != nil {
+            warnings.append("--stationary-speed (stationary-speed in a config file) has no effect: bounded no longer uses it (docs/policies.md); remove it.")
+        }
+        return warnings
     }
 
     /// The value of `--min-speed` (its help text says what it does).
@@ -164,7 +169,8 @@ public struct PolicyOptions: ParsableArguments, Sendable {
             significant: .init(significantDistance: significantDistance, significantInterval: significantInterval),
             deadReckoning: .init(epsilon: epsilon, maxSilence: maxSilence, maxSpeed: cap),
             bounded: .init(
-                epsilon: epsilon, maxSilence: maxSilence, stationarySpeed: stationarySpeed,
+                epsilon: epsilon, maxSilence: maxSilence,
+                stationarySpeed: stationarySpeed ?? BoundedPolicy.Parameters().stationarySpeed,
                 fitTolerance: fitTolerance ?? BoundedPolicy.Parameters().fitTolerance,
                 maxSpeed: cap
             )

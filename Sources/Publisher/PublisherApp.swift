@@ -115,7 +115,7 @@ package struct PublisherApp: Sendable {
 
     private func mqttConfiguration() -> MQTTConfiguration {
         var configuration = launch.mqtt
-        configuration.cleanSession = false
+        configuration.cleanSession = !launch.settings.persistentSession
         // The outbox is the queue: libmosquitto must not keep its own copies of publishes tried
         // while offline (each retry would add one more, all sent on reconnection).
         configuration.queuesWhileDisconnected = false

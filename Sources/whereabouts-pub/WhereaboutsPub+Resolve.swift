@@ -78,6 +78,9 @@ extension WhereaboutsPub {
         settings.receipts = publication.receipts
         // NATS acknowledges a QoS 1 message before its streams store it (RecentAcknowledgements).
         if broker.brokerKind == .nats { settings.acknowledgementGrace = .seconds(5) }
+        // On NATS a persistent session's QoS 1 subscriptions are replicated JetStream consumers,
+        // two per device; the outbox and the receipts do not need them (PublisherSettings).
+        settings.persistentSession = broker.brokerKind != .nats
         let devicePlaces = try places.resolve()
         let outboxPath = daemon.outbox ?? StateDirectory.defaultOutboxPath(user: user, device: device)
         var launch = PublisherLaunch(

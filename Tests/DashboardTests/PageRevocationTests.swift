@@ -13,6 +13,10 @@ import WhereaboutsTestSupport
 @Suite("Dashboard page: the live socket closes when the login ends, in headless Chromium", .serialized, .enabled(if: HeadlessChromium.isInstalled))
 struct PageRevocationTests {
     static let password = PageHistoryTests.password
+    /// How soon the page must be on the login form after its access ended. The socket itself
+    /// closes within a second (SessionRevocationTests); here a navigation and a page load in
+    /// headless Chromium come on top, on two cores shared with the whole parallel suite.
+    static let bound = Duration.seconds(5)
 
     @Test("Logout elsewhere and a changed password close the page's socket; the page goes to the login form")
     func socketClosesWithTheSession() async throws {
@@ -41,7 +45,7 @@ struct PageRevocationTests {
                 let loggedOut = ContinuousClock.now
                 _ = try await page.evaluate("(fetch('logout', { method: 'POST' }), true)")
                 try await PageHistoryTests.waitAcrossNavigation(page, "location.pathname === '/login' && document.readyState === 'complete'")
-                #expect(ContinuousClock.now - loggedOut < .seconds(2), "on the login form \(ContinuousClock.now - loggedOut) after the logout")
+                #expect(ContinuousClock.now - loggedOut < Self.bound, "on the login form \(ContinuousClock.now - loggedOut) after the logout")
                 #expect(authenticator.metricsText().contains("whereabouts_dashboard_websockets_revoked_total 1"))
 
                 // Logged in again; the password changes in the users file.
@@ -49,7 +53,7 @@ struct PageRevocationTests {
                 let changed = ContinuousClock.now
                 try UsersFile.load(path: users.path).settingPassword(await PasswordHashing.hash("a new long password", cost: 4), for: "alice").write(to: users.path)
                 try await PageHistoryTests.waitAcrossNavigation(page, "location.pathname === '/login' && document.readyState === 'complete'")
-                #expect(ContinuousClock.now - changed < .seconds(2), "on the login form \(ContinuousClock.now - changed) after the password change")
+                #expect(ContinuousClock.now - changed < Self.bound, "on the login form \(ContinuousClock.now - changed) after the password change")
                 #expect(authenticator.metricsText().contains("whereabouts_dashboard_websockets_revoked_total 2"))
             }
         }

@@ -10,7 +10,7 @@ struct VelocityExpertsTests {
         SentFrame.Point(tau: -1, east: -10, north: 0),
     ]
 
-    static let experts = VelocityExperts(epsilon: 50, maxSilence: 120, maxSpeed: 100, stationarySpeed: 0.2)
+    static let experts = VelocityExperts(epsilon: 50, maxSilence: 120, maxSpeed: 100)
 
     static func fix(speed: Double? = nil, course: Double? = nil) -> Fix {
         Fix(time: Date(timeIntervalSince1970: 1_000), latitude: 0, longitude: 0, speed: speed, course: course)
@@ -57,14 +57,14 @@ struct VelocityExpertsTests {
     @Test("The estimators in use: the receiver's and least squares over 8 s; without a rule, fewer; without the experts, dead reckoning's")
     func estimatorsInUse() {
         #expect(Self.experts.inUse == [.measured, .window(8), .hold, .turning])
-        #expect(VelocityExperts(epsilon: 50, maxSilence: 120, maxSpeed: 100, stationarySpeed: 0.2, without: [.window8]).inUse == [.measured, .hold, .turning])
-        #expect(VelocityExperts(epsilon: 50, maxSilence: 120, maxSpeed: 100, stationarySpeed: 0.2, without: [.experts]).inUse == [.lastTwo])
-        #expect(VelocityExperts(epsilon: 50, maxSilence: 120, maxSpeed: 100, stationarySpeed: 0.2, without: [.measured, .window8, .hold, .turning]).inUse == [.lastTwo])
+        #expect(VelocityExperts(epsilon: 50, maxSilence: 120, maxSpeed: 100, without: [.window8]).inUse == [.measured, .hold, .turning])
+        #expect(VelocityExperts(epsilon: 50, maxSilence: 120, maxSpeed: 100, without: [.experts]).inUse == [.lastTwo])
+        #expect(VelocityExperts(epsilon: 50, maxSilence: 120, maxSpeed: 100, without: [.measured, .window8, .hold, .turning]).inUse == [.lastTwo])
     }
 
     @Test("Without the parked rule a parked receiver's Doppler noise is sent as a velocity")
     func withoutParked() throws {
-        let experts = VelocityExperts(epsilon: 50, maxSilence: 120, maxSpeed: 100, stationarySpeed: 0.2, without: [.parked])
+        let experts = VelocityExperts(epsilon: 50, maxSilence: 120, maxSpeed: 100, without: [.parked])
         let velocity = try #require(experts.velocity(.measured, points: Self.points, fix: Self.fix(speed: 0.3)))
         #expect(abs(velocity.east - 0.3) < 1e-9)
     }

@@ -46,4 +46,15 @@ struct PolicyOptionsTests {
         #expect(given.ineffectiveFlagWarnings.first?.contains("--fit-tolerance") == true)
         #expect(throws: (any Error).self) { try PolicyOptions.parse(["--fit-tolerance", "-1"]).validate() }
     }
+
+    @Test("--stationary-speed is still accepted and checked, and warned about as having no effect")
+    func stationarySpeedWarned() throws {
+        let given = try PolicyOptions.parse(["--stationary-speed", "0.4"])
+        #expect(try given.settings().bounded.stationarySpeed == 0.4)
+        #expect(given.ineffectiveFlagWarnings.count == 1)
+        #expect(given.ineffectiveFlagWarnings.first?.contains("--stationary-speed") == true)
+        #expect(throws: (any Error).self) { try PolicyOptions.parse(["--stationary-speed", "-1"]).validate() }
+        // Both ineffective flags: one warning each.
+        #expect(try PolicyOptions.parse(["--stationary-speed", "0.4", "--fit-tolerance", "0.3"]).ineffectiveFlagWarnings.count == 2)
+    }
 }

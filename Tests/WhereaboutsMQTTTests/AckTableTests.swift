@@ -5,7 +5,7 @@ import Testing
 struct AckTableTests {
     @Test("An acknowledgement that arrives before the waiter registers is claimed, not lost")
     func earlyAck() async throws {
-        let ack: Ack = try await withCheckedThrowingContinuation { continuation in
+        let ack: Ack = try await withUnsafeThrowingContinuation { continuation in
             var table = AckTable()
             table.beginCall()
             // The PUBACK for mid 7 arrives while mosquitto_publish has not returned 7 yet.
@@ -31,7 +31,7 @@ struct AckTableTests {
 
     @Test("Acknowledgements nobody waits for are not matched to a later use of the id")
     func staleAck() async throws {
-        let ack: Ack = try await withCheckedThrowingContinuation { continuation in
+        let ack: Ack = try await withUnsafeThrowingContinuation { continuation in
             var table = AckTable()
             // Nobody is inside a C call: an unknown acknowledgement (code 0x10) is dropped.
             _ = table.acknowledge(9, .published(reasonCode: 0x10))
@@ -61,7 +61,7 @@ struct AckTableTests {
     @Test("Expired waiters are returned once with their ids abandoned")
     func expiry() async throws {
         await #expect(throws: MQTTError.clientClosed) {
-            let _: Ack = try await withCheckedThrowingContinuation { continuation in
+            let _: Ack = try await withUnsafeThrowingContinuation { continuation in
                 var table = AckTable()
                 table.beginCall()
                 _ = table.register(

@@ -97,9 +97,12 @@ public final class NATSCluster: Sendable {
     }
 
     /// Kills node `node` with SIGKILL and returns once the script has started it again and its
-    /// JetStream is current (`/healthz` ok), at most `timeout`.
-    public func killAndAwaitRestart(node: Int, timeout: Duration = .seconds(60)) async throws {
+    /// JetStream is current (`/healthz` ok), at most `timeout`. Returns the time from the kill
+    /// until then (the script's restart delay included).
+    @discardableResult
+    public func killAndAwaitRestart(node: Int, timeout: Duration = .seconds(60)) async throws -> Duration {
         let old = try pid(ofNode: node)
+        let killed = ContinuousClock.now
         kill(old, SIGKILL)
         let httpPort = httpPorts[node]
         try await waitUntil("node \(node + 1) started again and current", timeout: timeout, interval: .milliseconds(200)) { [self] in
@@ -107,6 +110,25 @@ public final class NATSCluster: Sendable {
             let answer = try? await RawHTTP.send(port: httpPort, ["GET /healthz HTTP/1.1", "Host: 127.0.0.1", "Connection: close"])
             return answer?.text.contains(#""status":"ok""#) == true
         }
+        return ContinuousClock.now - killed
+    }
+
+    /// What node `node` holds in JetStream, per stream name (`$MQTT_msgs`, `$MQTT_sess`,
+    /// `$MQTT_rmsgs`), summed over accounts: its messages and consumers, from the monitoring
+    /// endpoint `GET /jsz?accounts=true&streams=true&consumers=true`; `nil` when it does not answer.
+    public func jetStream(ofNode node: Int) async -> [String: (messages: Int, consumers: Int)]? {
+        guard let answer = try? await RawHTTP.send(port: httpPorts[node], [
+            "GET /jsz?accounts=true&streams=true&consumers=true HTTP/1.1", "Host: 127.0.0.1", "Connection: close",
+        ]), let json = try? JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any] else { return nil }
+        var streams: [String: (messages: Int, consumers: Int)] = [:]
+        for account in json["account_details"] as? [[String: Any]] ?? [] {
+            for stream in account["stream_detail"] as? [[String: Any]] ?? [] {
+                guard let name = stream["name"] as? String, let state = stream["state"] as? [String: Any] else { continue }
+                let before = streams[name] ?? (0, 0)
+                streams[name] = (before.messages + (state["messages"] as? Int ?? 0), before.consumers + (state["consumer_count"] as? Int ?? 0))
+            }
+        }
+        return streams
     }
 
     /// What one node logged (to explain a failure).

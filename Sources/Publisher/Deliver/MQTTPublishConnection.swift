@@ -146,7 +146,7 @@ final class MQTTPublishConnection: BrokerConnection, Service {
                 // go out again, RecentAcknowledgements).
                 doorbell?.ring()
                 do {
-                    try await client.subscribe(to: settings.commandTopic, qos: .atLeastOnce, timeout: .seconds(10))
+                    try await client.subscribe(to: settings.commandTopic, qos: settings.subscriptionQoS, timeout: .seconds(10))
                 } catch {
                     logger.warning("Could not subscribe to the command topic.", metadata: ["whereabouts.error": "\(error)"])
                 }
@@ -167,7 +167,7 @@ final class MQTTPublishConnection: BrokerConnection, Service {
     private func subscribeToReceipts() async {
         guard let receipts else { return }
         do {
-            try await client.subscribe(to: receipts.filter, qos: .atLeastOnce, timeout: .seconds(10))
+            try await client.subscribe(to: receipts.filter, qos: settings.subscriptionQoS, timeout: .seconds(10))
         } catch {
             logger.warning("Could not subscribe to the receipt topic.", metadata: [
                 "whereabouts.topic": "\(receipts.filter)", "whereabouts.error": "\(error)",

@@ -45,6 +45,16 @@ package struct PublisherSettings: Sendable {
     /// whose MQTT listener acknowledges a QoS 1 message before its JetStream streams have it, so
     /// a node killed right after loses it.
     package var acknowledgementGrace: Duration = .zero
+    /// Whether the main connection keeps a persistent broker session and subscribes to its
+    /// commands and receipts at QoS 1. True (default) for mosquitto, where a session costs the
+    /// broker next to nothing and queues a command sent while the device is away. False with
+    /// `--broker-kind nats`: there each QoS 1 subscription of a persistent session is a
+    /// replicated JetStream consumer that every message and acknowledgement updates on all
+    /// nodes (docs/cluster.md, "What each MQTT client costs NATS"), so the publisher connects
+    /// with a clean session and subscribes at QoS 0. No report depends on it: the outbox keeps
+    /// each report until its PUBACK, or its receipt, and receipts are retained, cumulative and
+    /// sent again at every subscription (docs/receipts.md); a lost one costs a resend.
+    package var persistentSession: Bool = true
     /// With a subscriber that confirms receipts (docs/receipts.md): how long an acknowledged report
     /// waits for its receipt before it is published again (`--receipt-timeout`). Default 30 s.
     package var receiptTimeout: Duration = .seconds(30)
@@ -93,6 +103,10 @@ package struct PublisherSettings: Sendable {
     /// Where subscribers publish their receipts for this device, one level per subscriber:
     /// `whereabouts/receipts/<user>/<device>` for the base `owntracks/<user>/<device>`
     /// (docs/receipts.md).
+    /// The QoS of the main connection's subscriptions (commands and receipts): 1 with a
+    /// persistent session, 0 without (``persistentSession``).
+    var subscriptionQoS: QoS { persistentSession ? .atLeastOnce : .atMostOnce }
+
     var receiptTopic: String { ReceiptTopic.root + "/" + ReceiptTopic.deviceLevels(ofBase: topicBase) }
 
     /// The default topic base for a user and device: `owntracks/<user>/<device>`, the names exactly

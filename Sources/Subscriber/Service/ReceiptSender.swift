@@ -11,6 +11,8 @@ struct ReceiptSender<Connection: BrokerConnection> {
     let connection: Connection
     /// The subscriber level of the receipt topics.
     let subscriberID: String
+    /// The receipts' QoS (``SubscriberConfiguration/receiptQoS``).
+    let qos: QoS
     /// Tickets up to this value are durable (history committed, status file written, or all).
     let durableThrough: @Sendable () -> Int
     let logger: Logger
@@ -34,7 +36,7 @@ struct ReceiptSender<Connection: BrokerConnection> {
             for receipt in due {
                 let payload = Self.encode(ReceiptMessage(epoch: receipt.epoch, seq: receipt.seq, tst: now))
                 do {
-                    try await connection.publish(to: topic(receipt.member), payload: payload, qos: .atLeastOnce, retain: true, timeout: .seconds(10))
+                    try await connection.publish(to: topic(receipt.member), payload: payload, qos: qos, retain: true, timeout: .seconds(10))
                 } catch {
                     failed.append(receipt)
                     if !failing {
@@ -58,7 +60,7 @@ struct ReceiptSender<Connection: BrokerConnection> {
         var failures = 0
         for member in members where !ledger.hasAnswered(member) {
             do {
-                try await connection.publish(to: topic(member), payload: payload, qos: .atLeastOnce, retain: true, timeout: .seconds(10))
+                try await connection.publish(to: topic(member), payload: payload, qos: qos, retain: true, timeout: .seconds(10))
             } catch {
                 failures += 1
             }
@@ -80,7 +82,7 @@ struct ReceiptSender<Connection: BrokerConnection> {
         for member in members {
             ledger.forget(member)
             do {
-                try await connection.publish(to: topic(member), payload: Data(), qos: .atLeastOnce, retain: true, timeout: .seconds(10))
+                try await connection.publish(to: topic(member), payload: Data(), qos: qos, retain: true, timeout: .seconds(10))
             } catch {
                 logger.warning("Could not clear a removed member's receipt.", metadata: [
                     "whereabouts.member": "\(member)", "whereabouts.error": "\(error)",

@@ -68,6 +68,13 @@ package struct SubscriberConfiguration: Sendable {
     /// equal `tst` is ignored, a view is replaced).
     package var qos: QoS { .atLeastOnce }
 
+    /// The QoS of the receipts (docs/receipts.md): QoS 1, except on NATS (`--broker-kind nats`),
+    /// where each QoS 1 publish is a replicated JetStream store that NATS makes before it reads
+    /// the connection's next packet (docs/cluster.md). A receipt is retained either way, the
+    /// publishers read it at QoS 0 there, and each receipt covers all before it: one lost on the
+    /// way is covered by the next, or costs the publisher a resend, never a report.
+    package var receiptQoS: QoS { brokerKind == .nats ? .atMostOnce : .atLeastOnce }
+
     /// The retained view topic of circle `id`.
     func viewTopic(_ id: String) -> String { "\(viewPrefix)/\(id)/view" }
 

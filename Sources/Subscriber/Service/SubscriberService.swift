@@ -54,7 +54,8 @@ package struct SubscriberService<Connection: BrokerConnection>: Service {
         } else {
             durable = { Int.max }
         }
-        return ReceiptSender(ledger: receipts, connection: connection, subscriberID: id, durableThrough: durable, logger: logger)
+        return ReceiptSender(
+            ledger: receipts, connection: connection, subscriberID: id, qos: configuration.receiptQoS, durableThrough: durable, logger: logger)
     }
 
     /// Subscribes and runs ingest, view publishing and reloading until graceful shutdown.

@@ -18,18 +18,18 @@ struct ViewPublisher<Connection: BrokerConnection> {
         var tree = OwnTracksTree(viewPrefix: configuration.viewPrefix)
         while !Task.isCancelled {
             let batch = await store.collectDue(at: Date())
-            for view in batch.views {
+            // Circles without an OwnTracks tree: their views go out together (``sendTogether``).
+            await sendTogether(batch.views.filter { !batch.ownTracksCircles.contains($0.circle.id) }, encoder: encoder)
+            for view in batch.views where batch.ownTracksCircles.contains(view.circle.id) {
                 let sent = await send(to: configuration.viewTopic(view.circle.id), retain: true, circle: view.circle.id) {
                     try encoder.encode(view)
                 }
                 if sent { store.metrics.viewsPublished(1) }
-                if batch.ownTracksCircles.contains(view.circle.id) {
-                    let store = self.store
-                    let messages = await tree.update(with: view) { member in
-                        await store.face(circle: view.circle.id, user: member.user, device: member.device)?.data
-                    }
-                    if await !send(messages, circle: view.circle.id) { tree.invalidate(circle: view.circle.id) }
+                let store = self.store
+                let messages = await tree.update(with: view) { member in
+                    await store.face(circle: view.circle.id, user: member.user, device: member.device)?.data
                 }
+                if await !send(messages, circle: view.circle.id) { tree.invalidate(circle: view.circle.id) }
             }
             for event in batch.events {
                 let sent = await send(to: configuration.eventsTopic(event.circle), retain: false, circle: event.circle) {
@@ -49,6 +49,44 @@ struct ViewPublisher<Connection: BrokerConnection> {
             }
             await waitUntil(batch.nextDeadline)
         }
+    }
+
+    /// How many retained views are on their way at once (``sendTogether``).
+    static var viewWindow: Int { 16 }
+
+    /// Publishes the retained views of `views` (each of a different circle), up to
+    /// ``viewWindow`` at a time. One after another, each waiting for its PUBACK, they would cap a
+    /// shard at one view per round trip; on NATS the PUBACK of a retained QoS 1 message waits for
+    /// two replicated stores (docs/cluster.md), and a shard of 5,000 circles fell seconds behind.
+    /// A view that fails is handled as in ``send(to:retain:circle:payload:)``: published again.
+    private func sendTogether(_ views: [CircleView], encoder: JSONEncoder) async {
+        var encoded: [(topic: String, circle: String, payload: Data)] = []
+        encoded.reserveCapacity(views.count)
+        for view in views {
+            let topic = configuration.viewTopic(view.circle.id)
+            do {
+                encoded.append((topic, view.circle.id, try encoder.encode(view)))
+            } catch {
+                // As send(to:) does with a payload it cannot make.
+                await send(to: topic, retain: true, circle: view.circle.id) { throw error }
+            }
+        }
+        var published = 0
+        var next = encoded.startIndex
+        await withTaskGroup(of: Bool.self) { group in
+            func startNext() {
+                guard next < encoded.endIndex else { return }
+                let view = encoded[next]
+                next += 1
+                group.addTask { await send(to: view.topic, retain: true, circle: view.circle) { view.payload } }
+            }
+            for _ in 0..<Self.viewWindow { startNext() }
+            for await sent in group {
+                if sent { published += 1 }
+                startNext()
+            }
+        }
+        store.metrics.viewsPublished(published)
     }
 
     /// Publishes a tree's messages in order; `false` if any failed (the circle's view is then

@@ -29,9 +29,9 @@ extension BoundedPolicy {
         case turnLead = "turn-lead"
         /// The receiver's estimate holds below `parkedSpeed` (0.5 m/s).
         case parked
-        /// No velocity below `stationarySpeed`.
-        case stationary
 
+        /// Rules sort in the order they are declared here (so a policy's name lists the rules
+        /// it goes without in one order, whatever order they were given in).
         public static func < (lhs: Rule, rhs: Rule) -> Bool {
             allCases.firstIndex(of: lhs) ?? 0 < allCases.firstIndex(of: rhs) ?? 0
         }

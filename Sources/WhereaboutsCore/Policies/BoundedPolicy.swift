@@ -13,8 +13,8 @@ import Foundation
 /// velocity of the estimator (receiver velocity, its speed along the last two fixes' heading, else
 /// the last two fixes'; least squares over 8 s; hold; turning, which also sends a turn rate `tr`
 /// so that dashboards follow an arc) whose shadow of dead reckoning has needed the fewest reports on this track so far
-/// (`VelocityExperts`), and no velocity at all (hold) when that is slower than `stationarySpeed`,
-/// which also costs no `maxSilence` reports. Why each rule is kept, measured on datasets it was
+/// (`VelocityExperts`); a held message (hold leads, or the receiver is parked) costs no
+/// `maxSilence` reports. Why each rule is kept, measured on datasets it was
 /// not chosen on (leave-one-dataset-out), is in docs/policies.md, "Why each rule is there". Two
 /// rules read a
 /// quadratic fit of the last few fixes (when it explains them within ``kinematicTolerance``):
@@ -37,7 +37,9 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
         public var epsilon: Double
         /// The longest silence (s) while dashboards extrapolate; sent as `ms`. Default 120 s.
         public var maxSilence: Int
-        /// Below this speed (m/s) a fitted velocity is not sent: dashboards hold. Default 0.2 m/s.
+        /// Accepted for configuration compatibility and validated, but no longer used: the rule
+        /// that read it (no velocity below this speed) did not pay off on left-out data without a
+        /// silence limit (docs/policies.md). Default 0.2 m/s.
         public var stationarySpeed: Double
         /// Accepted for configuration compatibility and validated, but no longer used since issue
         /// 12 (docs/policies.md). Default 0.1.
@@ -125,7 +127,7 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
         guardian = PredictionGuard(epsilon: parameters.epsilon, maxSilence: parameters.maxSilence, maxSpeed: parameters.maxSpeed)
         experts = VelocityExperts(
             epsilon: parameters.epsilon, maxSilence: parameters.maxSilence, maxSpeed: parameters.maxSpeed,
-            stationarySpeed: parameters.stationarySpeed, without: parameters.without
+            without: parameters.without
         )
     }
 
@@ -138,8 +140,6 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
         let without = parameters.without.isEmpty ? "" : "-without-" + parameters.without.sorted().map(\.rawValue).joined(separator: "+")
         return "bounded\(without)(\(formatted(parameters.epsilon))m)"
     }
-
-    private var stationarySpeed: Double { uses(.stationary) ? parameters.stationarySpeed : 0 }
 
     private func uses(_ rule: Rule) -> Bool { !parameters.without.contains(rule) }
 
@@ -175,7 +175,7 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
            motion.residual <= Self.kinematicTolerance * parameters.epsilon, motion.speed >= 0.2 {
             // Turning: the longer fits lag behind the heading; the last two fixes do not.
             if uses(.turn), measured == nil, motion.speed >= Self.turnSpeed, abs(motion.turnRate) >= Self.turnRate,
-               let freshest = SentFrame.lastTwo(points: points), freshest.speed >= stationarySpeed {
+               let freshest = SentFrame.lastTwo(points: points) {
                 velocity = freshest
             }
             // Braking: move on for as long as the display follows the way to the stop, then hold.

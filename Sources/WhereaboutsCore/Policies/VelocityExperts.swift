@@ -60,13 +60,11 @@ struct VelocityExperts: Sendable {
     private var points: [SentFrame.Point] = []
     /// The reports each estimator's shadow has sent so far (the first report not counted).
     private(set) var costs: [Int]
-    private let stationarySpeed: Double
     private let epsilon: Double
     private let maxSilence: Double
     private let maxSpeed: Double?
 
-    init(epsilon: Double, maxSilence: Int, maxSpeed: Double?, stationarySpeed: Double, without: Set<BoundedPolicy.Rule> = []) {
-        self.stationarySpeed = without.contains(.stationary) ? 0 : stationarySpeed
+    init(epsilon: Double, maxSilence: Int, maxSpeed: Double?, without: Set<BoundedPolicy.Rule> = []) {
         var inUse = Self.estimators.filter { estimator in
             switch estimator {
             case .measured: !without.contains(.measured)
@@ -289,7 +287,7 @@ struct VelocityExperts: Sendable {
     }
 
     /// The velocity `estimator` gives for `points` (newest first, in the sent frame), or `nil`
-    /// (hold) when it is slower than `stationarySpeed`.
+    /// (hold).
     func velocity(_ estimator: Estimator, points: [SentFrame.Point], fix: Fix) -> Velocity? {
         let estimate: Velocity?
         switch estimator {
@@ -319,6 +317,6 @@ struct VelocityExperts: Sendable {
             }
             estimate = sumTT > 0 ? Velocity(east: sumTE / sumTT, north: sumTN / sumTT) : SentFrame.lastTwo(points: points)
         }
-        return estimate.flatMap { $0.speed >= stationarySpeed ? $0 : nil }
+        return estimate
     }
 }

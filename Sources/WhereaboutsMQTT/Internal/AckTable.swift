@@ -9,7 +9,10 @@
 /// owning session guards it with its lock.
 struct AckTable {
     struct Waiter {
-        let continuation: CheckedContinuation<Ack, any Error>
+        /// Unchecked: every waiter leaves this table exactly once (acknowledged, expired,
+        /// cancelled, dropped or removed), and whoever removes it resumes it; a checked
+        /// continuation would add an allocation to every operation.
+        let continuation: UnsafeContinuation<Ack, any Error>
         let operation: MQTTOperation
         let timeout: Duration
         let deadline: ContinuousClock.Instant

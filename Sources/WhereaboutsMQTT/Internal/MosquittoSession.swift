@@ -153,7 +153,7 @@ extension MosquittoSession {
     ) async throws -> Ack {
         let token = OperationToken()
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Ack, any Error>) in
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Ack, any Error>) in
                 start(operation, timeout: timeout, stillQueuedOnGiveUp: stillQueuedOnGiveUp, subject: subject, token: token, continuation: continuation, call)
             }
         } onCancel: {
@@ -164,7 +164,7 @@ extension MosquittoSession {
 
     private func start(
         _ operation: MQTTOperation, timeout: Duration, stillQueuedOnGiveUp: Bool, subject: String,
-        token: OperationToken, continuation: CheckedContinuation<Ack, any Error>,
+        token: OperationToken, continuation: UnsafeContinuation<Ack, any Error>,
         _ call: (OpaquePointer, UnsafeMutablePointer<Int32>) -> Int32
     ) {
         if Task.isCancelled {
@@ -415,8 +415,10 @@ extension MosquittoSession {
         var nextSubscriptionCheck = ContinuousClock.now + Self.subscriptionCheckInterval
         var coalescing = AcknowledgementCoalescing(now: .now, delivered: hub.deliveredCount())
         defer { if coalescing.isOn { hub.noteCoalescing(false) } }
+        // Read with the deadlines' sweep at the end of each pass (one lock section, not two).
+        var stopRequested = currentStopReason() != nil
         while true {
-            if disconnectDeadline == nil, currentStopReason() != nil {
+            if disconnectDeadline == nil, stopRequested {
                 // Send DISCONNECT (so the broker does not publish the will) and write it at once,
                 // before reading anything: libmosquitto rejects a PUBLISH that arrives once the
                 // handle is marked disconnected by closing the socket without DISCONNECT.
@@ -436,7 +438,7 @@ extension MosquittoSession {
             if configuration.coalescesAcknowledgementsDuringBursts, rc == MosquittoCode.success {
                 adaptCoalescing(&coalescing, now: now)
             }
-            sweepDeadlines(now: now)
+            stopRequested = sweepDeadlines(now: now)
             if rc == MosquittoCode.success, now >= nextSubscriptionCheck {
                 nextSubscriptionCheck = now + Self.subscriptionCheckInterval
                 if state.withLock({ $0.isConnected }) { retrySubscriptions(now: now) }
@@ -529,9 +531,14 @@ extension MosquittoSession {
         }
     }
 
-    /// Fails the operations and connect waiters whose timeout has passed.
-    func sweepDeadlines(now: ContinuousClock.Instant = .now) {
-        let (expired, expiredConnects) = state.withLock { $0.expire(now: now) }
+    /// Fails the operations and connect waiters whose timeout has passed; returns whether the
+    /// session has been asked to stop (read in the same lock section).
+    @discardableResult
+    func sweepDeadlines(now: ContinuousClock.Instant = .now) -> Bool {
+        let (expired, expiredConnects, stopping) = state.withLock { state in
+            let (operations, connects) = state.expire(now: now)
+            return (operations, connects, state.stopReason != nil)
+        }
         for waiter in expired {
             waiter.continuation.resume(
                 throwing: MQTTError.timedOut(waiter.operation, after: waiter.timeout, mayStillBeDelivered: waiter.stillQueuedOnGiveUp))
@@ -540,6 +547,7 @@ extension MosquittoSession {
             waiter.continuation.resume(
                 throwing: MQTTError.timedOut(.connect, after: configuration.connectTimeout, mayStillBeDelivered: false))
         }
+        return stopping
     }
 
     /// Destroys the handle once no other thread uses it, then fails whatever still waits.

@@ -35,9 +35,11 @@ final class GpsFake {
 
     /// Stops gpsfake and its gpsd. gpsfake leaves its gpsd running when it is signalled, and that
     /// gpsd ignores SIGTERM, so the gpsd started for this gpsfake (found by its control socket
-    /// `/tmp/gpsfake-<pid>.sock` in /proc) is killed by process id.
+    /// `$TMPDIR/gpsfake-<pid>.sock` in /proc, `TMPDIR` defaulting to `/tmp` as in gpsfake's
+    /// `gps/fake.py`) is killed by process id.
     func stop() async {
-        let daemons = Self.processes(withArgument: "/tmp/gpsfake-\(process.processIdentifier).sock")
+        let folder = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
+        let daemons = Self.processes(withArgument: "\(folder)/gpsfake-\(process.processIdentifier).sock")
         if process.isRunning {
             process.interrupt()
             let exited = exited
