@@ -92,8 +92,13 @@ struct PlaceYAMLTests {
             let yaml = "- {name: Home, lat: 1, lon: 1, radius: 10, \(entry(attribute))}\n"
             #expect(throws: YAMLFileError.self, "\(attribute.key) in a circle's place") { try Self.read(yaml, use: .circle) }
         }
-        #expect(PlaceYAML.Use.device.keySummary == "name, lat, lon, radius; optional dwell, profile, profileOnLeave, tst")
-        #expect(PlaceYAML.Use.circle.keySummary == "name, lat, lon, radius; optional dwell")
+        // The help's key list: the required keys, then the optional ones, each file its own.
+        for use in [PlaceYAML.Use.circle, .device] {
+            let required = use.attributes.filter(\.isRequired).map(\.key)
+            let optional = use.attributes.filter { !$0.isRequired }.map(\.key)
+            #expect(use.keySummary == "\(required.joined(separator: ", ")); optional \(optional.joined(separator: ", "))")
+        }
+        #expect(PlaceYAML.Use.circle.keySummary.hasPrefix("name, lat, lon, radius; optional dwell"))
     }
 
     @Test("The duplicate-name message names the owner when given")
