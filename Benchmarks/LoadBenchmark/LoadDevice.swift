@@ -10,10 +10,11 @@ import WhereaboutsCore
 /// publishes again what was not acknowledged, and, like `--broker-kind nats`, what was
 /// acknowledged in the last 5 s (NATS acknowledges before storing; docs/cluster.md).
 ///
-/// Unlike `whereabouts-pub` it keeps a clean session and reads its receipts at QoS 0 (a plain NATS
-/// subscription rather than a JetStream consumer per device): receipts are retained and
-/// cumulative, so the broker sends the newest again at every subscription, and one that is lost
-/// is covered by the next, or by a resend.
+/// Like `whereabouts-pub --broker-kind nats` it keeps a clean session and reads its receipts at
+/// QoS 0 (a plain NATS subscription rather than a JetStream consumer per device; docs/cluster.md):
+/// receipts are retained and cumulative, so the broker sends the newest again at every
+/// subscription, and one that is lost is covered by the next, or by a resend. It does so on
+/// mosquitto too.
 final class LoadDevice: @unchecked Sendable {  // all state is touched on `loop` only
     let index: Int
     let topic: String

@@ -64,21 +64,28 @@ package struct SubscriberApp: Sendable {
         // Before connecting: it opens the message stream, so the persistent session's backlog is kept.
         // With a history: no messages are taken from the broker while it cannot be written.
         let gate = history.map { HistoryIntakeGate(client: client, store: $0.store, logger: logger) }
+        // On NATS what the subscriber publishes goes over connections of its own (PublishingConnections).
+        let publishing = PublishingConnections(
+            main: client,
+            publishers: configuration.brokerKind == .nats ? PublishingConnections.publishers(for: mqtt, logger: logger) : [])
         let subscriber = SubscriberService(
-            store: store, connection: client, configuration: configuration, logger: logger, history: history,
+            store: store, connection: publishing, configuration: configuration, logger: logger, history: history,
             onSubscribed: gate.map { gate in { @Sendable in gate.subscribed() } })
         try await client.connect()
         let connection = MQTTConnectionService(client: client)
         do {
             try await onConnected(client)
+            try publishing.start()
             let all: [any Service] = [connection] + (history.map { [$0] } ?? []) + (gate.map { [$0] } ?? []) + [subscriber] + services
             let group = ServiceGroup(configuration: .init(
                 services: all.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
             try await group.run()
         } catch {
+            await publishing.disconnect()
             await client.disconnect()
             throw error
         }
+        await publishing.disconnect()
         await client.disconnect()
     }
 }
