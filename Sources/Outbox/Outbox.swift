@@ -608,3 +608,17 @@ extension Outbox {
         func withLock<T: Sendable>(_ body: (inout Int) -> T) -> T { value.withLock { body(&$0) } }
     }
 }
+
+/// Damage to the outbox's files that SQLite would open silently, as empty or shorter: the
+/// checks are shared with the subscriber's history (SQLiteSupport's ``SQLiteDamage``).
+package typealias OutboxDamage = SQLiteDamage
+
+/// What ``Outbox/append(topic:payload:tst:createdAt:)`` did.
+package struct OutboxAppendResult: Sendable, Hashable {
+    /// The id of the new entry.
+    package var id: Int64
+    /// How many of the oldest entries were dropped to stay within the cap (usually 0).
+    package var dropped: Int
+    /// How many entries the outbox holds after the append.
+    package var depth: Int
+}

@@ -124,3 +124,11 @@ enum DashboardRouter {
         }
     }
 }
+
+/// The body of `GET /api/circles/<id>/members/<user>/<device>/trail`.
+struct MemberTrail: Codable, Sendable {
+    var circle: String
+    var user: String
+    var device: String
+    var trail: [TrailPoint]
+}

@@ -1,5 +1,6 @@
 import Logging
 import Synchronization
+import WhereaboutsCore
 
 /// The live tally of what one position source rejected, shared between the source (which records)
 /// and its owner (which reads ``snapshot``, for example to export metrics).
@@ -41,3 +42,9 @@ public final class RejectionCounter: Sendable {
         )
     }
 }
+
+/// Counts of the input a position source skipped, per ``SourceRejectionReason``.
+///
+/// A plain value: take a snapshot from a ``RejectionCounter`` and print it, export it as metrics or
+/// compare it in a test.
+public typealias SourceRejections = RejectionTally<SourceRejectionReason>

@@ -66,3 +66,7 @@ package enum PlacesFile {
         return try PlaceYAML.places(list, key: "places", use: .device)
     }
 }
+
+/// Why a `--places` file could not be used: a message naming the key (`places[1].radius`) and
+/// line to fix.
+package typealias PlacesFileError = YAMLFileError

@@ -80,3 +80,7 @@ package struct CirclesFile: Sendable, Hashable {
         }
     }
 }
+
+/// Why a circles file could not be used: a message naming the key (`circles[1].members[0].user`)
+/// and line to fix.
+package typealias CirclesFileError = YAMLFileError

@@ -141,3 +141,21 @@ extension HistoryStore {
         }
     }
 }
+
+/// A member's row in the history (``HistoryStore/key(of:)``): looked up once, then used for
+/// every chunk of a long read instead of joining the member table again.
+package struct HistoryMemberKey: Sendable, Hashable {
+    /// The row id of the member in the history file.
+    let id: Int64
+}
+
+/// Which users a read of each member's last location covers
+/// (``HistoryStore/scanLastLocations(user:device:users:_:)``).
+package enum HistoryUserRange: Sendable, Hashable {
+    /// Every user.
+    case all
+    /// The users ordered before the pivot.
+    case before(String)
+    /// The pivot and the users ordered after it.
+    case from(String)
+}

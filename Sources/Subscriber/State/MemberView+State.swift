@@ -40,3 +40,9 @@ extension MemberView {
         display = DisplayPosition(lat: shown.latitude, lon: shown.longitude, extrapolated: moved && now > Double(fix.tst))
     }
 }
+
+/// What a member's OwnTracks `card` said: a display name and a face image.
+struct MemberCard: Sendable, Hashable {
+    var name: String?
+    var face: MemberFace?
+}

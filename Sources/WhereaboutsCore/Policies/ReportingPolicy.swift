@@ -14,3 +14,9 @@ public protocol ReportingPolicy: Sendable {
     /// policy's state as if it had chosen the report itself.
     mutating func forceReport(_ fix: Fix, trigger: Trigger) -> Report
 }
+
+/// A policy that promises a largest live error under the `predict` display model.
+public protocol ErrorBoundedPolicy: ReportingPolicy {
+    /// The promised bound in metres, checked at every accepted fix.
+    var errorBound: Double { get }
+}
