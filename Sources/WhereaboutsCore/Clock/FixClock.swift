@@ -11,3 +11,12 @@ public protocol FixClock: Sendable {
     /// The current time as this clock sees it.
     func now() -> Date
 }
+
+/// A ``FixClock`` that reads the system's wall clock.
+public struct WallFixClock: FixClock {
+    /// Creates a wall clock.
+    public init() {}
+
+    /// The system's current time.
+    public func now() -> Date { Date() }
+}
