@@ -91,7 +91,7 @@ struct LoadBenchmark: AsyncParsableCommand {
                 let r = try await run.run()
                 let historyLost = r.lostFromHistory == 0 ? "0" : "\(r.lostFromHistory) (\(r.lostExamples.joined(separator: ", ")))"
                 let unconfirmed = (r.unconfirmed == 0 ? "0" : "\(r.unconfirmed) (\(r.unconfirmedExamples.joined(separator: ", ")))") + " (\(r.resent))"
-                let nodeCurrent = r.nodeCurrentSeconds.map { String(format: "%.1f", $0) } ?? ""
+                let nodeCurrent = r.nodeCurrentSeconds.map { $0.isFinite ? String(format: "%.1f", $0) : "not within 120" } ?? ""
                 Self.say(String(format: "| %@ | %d | %d | %d | %d | %@ | %@ | %.0f / %.0f | %.0f | %.1f | %.0f | %.0f | %@ | %.1f / %.1f |",
                              r.label, r.reports, r.acknowledged, r.shown, r.lost, historyLost, unconfirmed, r.p50, r.p99,
                              r.subscriberCPUMicrosPerMessage, r.subscriberRSSMB, r.brokerCPUPercent, r.connectSeconds,

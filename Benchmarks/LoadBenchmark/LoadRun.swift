@@ -44,13 +44,43 @@ struct LoadRun {
         var brokerCPUPercent: Double
         var connectSeconds: Double
         /// With a node killed: seconds from its SIGKILL until it was running again and current
-        /// (`/healthz` ok; the script's 2 s restart delay included).
+        /// (`/healthz` ok; the script's 2 s restart delay included); infinite when it was not
+        /// current within 120 s.
         var nodeCurrentSeconds: Double?
         /// The machine's 1-minute load average when publishing started and when the run ended.
         var loadAverages: (start: Double, end: Double)
     }
 
+    /// What a run started, so that a run that fails half-way stops it all: left running, one
+    /// failed run's subscribers and device connections loaded the next runs.
+    final class Started {
+        var cluster: NATSCluster?
+        var processes: [ChildProcess] = []
+        var devices: [LoadDevice] = []
+        var group: MultiThreadedEventLoopGroup?
+        var watcher: MQTTClient?
+
+        func stop() async {
+            for device in devices { await device.stop() }
+            try? await group?.shutdownGracefully()
+            await watcher?.disconnect()
+            for process in processes where process.isRunning { process.signal(SIGKILL) }
+            for process in processes { _ = await process.waitForExit() }
+            await cluster?.stop()
+        }
+    }
+
     func run() async throws -> Result {
+        let started = Started()
+        do {
+            return try await run(started)
+        } catch {
+            await started.stop()
+            throw error
+        }
+    }
+
+    private func run(_ resources: Started) async throws -> Result {
         let dir = try TestPaths.makeTemporaryDirectory(prefix: "load-\(broker.rawValue)-\(devices)")
         defer { try? FileManager.default.removeItem(at: dir) }
         var fleet = Fleet(count: devices)
@@ -70,12 +100,14 @@ struct LoadRun {
                 .write(to: configuration, atomically: true, encoding: .utf8)
             let process = try ChildProcess.spawn("/usr/sbin/mosquitto", ["-c", configuration.path], logFile: dir.appendingPathComponent("mosquitto.log"))
             mosquitto = process
+            resources.processes.append(process)
             try await waitUntil("mosquitto to listen", timeout: .seconds(10)) { LoopbackSocket.isOpen(port: port) }
             ports = [port]
             brokerPIDs = { [process.pid] }
         case .nats:
             let started = try await NATSCluster.start()
             cluster = started
+            resources.cluster = started
             ports = started.mqttPorts
             brokerPIDs = { (0..<3).compactMap { try? started.pid(ofNode: $0) } }
         }
@@ -86,11 +118,13 @@ struct LoadRun {
         for shard in 0..<2 {
             let order = (0..<brokerList.count).map { brokerList[($0 + shard) % brokerList.count] }
             let log = dir.appendingPathComponent("sub-\(shard).log")
-            subscribers.append(try ChildProcess.spawn(subscriberBinary, [
+            let subscriber = try ChildProcess.spawn(subscriberBinary, [
                 "--circles", circlesPath.path, "--broker", order.joined(separator: ","), "--broker-kind", broker == .nats ? "nats" : "mosquitto",
                 "--shard", "\(shard)/2", "--state-file", "none", "--client-id", "load-sub-\(shard)",
                 "--history", dir.appendingPathComponent("history-\(shard).sqlite").path,
-            ], logFile: log))
+            ], logFile: log)
+            subscribers.append(subscriber)
+            resources.processes.append(subscriber)
             try await waitUntil("subscriber \(shard) subscribed", timeout: .seconds(300), interval: .milliseconds(200)) {
                 ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("Subscribed to the circles' members.")
             }
@@ -107,6 +141,7 @@ struct LoadRun {
         var logger = Logger(label: "load")
         logger.logLevel = .warning
         let watcher = MQTTClient(configuration: watcherConfiguration, logger: logger)
+        resources.watcher = watcher
         let views = watcher.messages
         let watching = Task.detached {
             for await message in views { ledger.view(message.payload) }
@@ -123,9 +158,11 @@ struct LoadRun {
 
         // The devices: connected a few hundred at a time.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        resources.group = group
         let connectStart = ContinuousClock.now
         let fleetDevices = fleet.devices
         let loadDevices = fleetDevices.indices.map { LoadDevice(index: $0, user: fleetDevices[$0].user, ports: ports, group: group, ledger: ledger) }
+        resources.devices = loadDevices
         for chunk in stride(from: 0, to: devices, by: 200) {
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 for device in loadDevices[chunk..<min(chunk + 200, devices)] { tasks.addTask { try await device.start() } }
@@ -156,9 +193,15 @@ struct LoadRun {
             schedules.append(task)
         }
         var nodeCurrent: Duration?
+        var nodeNotCurrent = false
         if killNode, let cluster {
             try await Task.sleep(for: .seconds(seconds / 2))
-            nodeCurrent = try await cluster.killAndAwaitRestart(node: 0, timeout: .seconds(300))
+            do {
+                nodeCurrent = try await cluster.killAndAwaitRestart(node: 0, timeout: .seconds(120))
+            } catch {
+                // Recorded, not fatal: the run's loss figures still count.
+                nodeNotCurrent = true
+            }
         }
         try await Task.sleep(until: end, clock: .continuous)
         for task in schedules { task.cancel() }
@@ -210,7 +253,7 @@ struct LoadRun {
             subscriberCPUMicrosPerMessage: summary.acknowledged == 0 ? 0 : subscriberSeconds * 1e6 / Double(summary.acknowledged),
             subscriberRSSMB: rss,
             brokerCPUPercent: Double(brokerAfter - brokerBefore) / ticks / runSeconds * 100,
-            connectSeconds: connectSeconds, nodeCurrentSeconds: nodeCurrent?.seconds,
+            connectSeconds: connectSeconds, nodeCurrentSeconds: nodeNotCurrent ? .infinity : nodeCurrent?.seconds,
             loadAverages: (loadAtStart, loadAtEnd))
     }
 

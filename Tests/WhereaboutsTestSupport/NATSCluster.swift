@@ -116,16 +116,27 @@ public final class NATSCluster: Sendable {
     /// What node `node` holds in JetStream, per stream name (`$MQTT_msgs`, `$MQTT_sess`,
     /// `$MQTT_rmsgs`), summed over accounts: its messages and consumers, from the monitoring
     /// endpoint `GET /jsz?accounts=true&streams=true&consumers=true`; `nil` when it does not answer.
+    /// (Decoded field by field: the answer holds 2^64 - 1 for unlimited reservations, which
+    /// JSONSerialization refuses.)
     public func jetStream(ofNode node: Int) async -> [String: (messages: Int, consumers: Int)]? {
+        struct Answer: Decodable {
+            struct Account: Decodable { var stream_detail: [Stream]? }
+            struct Stream: Decodable {
+                struct State: Decodable { var messages: Int?; var consumer_count: Int? }
+                var name: String
+                var state: State
+            }
+            var account_details: [Account]?
+        }
         guard let answer = try? await RawHTTP.send(port: httpPorts[node], [
-            "GET /jsz?accounts=true&streams=true&consumers=true HTTP/1.1", "Host: 127.0.0.1", "Connection: close",
-        ]), let json = try? JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any] else { return nil }
+            // HTTP/1.0: a longer answer comes chunked to an HTTP/1.1 request.
+            "GET /jsz?accounts=true&streams=true&consumers=true HTTP/1.0", "Host: 127.0.0.1",
+        ]), let decoded = try? JSONDecoder().decode(Answer.self, from: Data(answer.body.utf8)) else { return nil }
         var streams: [String: (messages: Int, consumers: Int)] = [:]
-        for account in json["account_details"] as? [[String: Any]] ?? [] {
-            for stream in account["stream_detail"] as? [[String: Any]] ?? [] {
-                guard let name = stream["name"] as? String, let state = stream["state"] as? [String: Any] else { continue }
-                let before = streams[name] ?? (0, 0)
-                streams[name] = (before.messages + (state["messages"] as? Int ?? 0), before.consumers + (state["consumer_count"] as? Int ?? 0))
+        for account in decoded.account_details ?? [] {
+            for stream in account.stream_detail ?? [] {
+                let before = streams[stream.name] ?? (0, 0)
+                streams[stream.name] = (before.messages + (stream.state.messages ?? 0), before.consumers + (stream.state.consumer_count ?? 0))
             }
         }
         return streams
