@@ -3,7 +3,7 @@
 // Whereabouts: live positions of people and devices inside circles, over MQTT.
 //
 // Layers depend one way:
-//   SystemSupport (Foundation only: AtomicFile, LockedState, SplitMix64), beside
+//   SystemSupport (Foundation only: AtomicFile, LockedState, SplitMix64, FNV1a), beside
 //   WhereaboutsCore (Foundation only: fixes, geodesy, filters, policies, wire format)
 //     <- PositionSources, WhereaboutsMQTT (libmosquitto), Outbox (SQLite)
 //       <- Publisher, Subscriber, Dashboard
@@ -170,7 +170,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .target(name: "EvalKit", dependencies: ["WhereaboutsCore"]),
+        .target(name: "EvalKit", dependencies: ["WhereaboutsCore", "SystemSupport"]),
 
         // MARK: SQLiteSupport: what the SQLite-backed stores (outbox, history) share.
         .target(

@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// How corpus mode files each track: its mode of travel (from the file name) and its half of the
 /// deterministic split that keeps tuning honest (rules are chosen on half A, half B is reported
 /// beside it).
@@ -15,16 +17,7 @@ package enum CorpusSplit {
     /// `A` or `B`: the lowest bit of the 64-bit FNV-1a hash of the file name's UTF-8 bytes, so
     /// the split depends on nothing but the name (not on the folder, the order or the machine).
     package static func half(of fileName: String) -> String {
-        fnv1a(fileName) & 1 == 0 ? "A" : "B"
+        FNV1a.hash(fileName.utf8) & 1 == 0 ? "A" : "B"
     }
 
-    /// The 64-bit FNV-1a hash of `text`'s UTF-8 bytes.
-    static func fnv1a(_ text: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
-        }
-        return hash
-    }
 }

@@ -1,4 +1,5 @@
 import Hummingbird
+import SystemSupport
 
 /// One file served with the page: its bytes, content type and entity tag.
 ///
@@ -25,11 +26,8 @@ struct PageAsset: Sendable {
     init(named name: String, bytes: some Collection<UInt8>) {
         self.contentType = Self.contentType(forFileNamed: name)
         self.bytes = ByteBuffer(bytes: bytes)
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a: enough to tell versions of a file apart
-        for byte in bytes {
-            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-        }
-        self.etag = "\"\(String(hash, radix: 16))\""
+        // FNV-1a: enough to tell versions of a file apart.
+        self.etag = "\"\(String(FNV1a.hash(bytes), radix: 16))\""
     }
 
     /// The answer to `request`: the file, or 304 when the browser's copy is current. Browsers

@@ -1,3 +1,5 @@
+import SystemSupport
+
 /// Which circles one of `n` subscriber instances owns: those whose id hashes to its index.
 ///
 /// The hash is 64-bit FNV-1a over the id's UTF-8 bytes, stable across processes, machines and
@@ -34,17 +36,7 @@ package struct Shard: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether this shard owns the circle with `circleID`.
     package func owns(circleID: String) -> Bool {
-        count == 1 || Int(Self.fnv1a(circleID) % UInt64(count)) == index
-    }
-
-    /// 64-bit FNV-1a of the UTF-8 bytes of `text`.
-    package static func fnv1a(_ text: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash &*= 0x0000_0100_0000_01b3
-        }
-        return hash
+        count == 1 || Int(FNV1a.hash(circleID.utf8) % UInt64(count)) == index
     }
 
     /// `i/n`.

@@ -1,3 +1,4 @@
+import SystemSupport
 import WhereaboutsCore
 
 /// A member's face image from an OwnTracks `card`, kept once per member and served over HTTP.
@@ -15,9 +16,7 @@ package struct MemberFace: Sendable, Hashable {
         guard let type = Self.contentType(of: data) else { return nil }
         self.data = data
         self.contentType = type
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in data { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        let hex = String(hash, radix: 16)
+        let hex = String(FNV1a.hash(data), radix: 16)
         self.tag = String(repeating: "0", count: 16 - hex.count) + hex
     }
 

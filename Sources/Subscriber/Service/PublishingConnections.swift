@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SystemSupport
 import WhereaboutsMQTT
 
 /// The subscriber's connection to the broker, with what it publishes (views, events, receipts,
@@ -69,9 +70,7 @@ final class PublishingConnections: BrokerConnection {
     /// The publishing connection of `topic`: always the same one (FNV-1a of its bytes), so that
     /// one topic's messages keep their order.
     static func index(of topic: String, among count: Int) -> Int {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in topic.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return Int(hash % UInt64(count))
+        Int(FNV1a.hash(topic.utf8) % UInt64(count))
     }
 
     func subscribe(to filters: [String], qos: QoS, timeout: Duration?) async throws {
