@@ -50,7 +50,7 @@ package struct ConfigFile: Sendable, Hashable {
                 throw .unknownKey(path: path, key: key, line: line)
             }
             guard seen.insert(key).inserted else { throw .duplicateKey(path: path, key: key, line: line) }
-            arguments += try Self.arguments(for: key, kind: kind, value: valueNode, path: path, line: line)
+            arguments += try Self.arguments(for: key, kind: kind, value: valueNode, path: path)
         }
         self.arguments = arguments
     }
@@ -67,7 +67,7 @@ package struct ConfigFile: Sendable, Hashable {
     }
 
     private static func arguments(
-        for key: String, kind: ConfigValueKind, value node: YAMLNode, path: String, line: Int?
+        for key: String, kind: ConfigValueKind, value node: YAMLNode, path: String
     ) throws(ConfigFileError) -> [String] {
         func invalid(_ expected: String) -> ConfigFileError {
             .invalidValue(path: path, key: key, line: node.mark.line, value: Self.text(of: node), expected: expected)

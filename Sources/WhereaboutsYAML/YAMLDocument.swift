@@ -63,8 +63,7 @@ package enum YAMLDocument {
             return YAMLParseError(problem + detail, at: mark(ofOffset: parser.problem_offset, in: bytes))
         default:
             var message = problem
-            let index = Int(parser.problem_mark.index)
-            if index < bytes.count, bytes[index] == 0x09 {
+            if let offset = offset(of: YAMLMark(parser.problem_mark), in: bytes), bytes[offset] == 0x09 {
                 message += " (a tab: YAML indents with spaces only)"
             }
             if let context = parser.context {
@@ -72,6 +71,17 @@ package enum YAMLDocument {
             }
             return YAMLParseError(message, at: YAMLMark(parser.problem_mark))
         }
+    }
+
+    /// The byte offset of `mark` (libyaml counts its index in characters, not bytes).
+    private static func offset(of mark: YAMLMark, in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        var line = 1, column = 1
+        for (offset, byte) in bytes.enumerated() {
+            if byte & 0xC0 == 0x80 { continue }  // a continuation byte: still the same character
+            if line == mark.line, column == mark.column { return offset }
+            if byte == 0x0A { (line, column) = (line + 1, 1) } else { column += 1 }
+        }
+        return nil
     }
 
     private static func mark(ofOffset offset: Int, in bytes: UnsafeBufferPointer<UInt8>) -> YAMLMark {

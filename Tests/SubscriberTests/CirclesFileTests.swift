@@ -78,7 +78,8 @@ struct CirclesFileTests {
         #expect {
             try CirclesFile.parse(yaml: "circles:\n  - id: a\n   members: [\n")
         } throws: { error in
-            (error as! CirclesFileError).line != nil
+            let error = error as! CirclesFileError
+            return error.line == 3 && error.message.hasPrefix("The circles file is not valid YAML at column 4: ")
         }
     }
 }

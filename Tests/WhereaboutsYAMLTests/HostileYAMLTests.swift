@@ -69,8 +69,11 @@ struct HostileYAMLTests {
 
     @Test("A tab in indentation is an error at its line; a tab inside a value is kept")
     func tabs() throws {
-        let error = try #require(Self.error("a:\n\tb: 1\n"))
-        #expect(error.line == 2 && error.column == 1 && error.message.contains("a tab: YAML indents with spaces only"), "\(error)")
+        for text in ["a:\n\tb: 1\n", "é: ü\nb:\n\tc: 1\n"] {
+            let error = try #require(Self.error(text))
+            #expect(error.line == text.split(separator: "\n").count && error.column == 1, "\(error)")
+            #expect(error.message.contains("a tab: YAML indents with spaces only"), "\(error)")
+        }
         #expect(try YAMLDocument.parse("a: x\ty\n")?["a"]?.text == "x\ty")
     }
 
