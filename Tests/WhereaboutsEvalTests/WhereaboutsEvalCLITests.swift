@@ -152,7 +152,7 @@ struct WhereaboutsEvalCLITests {
         let result = try #require(results.first)
         let candidates = try #require(result["candidates"] as? [String])
         #expect(candidates.first == "bounded(50m)")
-        #expect(candidates.count == 1 + 11)
+        #expect(candidates.count == 1 + 10)
         #expect(candidates.contains("bounded-without-braking(50m)"))
         let choices = try #require(result["choices"] as? [[String: Any]])
         #expect(choices.map { $0["dataset"] as? String } == ["owner/p", "owner/q", "owner/r"])
@@ -164,7 +164,7 @@ struct WhereaboutsEvalCLITests {
         #expect(totals.map { $0["boundBroken"] as? Int } == [0, 0, 0])
         let all = try #require(totals.first)
         #expect(all["chosen"] as? Int == (all["candidates"] as? [Int])?.min())
-        #expect((result["ruleEffects"] as? [[String: Any]])?.count == 11)
+        #expect((result["ruleEffects"] as? [[String: Any]])?.count == 10)
         // The table form prints the left-out tables.
         let table = try await EvalBinary.run(["--summary", "--leave-one-dataset-out", "--policy", "dead-reckoning,bounded", directory.path])
         #expect(table.stdout.contains("leave one dataset out, 50m"))
