@@ -137,7 +137,7 @@ struct BoundedRuleTests {
     func parse() throws {
         #expect(try BoundedPolicy.Rule.parseList("braking, LAG") == [.braking, .lag])
         #expect(throws: PolicySettingsError.unknownRule("window2")) { try BoundedPolicy.Rule.parseList("window2") }
-        #expect(PolicySettingsError.unknownRule("window2").description.contains("turn, braking, lag, experts, measured, window8, hold, turning, turn-lead, lead, parked"))
+        #expect(PolicySettingsError.unknownRule("window2").description.contains("turn, braking, lag, experts, measured, window8, hold, turning, turn-lead, parked"))
     }
 
     @Test("Without any one rule, the bound still holds on a winding, braking track", arguments: BoundedPolicy.Rule.allCases)

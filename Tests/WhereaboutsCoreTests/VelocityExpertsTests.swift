@@ -68,41 +68,4 @@ struct VelocityExpertsTests {
         let velocity = try #require(experts.velocity(.measured, points: Self.points, fix: Self.fix(speed: 0.3)))
         #expect(abs(velocity.east - 0.3) < 1e-9)
     }
-
-    @Test("A shadow takes the lead only by more than one standard deviation of the leader's count")
-    func leadBeyondChance() {
-        #expect(!VelocityExperts.beyondChance(1, below: 2))
-        #expect(!VelocityExperts.beyondChance(2, below: 4))
-        #expect(VelocityExperts.beyondChance(1, below: 4))
-        #expect(VelocityExperts.beyondChance(6, below: 10))
-        #expect(!VelocityExperts.beyondChance(7, below: 10))
-    }
-
-    /// Moves east at 5 m/s for 12 s, then stands still for a minute: the receiver's shadow (the
-    /// last two fixes' velocity here) overshoots the stop once more than hold's shadow does.
-    static func moveThenStop() -> [Fix] {
-        (0..<72).map { second in
-            let east = 5.0 * Double(min(second, 12))
-            return Fix(time: Date(timeIntervalSince1970: 1_000 + Double(second)), latitude: 0,
-                       longitude: east / (Geodesy.earthRadius * .pi / 180))
-        }
-    }
-
-    static func leader(of fixes: [Fix], without: Set<BoundedPolicy.Rule>) -> (VelocityExperts.Estimator, [Int]) {
-        var experts = VelocityExperts(epsilon: 50, maxSilence: 120, maxSpeed: 100, without: without)
-        var history = FixHistory(capacity: 256)
-        for fix in fixes {
-            history.append(fix)
-            experts.observe(fix, history: history)
-        }
-        return (experts.leader, experts.costs)
-    }
-
-    @Test("One report fewer early on does not hand hold the lead (the lead rule); without the rule it does")
-    func chanceLeadIgnored() {
-        let (leader, costs) = Self.leader(of: Self.moveThenStop(), without: [])
-        #expect(costs[2] + 1 == costs[0], "hold's shadow needed one report fewer: \(costs)")
-        #expect(leader == .measured)
-        #expect(Self.leader(of: Self.moveThenStop(), without: [.lead]).0 == .hold)
-    }
 }

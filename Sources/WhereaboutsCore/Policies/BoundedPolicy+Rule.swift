@@ -27,10 +27,6 @@ extension BoundedPolicy {
         /// estimator's by more than the square root of that one's count (and keeps it while it
         /// needs fewer); without it, turning leads whenever it needs fewer.
         case turnLead = "turn-lead"
-        /// A straight estimator takes the lead from another only when its shadow needed fewer
-        /// reports than the leader's by more than the square root of the leader's count; without
-        /// it, the one that needed the fewest leads (the first on a tie).
-        case lead
         /// The receiver's estimate holds below `parkedSpeed` (0.5 m/s).
         case parked
 

@@ -55,7 +55,6 @@ struct VelocityExperts: Sendable {
     let inUse: [Estimator]
     private let useParked: Bool
     private let useTurnLead: Bool
-    private let useLeadMargin: Bool
     private var shadows: [Shadow]
     /// The recent fixes in the frame of the fix being considered (reused from fix to fix).
     private var points: [SentFrame.Point] = []
@@ -79,7 +78,6 @@ struct VelocityExperts: Sendable {
         self.inUse = inUse
         useParked = !without.contains(.parked)
         useTurnLead = !without.contains(.turnLead)
-        useLeadMargin = !without.contains(.lead)
         shadows = inUse.map { _ in Shadow() }
         costs = inUse.map { _ in 0 }
         self.epsilon = epsilon
@@ -91,27 +89,7 @@ struct VelocityExperts: Sendable {
     /// while it holds the lead (``turningLeads``).
     var leader: Estimator {
         if turningLeads, let turning = inUse.firstIndex(of: .turning) { return inUse[turning] }
-        return inUse[straightLead]
-    }
-
-    /// The straight estimator that leads: the first in ``inUse`` at the start; another takes the
-    /// lead only when its shadow has needed fewer reports than the leader's by more than one
-    /// standard deviation of a count of that size (`√n`, n the leader's reports), so that chance
-    /// early on (one report either way) does not hand the lead around (without the `lead` rule:
-    /// the one that has needed the fewest, the first on a tie).
-    private var straightLead = 0
-
-    private mutating func updateStraightLead() {
-        let best = bestStraight
-        guard useLeadMargin else { straightLead = best; return }
-        if best != straightLead, Self.beyondChance(costs[best], below: costs[straightLead]) { straightLead = best }
-    }
-
-    /// Whether a shadow that has needed `reports` has needed fewer than one that has needed
-    /// `leading` by more than one standard deviation of a count of that size (`√leading`): by more
-    /// than chance.
-    static func beyondChance(_ reports: Int, below leading: Int) -> Bool {
-        Double(reports) + Double(leading).squareRoot() < Double(leading)
+        return inUse[bestStraight]
     }
 
     /// The straight estimator (any but turning) whose shadow has sent the fewest reports.
@@ -135,7 +113,7 @@ struct VelocityExperts: Sendable {
         if !useTurnLead || turningLeads {
             turningLeads = own < straight
         } else {
-            turningLeads = Self.beyondChance(own, below: straight)
+            turningLeads = Double(own) + Double(straight).squareRoot() < Double(straight)
         }
     }
 
@@ -159,7 +137,6 @@ struct VelocityExperts: Sendable {
             let rate = inUse[index] == .turning && velocity != nil ? Self.turnRate(points: points) : nil
             shadows[index].report(from: frame, velocity: velocity, maxSilence: maxSilence, turnRate: rate)
         }
-        updateStraightLead()
         updateTurningLead()
     }
 
