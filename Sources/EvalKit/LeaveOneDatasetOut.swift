@@ -54,6 +54,12 @@ package struct LeaveOneDatasetOut: Sendable, Codable {
         package var keptFor: [String]
     }
 
+    /// How many reports fewer than the policy as documented a variant must need on the other
+    /// datasets to be chosen instead: one standard deviation of a count of `n` reports, `√n`
+    /// (the margin `bounded`'s `turn-lead` rule uses). A variant that differs by less differs by
+    /// chance, and choosing it fits the other datasets' noise.
+    static func margin(_ reports: Double) -> Double { reports.squareRoot() }
+
     /// The epsilon, as the policies' names carry it (`50m`).
     package var epsilon: String
     /// The candidates, the policy as documented first.
@@ -99,10 +105,14 @@ package struct LeaveOneDatasetOut: Sendable, Codable {
             sums[row.dataset ?? ""] = sum
         }
         let total = columns.indices.map { slot in sums.values.reduce(0) { $0 + $1[slot] } }
-        /// The slot among `slots` with the fewest reports outside `dataset` (the first on a tie).
+        /// The slot among `slots` with the fewest reports outside `dataset` (the first on a tie);
+        /// another slot replaces the first (the policy as documented) only when it needs fewer
+        /// reports than the first by more than chance, `√n` for the first's `n` (``margin``).
         func choose(_ slots: [Int], without dataset: String) -> Int {
             let own = sums[dataset] ?? []
-            return slots.min { total[$0] - own[$0] < total[$1] - own[$1] } ?? slots[0]
+            let best = slots.min { total[$0] - own[$0] < total[$1] - own[$1] } ?? slots[0]
+            let first = Double(total[slots[0]] - own[slots[0]]), chosen = Double(total[best] - own[best])
+            return chosen + margin(first) < first ? best : slots[0]
         }
         let chosen = Dictionary(uniqueKeysWithValues: datasets.map { ($0, choose(Array(columns.indices), without: $0)) })
         let choices = datasets.map { dataset in

@@ -69,7 +69,7 @@ struct WhereaboutsEval: ParsableCommand {
     var manifest: String?
 
     @Flag(name: .long, help: ArgumentHelp(
-        "With --summary: for each dataset, choose among the bounded variants that ran the one with the fewest reports on the other datasets, measure it on the one left out, and report the left-out totals per mode, and each rule's effect on left-out data."))
+        "With --summary: for each dataset, choose among the bounded variants that ran the one with the fewest reports on the other datasets (a variant replaces the policy as documented only when it needs more than √n fewer), measure it on the one left out, and report the left-out totals per mode, and each rule's effect on left-out data."))
     var leaveOneDatasetOut = false
 
     @Option(name: .long, help: ArgumentHelp(

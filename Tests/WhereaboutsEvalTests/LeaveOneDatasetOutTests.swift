@@ -65,6 +65,23 @@ struct LeaveOneDatasetOutTests {
         #expect(effect.keptFor == ["c"])
     }
 
+    @Test("A variant replaces the policy as documented only when it needs fewer reports on the other datasets by more than √n")
+    func margin() throws {
+        // Judged on two datasets of 100 reports each (n = 200, √n ≈ 14.1): saving 10 on each (20)
+        // is more than chance, saving 5 on each (10) is not.
+        let beyond = [Self.row("a1.gpx", "a", "car", [100, 100, 90]), Self.row("b1.gpx", "b", "car", [100, 100, 90]), Self.row("c1.gpx", "c", "car", [100, 100, 90])]
+        let within = [Self.row("a1.gpx", "a", "car", [100, 100, 95]), Self.row("b1.gpx", "b", "car", [100, 100, 95]), Self.row("c1.gpx", "c", "car", [100, 100, 95])]
+        let chosen = try #require(LeaveOneDatasetOut.evaluate(beyond).first)
+        #expect(chosen.choices.map(\.chosen) == Array(repeating: "bounded-without-braking(50m)", count: 3))
+        #expect(chosen.totals.first?.chosen == 270)
+        #expect(chosen.ruleEffects.first?.keptFor == [])
+        let kept = try #require(LeaveOneDatasetOut.evaluate(within).first)
+        #expect(kept.choices.map(\.chosen) == Array(repeating: "bounded(50m)", count: 3))
+        #expect(kept.totals.first?.chosen == 300)
+        #expect(kept.ruleEffects.first?.leftOutEffect == [15, 15])
+        #expect(kept.ruleEffects.first?.keptFor == ["a", "b", "c"])
+    }
+
     @Test("A broken bound is counted for the chosen candidate; one dataset alone gives no result")
     func brokenAndSingle() throws {
         let rows = [
