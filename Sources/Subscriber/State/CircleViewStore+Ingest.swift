@@ -95,7 +95,7 @@ extension CircleViewStore {
         if case .location(let location, _) = decoded.message,
            // The live fix only matters to the implied-speed rule (off by default).
            let outlier = decoder.outliers.violation(
-               of: location, after: decoder.outliers.maxImpliedSpeed == nil ? nil : livePoint(of: route.member)) {
+               of: location, afterLivePoint: decoder.outliers.maxImpliedSpeed == nil ? nil : livePoint(of: route.member)) {
             reject(outlier, topic: message.topic)
             history?.record(.rejected(route.member, location, reason: outlier.code, receivedAt: now.timeIntervalSince1970))
             if let receipts, let stamp = decoded.stamp {

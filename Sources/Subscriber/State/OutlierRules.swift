@@ -29,11 +29,11 @@ struct OutlierRules: Sendable {
 
     /// The rule `location` breaks given the member's `live` fix, or `nil` when it passes.
     func violation(of location: LocationMessage, after live: LocationMessage?) -> MessageRejectionReason? {
-        violation(of: location, after: live.map { LivePoint(tst: $0.tst, lat: $0.lat, lon: $0.lon) })
+        violation(of: location, afterLivePoint: live.map { LivePoint(tst: $0.tst, lat: $0.lat, lon: $0.lon) })
     }
 
     /// The rule `location` breaks given the time and position of the member's live fix.
-    func violation(of location: LocationMessage, after live: LivePoint?) -> MessageRejectionReason? {
+    func violation(of location: LocationMessage, afterLivePoint live: LivePoint?) -> MessageRejectionReason? {
         if let maxAccuracy, location.acc > maxAccuracy {
             return .poorAccuracy(metres: location.acc, limit: maxAccuracy)
         }
