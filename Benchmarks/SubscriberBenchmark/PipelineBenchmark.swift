@@ -33,3 +33,44 @@ enum PipelineBenchmark {
 extension Duration {
     var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
+
+extension PipelineBenchmark {
+    /// The ingest drain's messages (``BenchWorkload``) handed to `Ingestor.run` from memory: the
+    /// loop on the store's actor that `SubscriberService` runs, with the drain's outlier rules.
+    /// Returns the CPU time (user + system) per message in seconds: the subscriber's own ingest
+    /// cost per message, without MQTT, steadier than the drains on a shared machine.
+    static func cpuPerMessageOnActor(messages count: Int, workload: BenchWorkload, logger: Logger) async throws -> Double {
+        let store = CircleViewStore(circles: workload.file, logger: logger)
+        var settings = ViewSettings()
+        settings.maxAccuracy = 5_000
+        settings.maxImpliedSpeed = 350
+        let ingestor = Ingestor(store: store, router: TopicRouter(), settings: settings)
+        let base = Int(Date().timeIntervalSince1970) - count / workload.members - 10
+        let messages = (0..<count).map { i in
+            MQTTMessage(
+                topic: workload.topic(i % workload.members), payload: workload.payload(i, tst: base + i / workload.members),
+                qos: .atLeastOnce)
+        }
+        let start = CPUTime.ofSelf()
+        try await ingestor.run(MessagesInMemory(messages: messages))
+        let cpu = CPUTime.ofSelf() - start
+        let stats = await store.statistics()
+        precondition(stats.accepted == count && stats.rejected.total == 0, "unexpected ingest counts: \(stats)")
+        return cpu / Double(count)
+    }
+}
+
+/// Messages from an array, as an `AsyncSequence` that never suspends.
+private struct MessagesInMemory: AsyncSequence, Sendable {
+    let messages: [MQTTMessage]
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let messages: [MQTTMessage]
+        var index = 0
+        mutating func next() async -> MQTTMessage? {
+            guard index < messages.count else { return nil }
+            defer { index += 1 }
+            return messages[index]
+        }
+    }
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(messages: messages) }
+}

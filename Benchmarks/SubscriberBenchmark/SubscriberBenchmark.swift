@@ -168,6 +168,10 @@ struct SubscriberBenchmark: AsyncParsableCommand {
         for _ in 0..<3 { pipeline.append(await PipelineBenchmark.run(messages: 200_000, members: 1000, logger: logger)) }
         print(String(format: "pipeline without MQTT (route, parse, validate, apply), best of 3: %.0f msg/s (%@)",
                      pipeline.max()!, rates(pipeline)))
+        var onActor: [Double] = []
+        for _ in 0..<5 { onActor.append(try await PipelineBenchmark.cpuPerMessageOnActor(messages: 200_000, workload: workload, logger: logger)) }
+        print(String(format: "pipeline on the store's actor (Ingestor.run, the drain's messages and outlier rules), CPU per message, best of 5: %.2f us (%@)",
+                     onActor.min()! * 1e6, onActor.map { String(format: "%.2f", $0 * 1e6) }.joined(separator: "/")))
 
         let memory = await MemoryBenchmark.run(members: memoryMembers, logger: logger)
         print(String(format: "memory: %d members with full trails: %.0f bytes per member (target < 2048: ratio %.2f); one wire message is %.0f bytes",

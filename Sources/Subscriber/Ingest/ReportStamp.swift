@@ -16,7 +16,9 @@ struct ReportStamp: Sendable, Hashable {
     var unconfirmedSince: Int?
 
     /// The stamp of a parsed payload; `nil` without one (any other sender) or when it is unusable.
-    init?(_ wire: WirePayload) {
+    // Borrowed: an initializer's argument is owned by default, which copied the whole parsed
+    // payload (forty-odd optionals) per message only to read five of them.
+    init?(_ wire: borrowing WirePayload) {
         guard let seq = wire.seq, seq.isFinite, seq >= 1, seq < 9e15, seq == seq.rounded(),
               let epoch = wire.seqEpoch, !epoch.isEmpty, epoch.utf8.count <= 32 else { return nil }
         self.seq = Int64(seq)

@@ -58,17 +58,24 @@ struct WirePayload {
 
     /// Parses `payload`, throwing ``MessageRejectionReason/malformedJSON`` when it is not a JSON object.
     init(parsing payload: UnsafeBufferPointer<UInt8>) throws(MessageRejectionReason) {
+        // Filled as a local and moved into `self` once: the callback mutating `self` of the
+        // initializer copied the whole struct in and out (3 % of a profiled ingest).
+        var parsed = WirePayload()
         do {
             try FlatJSON.parseObject(payload) { key, value in
                 if case .null = value { return }
-                if !assign(key, value), wrongTypes.count < 32 {
-                    wrongTypes.append(String(decoding: key, as: UTF8.self))
+                if !parsed.assign(key, value), parsed.wrongTypes.count < 32 {
+                    parsed.wrongTypes.append(String(decoding: key, as: UTF8.self))
                 }
             }
         } catch {
             throw .malformedJSON
         }
+        self = parsed
     }
+
+    /// Every key absent.
+    private init() {}
 
     /// Stores `value` under the key spelled by `key`; returns false when a known key has the
     /// wrong JSON type. Keys are compared as bytes: no `String` per key.

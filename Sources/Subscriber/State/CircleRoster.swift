@@ -5,6 +5,9 @@ struct CircleRoster: Sendable {
     private(set) var circles: [Circle]
     private var byID: [String: Circle]
     private var circlesOf: [MemberID: [String]]
+    /// The members of at least one owned circle with places (empty when no circle has any, so
+    /// that ingest skips the place rules without a lookup).
+    private var inCirclesWithPlaces: Set<MemberID>
     /// Ids of the owned circles that ask for an OwnTracks tree (`owntracks: true`).
     private(set) var ownTracksCircles: Set<String>
 
@@ -17,6 +20,7 @@ struct CircleRoster: Sendable {
             for member in circle.members { circlesOf[member.id, default: []].append(circle.id) }
         }
         self.circlesOf = circlesOf
+        inCirclesWithPlaces = Set(circles.lazy.filter { !$0.places.isEmpty }.flatMap { $0.members.map(\.id) })
         ownTracksCircles = Set(circles.lazy.filter(\.ownTracksTree).map(\.id))
     }
 
@@ -25,6 +29,11 @@ struct CircleRoster: Sendable {
 
     /// The ids of the circles `member` belongs to, or `nil` when no owned circle has it.
     func circleIDs(of member: MemberID) -> [String]? { circlesOf[member] }
+
+    /// Whether `member` belongs to an owned circle that has places.
+    func inCircleWithPlaces(_ member: MemberID) -> Bool {
+        !inCirclesWithPlaces.isEmpty && inCirclesWithPlaces.contains(member)
+    }
 
     /// Whether `member` is tracked: a member of at least one owned circle.
     func tracks(_ member: MemberID) -> Bool { circlesOf[member] != nil }

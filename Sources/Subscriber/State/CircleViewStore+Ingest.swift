@@ -31,14 +31,14 @@ extension CircleViewStore {
             if !expectsOtherDevices { reject(.unknownTopic, topic: message.topic) }
             return nil
         }
-        guard tracks(route.member) else {
+        guard let circleIDs = circleIDs(of: route.member) else {
             if !expectsOtherDevices { reject(.unknownTopic, topic: message.topic) }
             return nil
         }
         // An empty retained payload clears a retained message; it carries no news.
         if message.payload.isEmpty { return nil }
         if route.subtopic == "cmd" {  // commands to the device, not news from it
-            return apply(.ignored(type: "cmd"), from: route.member, retained: message.retained, at: now)
+            return apply(.ignored(type: "cmd"), from: route.member, circleIDs: circleIDs, retained: message.retained, at: now)
         }
         let limit = route.subtopic == "info" ? max(decoder.maxPayloadBytes, MessageDecoder.maxEncryptedCardPayloadBytes) : nil
         var plaintext: [UInt8]?
@@ -95,7 +95,7 @@ extension CircleViewStore {
         if case .location(let location, _) = decoded.message,
            // The live fix only matters to the implied-speed rule (off by default).
            let outlier = decoder.outliers.violation(
-               of: location, after: decoder.outliers.maxImpliedSpeed == nil ? nil : liveFix(of: route.member)) {
+               of: location, afterLivePoint: decoder.outliers.maxImpliedSpeed == nil ? nil : livePoint(of: route.member)) {
             reject(outlier, topic: message.topic)
             history?.record(.rejected(route.member, location, reason: outlier.code, receivedAt: now.timeIntervalSince1970))
             if let receipts, let stamp = decoded.stamp {
@@ -104,7 +104,7 @@ extension CircleViewStore {
             return nil
         }
         if !decoded.droppedFields.isEmpty { countDropped(decoded.droppedFields, of: route.member, topic: message.topic) }
-        let outcome = apply(decoded.message, from: route.member, retained: message.retained, at: now)
+        let outcome = apply(decoded.message, from: route.member, circleIDs: circleIDs, retained: message.retained, at: now)
         // Whether a history row was handed over for it, and accepted; `nil`: none was.
         var stored: Bool?
         // A stamped duplicate is handed over too: its receipt must wait until the row is surely

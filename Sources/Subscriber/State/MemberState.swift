@@ -48,6 +48,11 @@ struct MemberState: Sendable {
     /// Event time of the message that set ``promise``.
     private var promiseEventTime: Double = -.infinity
 
+    /// The live fix's time and position, for the speed rule (``OutlierRules``).
+    var livePoint: OutlierRules.LivePoint? {
+        fix.map { OutlierRules.LivePoint(tst: $0.tst, lat: $0.lat, lon: $0.lon) }
+    }
+
     /// What applying a message did.
     enum Outcome: Equatable {
         /// The view changed (new live fix, trail point, or status).

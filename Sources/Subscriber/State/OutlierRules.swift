@@ -19,8 +19,21 @@ struct OutlierRules: Sendable {
         maxImpliedSpeed = settings.maxImpliedSpeed
     }
 
+    /// What the speed rule needs of the live fix: its time and position (ingest reads these
+    /// three fields in place instead of copying the member's whole state and fix per message).
+    struct LivePoint: Sendable {
+        var tst: Int
+        var lat: Double
+        var lon: Double
+    }
+
     /// The rule `location` breaks given the member's `live` fix, or `nil` when it passes.
     func violation(of location: LocationMessage, after live: LocationMessage?) -> MessageRejectionReason? {
+        violation(of: location, afterLivePoint: live.map { LivePoint(tst: $0.tst, lat: $0.lat, lon: $0.lon) })
+    }
+
+    /// The rule `location` breaks given the time and position of the member's live fix.
+    func violation(of location: LocationMessage, afterLivePoint live: LivePoint?) -> MessageRejectionReason? {
         if let maxAccuracy, location.acc > maxAccuracy {
             return .poorAccuracy(metres: location.acc, limit: maxAccuracy)
         }
