@@ -1,6 +1,10 @@
 import ArgumentParser
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The exit status of a Whereabouts command whose command line (or config file) was invalid.
 ///

@@ -1,6 +1,10 @@
 import ArgumentParser
 import CommandLineDialect
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import WhereaboutsMQTT
 
 /// How to reach and log in to the broker: the same flags, with the same rules, for

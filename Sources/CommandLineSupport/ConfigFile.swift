@@ -1,5 +1,9 @@
 import CommandLineDialect
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import WhereaboutsCore
 import WhereaboutsYAML
 import Yams

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// OwnTracks' encrypted payload, `{"_type":"encrypted","data":"<base64 of nonce + ciphertext>"}`:
 /// the whole plaintext message (its JSON bytes) sealed with libsodium's secretbox.

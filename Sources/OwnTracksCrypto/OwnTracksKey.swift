@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A secretbox key derived from an OwnTracks "secret encryption key" the way the apps, the Recorder
 /// and Home Assistant derive it: the secret's UTF-8 bytes, cut to 32 bytes and zero-padded to 32.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A value guarded by a lock, for state that a thread of our own (libmosquitto's loop, a position
 /// source's reader) shares with Swift tasks; that thread may block until the value satisfies a

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Everything an `MQTTClient` needs to reach a broker. Every field has a default, so
 /// `MQTTConfiguration(port: 1883)` connects anonymously to a local broker.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Reads the battery from the Linux power-supply class: `<root>/<supply>/capacity` and `status`.
 ///

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Reads the picture of the publisher's card (`--card-face`): a PNG or JPEG file, checked by its
 /// first bytes and its size, base64-encoded for the card's `face`.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A place: a named disc on the map that people arrive at and leave, for the publisher (the
 /// `--places` file and the OwnTracks waypoints set by `setWaypoints`) and the subscriber (a

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension BoundedPolicy {
     /// One of `bounded`'s rules, by the name `whereabouts-eval --without` and `--ablate` use: the

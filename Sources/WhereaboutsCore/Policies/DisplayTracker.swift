@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What a dashboard displays from the last message sent, in a form cheap enough to check against
 /// every fix: the message's own projection, velocity and horizon.

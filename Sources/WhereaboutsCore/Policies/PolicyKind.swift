@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The reporting policies Whereabouts knows, by the names the command lines use.
 public enum PolicyKind: String, Sendable, Hashable, Codable, CaseIterable {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Every reporting policy's parameters in one value: what `whereabouts-pub` and
 /// `whereabouts-eval` build from the same flags, and what turns a policy name into a policy.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The source articles' adaptive policy, exactly as SPEC §2 states it.
 ///

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The one rule for user and device names, used by every component that puts a name into a topic,
 /// an account or an access rule: the publisher's topic, the circles file, the subscriber's routing,

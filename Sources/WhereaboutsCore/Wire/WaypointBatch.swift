@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The waypoints of one `setWaypoints` command, checked one by one: the valid ones in ``items``,
 /// each invalid one in ``rejected`` with its reason (counted and logged by the publisher, the

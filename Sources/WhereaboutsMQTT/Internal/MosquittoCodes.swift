@@ -1,5 +1,9 @@
 import CMosquitto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// libmosquitto result codes as `Int32`, and their translation into `MQTTError`.
 enum MosquittoCode {

@@ -1,5 +1,9 @@
 import CMosquitto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension MosquittoSession {
     /// Creates a libmosquitto handle configured from `configuration` (not yet connected).

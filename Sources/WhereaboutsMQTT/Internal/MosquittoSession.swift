@@ -1,5 +1,9 @@
 import CMosquitto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Logging
 internal import SystemSupport
 internal import WhereaboutsCore
