@@ -82,7 +82,7 @@ let package = Package(
             pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]
         ),
-        .target(name: "OwnTracksCrypto", dependencies: ["CSodium"]),
+        .target(name: "OwnTracksCrypto", dependencies: ["CSodium", "SystemSupport"]),
 
         // MARK: Subscriber: circles file, ingest, circle views (issue 5).
         .target(
@@ -175,7 +175,7 @@ let package = Package(
         // MARK: SQLiteSupport: what the SQLite-backed stores (outbox, history) share, on SQLite's
         // C API (Debian's libsqlite3) so that the publisher links no GRDB and no full Foundation.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .target(name: "SQLiteSupport", dependencies: ["CSQLite"]),
+        .target(name: "SQLiteSupport", dependencies: ["CSQLite", "SystemSupport"]),
 
         // MARK: Outbox: the publisher's durable FIFO of reports (SQLite's C API, SQLiteSupport).
         .target(
@@ -222,6 +222,7 @@ let package = Package(
         .target(
             name: "CommandLineSupport",
             dependencies: [
+                "SystemSupport",
                 "CommandLineDialect",
                 "WhereaboutsCore",
                 "WhereaboutsMQTT",

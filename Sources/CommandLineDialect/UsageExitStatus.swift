@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
 
 #if canImport(FoundationEssentials)
@@ -30,7 +33,7 @@ extension ParsableCommand {
     /// status otherwise (0 for `--help` and `--version`).
     static func exitReporting(_ error: any Error) -> Never {
         if exitCode(for: error) == .validationFailure {
-            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            _ = Array((fullMessage(for: error) + "\n").utf8).withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
             exit(withError: ExitCode(usageErrorExitStatus))
         }
         exit(withError: error)

@@ -94,7 +94,7 @@ package struct BrokerOptions: ParsableArguments {
 
     /// Every broker URL, in the order they are tried; all plain or all TLS.
     package func addresses() throws -> [BrokerAddress] {
-        let parts = broker.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        let parts = broker.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingSpaces() }
         var addresses: [BrokerAddress] = []
         for part in parts {
             do { addresses.append(try BrokerAddress(parsing: part)) } catch { throw ValidationError(error.description) }

@@ -1,3 +1,4 @@
+import SystemSupport
 import CommandLineDialect
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -65,7 +66,7 @@ package struct ConfigFile: Sendable, Hashable {
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            throw .unreadable(path: path, reason: error.localizedDescription)
+            throw .unreadable(path: path, reason: fileErrorReason(error))
         }
         try self.init(text: text, path: path, keys: keys)
     }
@@ -104,7 +105,7 @@ package struct ConfigFile: Sendable, Hashable {
         case .word(let words):
             guard words.contains(text) else { throw invalid(Self.expectation(kind)) }
         case .numberList:
-            let parts = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            let parts = text.split(separator: ",").map { $0.trimmingSpaces() }
             guard !parts.isEmpty, parts.allSatisfy({ Double($0)?.isFinite == true }) else {
                 throw invalid("a list of numbers")
             }

@@ -1,4 +1,5 @@
 import SQLiteSupport
+import WhereaboutsCore
 
 /// The outbox schema, step by step, on SQLite's C API.
 ///
@@ -72,9 +73,4 @@ enum OutboxSchema {
         },
     ]
 
-    /// `value` as 8 lowercase hexadecimal digits (what `%08x` printed).
-    static func hex8(_ value: UInt32) -> String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 8 - digits.count) + digits
-    }
 }

@@ -6,6 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import SystemSupport
 
 /// What the project's stores kept in one SQLite file (the publisher's outbox, the subscriber's
 /// history) do alike before they use the file: create its folder, and make sure the file is
@@ -15,7 +16,7 @@ package enum SQLiteFile {
     ///
     /// - Throws: `failure`'s `cannotCreateDirectory`, naming the folder and the reason.
     package static func createFolder<Failure: SQLiteFileError>(holding path: String, failure _: Failure.Type) throws(Failure) {
-        let folder = folder(holding: path)
+        let folder = PathText.folder(of: path)
         guard !folder.isEmpty else { return }
         if let reason = makeFolders(folder) { throw .cannotCreateDirectory(path: folder, reason: reason) }
     }
@@ -68,22 +69,10 @@ package enum SQLiteFile {
     /// available to this process. SQLite reports a full file system as `SQLITE_FULL` only when a
     /// write of its own fails; growing its log index fails as an I/O error instead.
     package static func isOutOfSpace(holding path: String) -> Bool {
-        let folder = folder(holding: path)
+        let folder = PathText.folder(of: path)
         var stats = statvfs()
         guard statvfs(folder.isEmpty ? "." : folder, &stats) == 0 else { return false }
         return UInt64(stats.f_bavail) * UInt64(stats.f_frsize) < 64 * 1024
-    }
-
-    /// The folder part of `path` as `NSString.deletingLastPathComponent` gives it: "" for a bare
-    /// file name, "/" for a file in the root, trailing slashes ignored.
-    static func folder(holding path: String) -> String {
-        var path = Substring(path)
-        while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
-        guard let slash = path.lastIndex(of: "/") else { return "" }
-        if slash == path.startIndex { return "/" }
-        var folder = path[..<slash]
-        while folder.count > 1, folder.hasSuffix("/") { folder = folder.dropLast() }
-        return String(folder)
     }
 
     /// Creates `folder` and its missing parents (`mkdir -p`, mode 0755 less the umask).

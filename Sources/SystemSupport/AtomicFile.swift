@@ -46,7 +46,7 @@ package enum AtomicFile {
             unlink(temporary)
             throw AtomicFileError(reason: reason)
         }
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = PathText.folder(of: path)
         let directory = open(folder.isEmpty ? "." : folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if directory >= 0 {
             fsync(directory)

@@ -3,6 +3,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A small, fast, seedable pseudo-random generator (Steele, Lea and Flood's SplitMix64): the same
 /// seed gives the same numbers on every platform and Swift version, which Swift's default generator

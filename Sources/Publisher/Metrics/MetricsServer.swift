@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import SystemSupport
 import Logging
 import Synchronization
 #if canImport(Glibc)
@@ -55,9 +56,7 @@ final class MetricsServer: Sendable {
         self.listener = fd
         self.render = render
         self.logger = logger
-        let thread = Thread { [self] in self.acceptLoop() }
-        thread.name = "whereabouts-metrics"
-        thread.start()
+        OwnThread.start(name: "whereabouts-metrics") { [self] in self.acceptLoop() }
         logger.info("Serving metrics.", metadata: ["whereabouts.metrics.port": "\(self.port)"])
     }
 

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import SystemSupport
 import WhereaboutsCore
 import WhereaboutsYAML
 import Yams
@@ -35,7 +36,7 @@ package enum PlacesFile {
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            throw PlacesFileError("--places \(path) cannot be read: \(error.localizedDescription).")
+            throw PlacesFileError("--places \(path) cannot be read: \(fileErrorReason(error)).")
         }
         return try parse(text)
     }

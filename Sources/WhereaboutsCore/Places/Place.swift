@@ -129,7 +129,7 @@ public struct Place: Sendable, Hashable {
             hash ^= UInt32(byte)
             hash = hash &* 0x0100_0193
         }
-        return String(format: "%08x", hash)
+        return hex8(hash)
     }
 
     /// The largest radius accepted, metres.

@@ -3,6 +3,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What a dashboard displays from the last message sent, in a form cheap enough to check against
 /// every fix: the message's own projection, velocity and horizon.

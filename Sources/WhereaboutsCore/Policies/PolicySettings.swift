@@ -82,7 +82,7 @@ public struct PolicySettings: Sendable, Hashable, Codable {
     public static func parseNumbers(_ text: String, parameter: String) throws(PolicySettingsError) -> [Double] {
         var values: [Double] = []
         for item in text.split(separator: ",", omittingEmptySubsequences: false) {
-            guard let value = Double(item.trimmingCharacters(in: .whitespaces)) else {
+            guard let value = Double(item.trimmingSpaces()) else {
                 throw .malformedList(parameter: parameter, text: text)
             }
             try requirePositive(value, parameter)

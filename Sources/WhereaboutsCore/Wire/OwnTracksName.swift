@@ -32,7 +32,9 @@ public enum OwnTracksName {
             if scalar.properties.isWhitespace { return "it contains a space" }
             if scalar.properties.generalCategory == .control { return "it contains a control character" }
         }
-        if name.precomposedStringWithCanonicalMapping.utf8.elementsEqual(name.utf8) == false {
+        // The standard library's NFC (`_nfcCodeUnits`, the form its own string comparison
+        // uses): FoundationEssentials has no `precomposedStringWithCanonicalMapping`.
+        if name._nfcCodeUnits.elementsEqual(name.utf8) == false {
             return "it is not in Unicode normalisation form C (retype it: brokers compare names byte for byte)"
         }
         return nil

@@ -4,6 +4,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// libmosquitto result codes as `Int32`, and their translation into `MQTTError`.
 enum MosquittoCode {

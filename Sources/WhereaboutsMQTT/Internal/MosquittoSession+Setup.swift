@@ -4,6 +4,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension MosquittoSession {
     /// Creates a libmosquitto handle configured from `configuration` (not yet connected).
