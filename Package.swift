@@ -25,7 +25,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
-        .package(url: "https://github.com/jpsim/Yams", from: "5.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
@@ -43,11 +42,17 @@ let package = Package(
         // MARK: What the modules share that is not the policy core: AtomicFile, LockedState,
         // SplitMix64 (Foundation only).
         .target(name: "SystemSupport"),
-        // MARK: YAML files: the nesting bound, errors naming key and line, and the one place
-        // validator for the circles file and the places file (Yams stays out of the core).
+        // MARK: YAML files: a document tree read by Debian's libyaml (no Foundation), the nesting
+        // bound, errors naming key and line, and the one place validator for the circles file and
+        // the places file (YAML stays out of the core).
+        .systemLibrary(
+            name: "CYAML",
+            pkgConfig: "yaml-0.1",
+            providers: [.apt(["libyaml-dev"])]
+        ),
         .target(
             name: "WhereaboutsYAML",
-            dependencies: ["WhereaboutsCore", .product(name: "Yams", package: "Yams")]
+            dependencies: ["CYAML", "WhereaboutsCore"]
         ),
 
         // MARK: Position sources: GPX, NMEA 0183, gpsd, simulator, replay.
@@ -96,7 +101,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "Yams", package: "Yams"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 // The location history (History/HistoryStore.swift); GRDBSQLite for the writer's
@@ -118,9 +122,8 @@ let package = Package(
             name: "Provisioning",
             dependencies: [
                 "SystemSupport",
-                "CPNG", "CQRencode", "Subscriber", "WhereaboutsCore", "WhereaboutsMQTT",
+                "CPNG", "CQRencode", "Subscriber", "WhereaboutsCore", "WhereaboutsMQTT", "WhereaboutsYAML",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Yams", package: "Yams"),
             ]
         ),
 
@@ -132,6 +135,7 @@ let package = Package(
                 "Subscriber",
                 "Provisioning",  // the invite dialog's route runs the invite command's code (Invite/)
                 "WhereaboutsCore",
+                "WhereaboutsYAML",  // the users file (Login/UsersFile.swift)
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -203,13 +207,12 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 // The --places file (Places/PlacesFile.swift).
                 "WhereaboutsYAML",
-                .product(name: "Yams", package: "Yams"),
             ]
         ),
 
         // MARK: Command-line conventions shared by the executables.
         // The dialect all three programs speak (usage exit status, config keys, --log-level); no
-        // transport and no YAML, so that whereabouts-eval links neither libmosquitto nor Yams.
+        // transport and no YAML, so that whereabouts-eval links neither libmosquitto nor libyaml.
         .target(
             name: "CommandLineDialect",
             dependencies: [
@@ -229,7 +232,6 @@ let package = Package(
                 "WhereaboutsYAML",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Yams", package: "Yams"),
             ]
         ),
 
@@ -387,7 +389,7 @@ let package = Package(
         ),
         .testTarget(
             name: "WhereaboutsYAMLTests",
-            dependencies: ["WhereaboutsCore", "WhereaboutsYAML", .product(name: "Yams", package: "Yams")]
+            dependencies: ["WhereaboutsCore", "WhereaboutsYAML"]
         ),
         .testTarget(
             name: "SubscriberTests",

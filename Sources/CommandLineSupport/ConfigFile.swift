@@ -7,7 +7,6 @@ import Foundation
 #endif
 import WhereaboutsCore
 import WhereaboutsYAML
-import Yams
 
 /// A `whereabouts-pub` config file: a YAML mapping whose keys are the long command-line flags
 /// without `--` (`broker: mqtt://host:1883`, `outbox-max: 5000`).
@@ -33,29 +32,30 @@ package struct ConfigFile: Sendable, Hashable {
                 reason: "line \(line) nests more than \(YAMLNesting.limit) levels deep; a config file is a flat mapping of keys to values."
             )
         }
-        let root: Node?
+        let root: YAMLNode?
         do {
-            root = try Yams.compose(yaml: text)
+            root = try YAMLDocument.parse(text)
         } catch {
-            throw .malformedYAML(path: path, reason: "\(error)")
+            throw .malformedYAML(path: path, reason: "\(error).")
         }
         guard let root else { arguments = []; return }  // an empty file sets nothing
-        guard case let .mapping(mapping) = root else {
-            throw .notAMapping(path: path, line: root.mark?.line)
+        guard case let .mapping(mapping, _) = root else {
+            throw .notAMapping(path: path, line: root.mark.line)
         }
         let known = Dictionary(keys.map { ($0.name, $0.kind) }, uniquingKeysWith: { first, _ in first })
         var seen = Set<String>()
         var arguments: [String] = []
-        for (keyNode, valueNode) in mapping {
-            let line = keyNode.mark?.line
-            guard let key = keyNode.string, !key.isEmpty else {
-                throw .unknownKey(path: path, key: Self.text(of: keyNode), line: line)  // not `.any`: Yams crashes on a mapping key
+        for pair in mapping {
+            let (keyNode, valueNode) = (pair.key, pair.value)
+            let line = keyNode.mark.line
+            guard let key = keyNode.text, !key.isEmpty else {
+                throw .unknownKey(path: path, key: Self.text(of: keyNode), line: line)
             }
             guard let kind = known[key] else {
                 throw .unknownKey(path: path, key: key, line: line)
             }
             guard seen.insert(key).inserted else { throw .duplicateKey(path: path, key: key, line: line) }
-            arguments += try Self.arguments(for: key, kind: kind, value: valueNode, path: path, line: line)
+            arguments += try Self.arguments(for: key, kind: kind, value: valueNode, path: path)
         }
         self.arguments = arguments
     }
@@ -72,35 +72,38 @@ package struct ConfigFile: Sendable, Hashable {
     }
 
     private static func arguments(
-        for key: String, kind: ConfigValueKind, value node: Node, path: String, line: Int?
+        for key: String, kind: ConfigValueKind, value node: YAMLNode, path: String
     ) throws(ConfigFileError) -> [String] {
         func invalid(_ expected: String) -> ConfigFileError {
-            .invalidValue(path: path, key: key, line: node.mark?.line ?? line, value: Self.text(of: node), expected: expected)
+            .invalidValue(path: path, key: key, line: node.mark.line, value: Self.text(of: node), expected: expected)
         }
-        if case .sequence(let items) = node {
+        if case .sequence(let items, _) = node {
             guard case .numberList = kind else { throw invalid(Self.expectation(kind)) }
             var numbers: [String] = []
             for item in items {
-                guard let number = item.float, number.isFinite, let text = item.string else { throw invalid("a list of numbers") }
-                numbers.append(text)
+                guard case .scalar(let scalar) = item, let number = scalar.double, number.isFinite else { throw invalid("a list of numbers") }
+                numbers.append(scalar.text)
             }
             return ["--\(key)", numbers.joined(separator: ",")]
         }
-        guard case .scalar = node, let text = node.string, node.null == nil else {
+        guard case .scalar(let scalar) = node, !scalar.isNull else {
             throw invalid(Self.expectation(kind))
         }
+        let text = scalar.text
         switch kind {
         case .string:
             guard !text.isEmpty else { throw invalid("a non-empty string") }
         case .integer:
-            guard node.int != nil else { throw invalid("a whole number") }
+            // The flag gets the number in decimal, which is what the argument parser reads.
+            guard let number = scalar.int else { throw invalid("a whole number") }
+            return ["--\(key)", String(number)]
         case .number:
-            guard let number = node.float, number.isFinite else { throw invalid("a number") }
+            guard let number = scalar.double, number.isFinite else { throw invalid("a number") }
         case .boolean:
-            guard let flag = node.bool else { throw invalid("true or false") }
+            guard let flag = Self.flag(text) else { throw invalid("true or false") }
             return [flag ? "--\(key)" : "--no-\(key)"]
         case .numberOrWord(let words):
-            let isNumber = node.float.map { $0.isFinite } ?? false
+            let isNumber = scalar.double.map { $0.isFinite } ?? false
             guard isNumber || words.contains(text) else { throw invalid(Self.expectation(kind)) }
         case .word(let words):
             guard words.contains(text) else { throw invalid(Self.expectation(kind)) }
@@ -125,9 +128,19 @@ package struct ConfigFile: Sendable, Hashable {
         }
     }
 
-    private static func text(of node: Node) -> String {
+    /// A boolean value: `true`/`false`, and YAML 1.1's `yes`/`no`/`on`/`off`, in any case and
+    /// quoted or not, as the config file has always accepted them (Yams read them so).
+    private static func flag(_ text: String) -> Bool? {
+        switch text.lowercased() {
+        case "true", "yes", "on": true
+        case "false", "no", "off": false
+        default: nil
+        }
+    }
+
+    private static func text(of node: YAMLNode) -> String {
         switch node {
-        case .scalar: node.string ?? ""
+        case .scalar(let scalar): scalar.text
         case .mapping: "a mapping"
         case .sequence: "a list"
         }

@@ -1,6 +1,6 @@
 import Foundation
 import Subscriber
-import Yams
+import WhereaboutsYAML
 
 /// Takes a member device out of a circles file's text, or adds one to a circle, keeping every
 /// other line (comments included) as it was.
@@ -30,14 +30,13 @@ enum CirclesFileText {
     }
 
     /// The marks of `member`'s items (their first key) in every circle's `members` list.
-    private static func items(of member: MemberID, in text: String) throws(ProvisioningError) -> [Mark] {
-        let root: Node?
-        do { root = try Yams.compose(yaml: text) } catch { throw ProvisioningError("The circles file is not valid YAML: \(error).") }
-        var marks: [Mark] = []
-        for circle in root?["circles"]?.sequence ?? [] {
-            for item in circle["members"]?.sequence ?? [] {
-                guard item["user"]?.string == member.user, item["device"]?.string == member.device else { continue }
-                guard let mark = item.mapping?.keys.first?.mark else { continue }
+    private static func items(of member: MemberID, in text: String) throws(ProvisioningError) -> [YAMLMark] {
+        let root = try document(text)
+        var marks: [YAMLMark] = []
+        for circle in root?["circles"]?.items ?? [] {
+            for item in circle["members"]?.items ?? [] {
+                guard item["user"]?.text == member.user, item["device"]?.text == member.device else { continue }
+                guard let mark = item.pairs?.first?.key.mark else { continue }
                 marks.append(mark)
             }
         }
@@ -65,12 +64,11 @@ extension CirclesFileText {
     /// `text` with `member` appended to the `members` list of circle `circle`, indented as that
     /// list's last item (block style only); the result must parse and differ by that member only.
     static func adding(_ member: Member, toCircle circle: String, in text: String) throws(ProvisioningError) -> String {
-        let root: Node?
-        do { root = try Yams.compose(yaml: text) } catch { throw ProvisioningError("The circles file is not valid YAML: \(error).") }
-        guard let node = (root?["circles"]?.sequence ?? []).first(where: { $0["id"]?.string == circle }) else {
+        let root = try document(text)
+        guard let node = (root?["circles"]?.items ?? []).first(where: { $0["id"]?.text == circle }) else {
             throw ProvisioningError("The circles file has no circle '\(circle)'.")
         }
-        guard let last = node["members"]?.sequence?.last, let mark = last.mapping?.keys.first?.mark else {
+        guard let last = node["members"]?.items?.last, let mark = last.pairs?.first?.key.mark else {
             throw ProvisioningError("Circle '\(circle)' has no block-style members list to add to; add \(member.user)/\(member.device) by hand.")
         }
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
@@ -110,6 +108,11 @@ extension CirclesFileText {
 }
 
 extension CirclesFileText {
+    /// The circles file's YAML tree, or `nil` when the text holds no document.
+    static func document(_ text: String) throws(ProvisioningError) -> YAMLNode? {
+        do { return try YAMLDocument.parse(text) } catch { throw ProvisioningError("The circles file is not valid YAML: \(error).") }
+    }
+
     /// The line after the list item that starts on line `first` (0-based) with its dash at
     /// column `dash`: the item runs to the next line that holds something at the dash's
     /// indentation or less; blank and comment lines at its end belong to what follows.

@@ -1,5 +1,4 @@
 import WhereaboutsCore
-import Yams
 
 /// Reads and validates a YAML list of places, for both files that hold one: a circle's `places:`
 /// in the subscriber's circles file and the publisher's `--places` file. The keys, their checks and
@@ -45,10 +44,10 @@ package enum PlaceYAML {
 
     /// The places of the list `node` at dotted path `key` (`circles[0].places`, `places`).
     /// `owner` names what the list belongs to in the duplicate-name message (`circle `family``).
-    package static func places(_ node: Node, key: String, use: Use, owner: String? = nil) throws(YAMLFileError) -> [Place] {
-        guard case .sequence(let items) = node else {
+    package static func places(_ node: YAMLNode, key: String, use: Use, owner: String? = nil) throws(YAMLFileError) -> [Place] {
+        guard case .sequence(let items, _) = node else {
             let required = use.attributes.filter(\.isRequired).map(\.key).joined(separator: ", ")
-            throw YAMLFileError("`\(lastComponent(of: key))` must be a list of places (\(required)).", key: key, line: node.mark?.line)
+            throw YAMLFileError("`\(lastComponent(of: key))` must be a list of places (\(required)).", key: key, line: node.mark.line)
         }
         var places: [Place] = []
         var seen: [String: Int] = [:]
@@ -59,15 +58,15 @@ package enum PlaceYAML {
                 let within = owner.map { " in \($0)" } ?? ""
                 throw YAMLFileError(
                     "The place `\(place.name)` appears twice\(within) (first at line \(first)); place names are unique, ignoring case.",
-                    key: "\(placeKey).name", line: item.mark?.line)
+                    key: "\(placeKey).name", line: item.mark.line)
             }
-            seen[place.key] = item.mark?.line ?? 0
+            seen[place.key] = item.mark.line
             places.append(place)
         }
         return places
     }
 
-    private static func place(_ node: Node, key: String, use: Use) throws(YAMLFileError) -> Place {
+    private static func place(_ node: YAMLNode, key: String, use: Use) throws(YAMLFileError) -> Place {
         let attributes = use.attributes
         let fields = try YAMLFields(node, key: key, allowed: attributes.map(\.key))
         var place = Place(name: "", lat: 0, lon: 0, radius: 0)

@@ -1,9 +1,11 @@
-/// A bound on how deeply YAML text nests, checked before the text reaches Yams.
+/// A bound on how deeply YAML text nests, checked on the text before it is parsed.
 ///
-/// Yams builds its node tree recursively, one stack frame pair per level, without a limit: a
-/// 20 KB file of `[` overflows the stack and kills the process (found by the `circles` and
-/// `config` fuzz harnesses, docs/fuzzing.md). The circles file nests 5 levels and the publisher's
-/// config file 2, so files are refused long before the stack is at risk.
+/// Yams, the YAML reader before ``YAMLDocument``, built its node tree recursively without a
+/// limit: a 20 KB file of `[` overflowed the stack and killed the process (found by the `circles`
+/// and `config` fuzz harnesses, docs/fuzzing.md). ``YAMLDocument`` builds its tree with an explicit
+/// stack and refuses nesting past ``limit`` itself; this textual check stays in front of it so that
+/// each file's reader can say, in its own words, how deep the file should nest. The circles file
+/// nests 5 levels and the publisher's config file 2, so files are refused long before any cost.
 package enum YAMLNesting {
     /// The deepest nesting accepted; far above what the files need.
     package static let limit = 64

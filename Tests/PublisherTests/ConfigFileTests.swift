@@ -72,6 +72,44 @@ struct ConfigFileTests {
         }
     }
 
+    @Test("Booleans: true/false and YAML 1.1's yes/no/on/off in any case, as the file always took them", arguments: [
+        ("retain: true", "--retain"), ("retain: False", "--no-retain"), ("retain: yes", "--retain"), ("retain: NO", "--no-retain"),
+        ("retain: on", "--retain"), ("retain: Off", "--no-retain"), ("retain: 'true'", "--retain"),
+    ])
+    func booleans(yaml: String, flag: String) throws {
+        #expect(try ConfigFile(text: yaml, path: "p", keys: keys).arguments == [flag])
+    }
+
+    @Test("Whole numbers reach the flag in decimal; quoted or separated digits are not numbers")
+    func wholeNumbers() throws {
+        #expect(try ConfigFile(text: "outbox-max: 0x10", path: "p", keys: keys).arguments == ["--outbox-max", "16"])
+        #expect(try ConfigFile(text: "outbox-max: -3", path: "p", keys: keys).arguments == ["--outbox-max", "-3"])
+        for text in ["outbox-max: '5000'", "outbox-max: 1_000", "epsilon: \"5\"", "intervals: ['1']"] {
+            #expect(throws: ConfigFileError.self, "\(text)") { try ConfigFile(text: text, path: "p", keys: keys) }
+        }
+    }
+
+    @Test("Broken YAML names the file, line and column and what was expected")
+    func syntaxMessage() {
+        do {
+            _ = try ConfigFile(text: "broker: a\nintervals: [1, 2\n", path: "pub.yaml", keys: keys)
+            Issue.record("accepted")
+        } catch {
+            guard case .malformedYAML = error else { Issue.record("\(error)"); return }
+            #expect(error.description.hasPrefix("The config file pub.yaml is not valid YAML: line 3, column 1: did not find expected ',' or ']'"), "\(error)")
+        }
+    }
+
+    @Test("An alias is refused naming its line")
+    func alias() {
+        do {
+            _ = try ConfigFile(text: "broker: &b mqtt://h:1\nlog-level: *b\n", path: "p", keys: keys)
+            Issue.record("accepted")
+        } catch {
+            #expect(error.description.contains("line 2, column 12: the alias `*b` is not supported"), "\(error)")
+        }
+    }
+
     @Test("A duplicate key, a non-mapping and broken YAML are errors")
     func structure() {
         #expect(throws: ConfigFileError.duplicateKey(path: "p", key: "broker", line: 2)) {
@@ -83,9 +121,9 @@ struct ConfigFileTests {
         #expect(throws: ConfigFileError.self) { try ConfigFile(text: "broker: [unclosed\n", path: "p", keys: keys) }
     }
 
-    @Test("A file nesting deeper than a config file can is refused before Yams overflows the stack")
+    @Test("A file nesting deeper than a config file can is refused, not a stack overflow")
     func deepNesting() {
-        // Found by the config fuzz harness: 20,000 `[` overflowed the stack inside Yams.
+        // Found by the config fuzz harness: 20,000 `[` overflowed the stack inside Yams (the reader before libyaml).
         for text in [String(repeating: "[", count: 20_000), "broker: " + String(repeating: "{a: ", count: 70)] {
             do {
                 _ = try ConfigFile(text: text, path: "p", keys: keys)
@@ -99,7 +137,7 @@ struct ConfigFileTests {
 
     @Test("A key that is itself a list or mapping is an unknown key, not a crash")
     func complexKey() {
-        // Found by the config fuzz harness: `? ? - -` crashed inside Yams while the key was named.
+        // Found by the config fuzz harness: `? ? - -` crashed inside Yams (the reader before libyaml) while the key was named.
         #expect(throws: ConfigFileError.unknownKey(path: "p", key: "a mapping", line: 1)) {
             try ConfigFile(text: "? ? - -", path: "p", keys: keys)
         }

@@ -56,6 +56,10 @@ struct PlacesTests {
         ("places:\n  - {name: A, lat: 1, lon: 1, radius: 10, profile: sleepy}\n", "must be active or significant"),
         ("circles: []\n", "Unknown key `circles`"),
         ("places: 3\n", "`places` must be a list"),
+        ("places:\n  - {name: A, lat: 1, lon: 1, radius: 10}\nplaces:\n  - {name: B, lat: 1, lon: 1, radius: 10}\n",
+         "line 3: places: The key `places` appears twice (first at line 1)"),
+        ("places:\n  - {name: A, lat: 1, lon: 1, radius: 10\n", "line 3: The file is not valid YAML at column 1: did not find expected ',' or '}'"),
+        ("places:\n  - &home {name: A, lat: 1, lon: 1, radius: 10}\n  - *home\n", "line 3: The file is not valid YAML at column 5: the alias `*home`"),
     ])
     func badPlacesFile(yaml: String, expected: String) {
         #expect {

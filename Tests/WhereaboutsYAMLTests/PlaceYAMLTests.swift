@@ -2,13 +2,12 @@ import Foundation
 import Testing
 @testable import WhereaboutsCore
 import WhereaboutsYAML
-import Yams
 
 /// The one place validator, as both files use it: the circles file's places (``PlaceYAML/Use/circle``)
 /// and the publisher's `--places` file (``PlaceYAML/Use/device``).
 struct PlaceYAMLTests {
     static func read(_ yaml: String, use: PlaceYAML.Use, owner: String? = nil) throws(YAMLFileError) -> [Place] {
-        guard let node = try? Yams.compose(yaml: yaml) else { throw YAMLFileError("not YAML in the test") }
+        guard let node = try? YAMLDocument.parse(yaml) else { throw YAMLFileError("not YAML in the test") }
         return try PlaceYAML.places(node, key: "places", use: use, owner: owner)
     }
 

@@ -1,6 +1,6 @@
 import Foundation
 import WhereaboutsCore
-import Yams
+import WhereaboutsYAML
 import SystemSupport
 
 /// The dashboard's accounts (`--users FILE`), a YAML file:
@@ -36,40 +36,58 @@ package struct UsersFile: Sendable, Hashable {
     }
 
     /// Parses users-file text; `path` only names the file in errors.
+    ///
+    /// User names and circle ids are read as the text written (`123` is the name "123"); a key
+    /// given twice is an error naming both lines.
     static func parse(_ text: String, path: String) throws(UsersFileError) -> UsersFile {
-        let root: Any?
-        do { root = try Yams.load(yaml: text) } catch {
-            throw UsersFileError(path: path, "is not valid YAML: \(error)")
+        let root: YAMLNode?
+        do { root = try YAMLDocument.parse(text) } catch {
+            throw UsersFileError(path: path, "is not valid YAML: \(error).")
         }
-        if root == nil { return UsersFile() }
-        guard let top = root as? [String: Any], Set(top.keys).isSubset(of: ["users"]) else {
+        guard let root, !root.isNull else { return UsersFile() }
+        guard case .mapping(let top, _) = root, top.allSatisfy({ $0.key.text == "users" }) else {
             throw UsersFileError(path: path, "must be a mapping with one key, `users`, holding the accounts by name.")
         }
-        guard let users = top["users"] else { return UsersFile() }
-        if users is NSNull { return UsersFile() }
-        guard let entries = users as? [String: Any] else {
+        try checkUnique(root, in: "", path: path)
+        guard let users = root["users"], !users.isNull else { return UsersFile() }
+        guard case .mapping(let entries, _) = users else {
             throw UsersFileError(path: path, "`users` must map each user name to its password, circles and admin.")
         }
+        try checkUnique(users, in: "users.", path: path)
         var accounts: [String: Account] = [:]
-        for (name, value) in entries {
+        for entry in entries {
+            guard case .scalar(let key) = entry.key, !key.isNull else {
+                throw UsersFileError(path: path, "`users` must map each user name to its password, circles and admin (line \(entry.key.mark.line)).")
+            }
+            let name = key.text
             try checkName(name, path: path)
-            guard let fields = value as? [String: Any] else {
+            guard case .mapping(let fields, _) = entry.value else {
                 throw UsersFileError(path: path, "users.\(name) must be a mapping with `password` (and optionally `circles`, `admin`).")
             }
-            if let unknown = Set(fields.keys).subtracting(["password", "circles", "admin"]).sorted().first {
+            if let unknown = fields.map({ $0.key.text ?? "?" }).filter({ !["password", "circles", "admin"].contains($0) }).sorted().first {
                 throw UsersFileError(path: path, "users.\(name).\(unknown) is not a known key; use password, circles or admin.")
             }
-            guard let hash = fields["password"] as? String else {
+            try checkUnique(entry.value, in: "users.\(name).", path: path)
+            guard case .scalar(let password)? = entry.value["password"], !password.isNull else {
                 throw UsersFileError(path: path, "users.\(name).password is missing; set it with `whereabouts-sub passwd --users \(path) --user \(name)`.")
             }
+            let hash = password.text
             guard PasswordHashing.isHash(hash) else {
                 throw UsersFileError(path: path, "users.\(name).password is not a bcrypt hash; set it with `whereabouts-sub passwd --users \(path) --user \(name)` (never write a plain password here).")
             }
-            let circles = try circleList(fields["circles"], key: "users.\(name).circles", path: path)
-            let admin = try circleList(fields["admin"], key: "users.\(name).admin", path: path) ?? []
+            let circles = try circleList(entry.value["circles"], key: "users.\(name).circles", path: path)
+            let admin = try circleList(entry.value["admin"], key: "users.\(name).admin", path: path) ?? []
             accounts[name] = Account(name: name, passwordHash: hash, circles: circles, admin: admin)
         }
         return UsersFile(accounts: accounts)
+    }
+
+    /// Refuses a mapping that names a key twice (an account, or a field of one): which of the two
+    /// counts would be a guess.
+    private static func checkUnique(_ mapping: YAMLNode, in prefix: String, path: String) throws(UsersFileError) {
+        guard case let (repeated, first)? = mapping.repeatedKey else { return }
+        throw UsersFileError(
+            path: path, "\(prefix)\(repeated.text ?? "?") appears twice (lines \(first.line) and \(repeated.mark.line)); keep one.")
     }
 
     private static func checkName(_ name: String, path: String) throws(UsersFileError) {
@@ -78,10 +96,14 @@ package struct UsersFile: Sendable, Hashable {
         }
     }
 
-    private static func circleList(_ value: Any?, key: String, path: String) throws(UsersFileError) -> [String]? {
-        guard let value, !(value is NSNull) else { return nil }
-        guard let list = value as? [Any], let ids = list as? [String] else {
-            throw UsersFileError(path: path, "\(key) must be a list of circle ids, such as [family, work].")
+    private static func circleList(_ value: YAMLNode?, key: String, path: String) throws(UsersFileError) -> [String]? {
+        guard let value, !value.isNull else { return nil }
+        var ids: [String] = []
+        for item in value.items ?? [value] {
+            guard case .sequence = value, case .scalar(let id) = item, !id.isNull else {
+                throw UsersFileError(path: path, "\(key) must be a list of circle ids, such as [family, work].")
+            }
+            ids.append(id.text)
         }
         return ids
     }

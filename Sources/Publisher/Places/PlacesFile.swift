@@ -6,7 +6,6 @@ import Foundation
 import SystemSupport
 import WhereaboutsCore
 import WhereaboutsYAML
-import Yams
 
 /// Reads the publisher's `--places` file: the same shape as a circle's `places:` in the
 /// subscriber's circles file (docs/subscriber.md, "Circles file"), plus the profile to switch to
@@ -46,27 +45,33 @@ package enum PlacesFile {
         if let line = YAMLNesting.lineDeeperThanLimit(in: text) {
             throw PlacesFileError("The file nests deeper than \(YAMLNesting.limit) levels.", line: line)
         }
-        let root: Node?
+        let root: YAMLNode?
         do {
-            root = try Yams.compose(yaml: text)
+            root = try YAMLDocument.parse(text)
         } catch {
-            throw PlacesFileError("The file is not valid YAML: \(error).")
+            throw PlacesFileError("The file is not valid YAML at column \(error.column): \(error.message).", line: error.line)
         }
         guard let root else { throw PlacesFileError("The file is empty; add `places:` with a list of places.") }
-        let list: Node
+        let list: YAMLNode
         switch root {
         case .sequence:
             list = root
-        case .mapping(let mapping):
-            for (key, _) in mapping where key.string != "places" {
-                throw PlacesFileError("Unknown key `\(key.string ?? "?")`; the file holds `places:` only.", key: key.string, line: key.mark?.line)
+        case .mapping(let mapping, _):
+            for pair in mapping where pair.key.text != "places" {
+                throw PlacesFileError(
+                    "Unknown key `\(pair.key.text ?? "?")`; the file holds `places:` only.", key: pair.key.text, line: pair.key.mark.line)
             }
-            guard let places = mapping["places"] else {
-                throw PlacesFileError("The key `places` is missing; add a list of places.", key: "places", line: root.mark?.line)
+            if case let (repeated, first)? = root.repeatedKey {
+                throw PlacesFileError(
+                    "The key `places` appears twice (first at line \(first.line)); put every place in one list.", key: "places",
+                    line: repeated.mark.line)
+            }
+            guard let places = root["places"] else {
+                throw PlacesFileError("The key `places` is missing; add a list of places.", key: "places", line: root.mark.line)
             }
             list = places
         default:
-            throw PlacesFileError("The file must hold `places:` with a list of places.", line: root.mark?.line)
+            throw PlacesFileError("The file must hold `places:` with a list of places.", line: root.mark.line)
         }
         return try PlaceYAML.places(list, key: "places", use: .device)
     }

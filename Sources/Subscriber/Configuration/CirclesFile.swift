@@ -2,7 +2,6 @@ import Foundation
 import OwnTracksCrypto
 import WhereaboutsCore
 import WhereaboutsYAML
-import Yams
 
 /// The parsed, validated contents of a circles file.
 ///
@@ -56,28 +55,16 @@ package struct CirclesFile: Sendable, Hashable {
                 line: line
             )
         }
-        let root: Node?
+        let root: YAMLNode?
         do {
-            root = try Yams.compose(yaml: yaml)
-        } catch let error as YamlError {
-            throw syntaxError(error)
+            root = try YAMLDocument.parse(yaml)
         } catch {
-            throw CirclesFileError("The circles file is not valid YAML: \(error)")
+            throw CirclesFileError("The circles file is not valid YAML at column \(error.column): \(error.message).", line: error.line)
         }
         guard let root else {
             throw CirclesFileError("The circles file is empty; it needs a `circles:` list.", key: "circles")
         }
         return try CirclesFileReader().read(root)
-    }
-
-    private static func syntaxError(_ error: YamlError) -> CirclesFileError {
-        switch error {
-        case let .scanner(_, problem, mark, _), let .parser(_, problem, mark, _),
-            let .composer(_, problem, mark, _):
-            return CirclesFileError("The circles file is not valid YAML: \(problem).", line: mark.line)
-        default:
-            return CirclesFileError("The circles file is not valid YAML: \(error).")
-        }
     }
 }
 

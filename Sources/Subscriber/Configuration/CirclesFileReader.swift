@@ -1,15 +1,14 @@
 import WhereaboutsCore
 import WhereaboutsYAML
-import Yams
 
 /// Walks a composed YAML tree and builds validated circles, naming key and line on every error.
 struct CirclesFileReader {
-    func read(_ root: Node) throws(CirclesFileError) -> CirclesFile {
+    func read(_ root: YAMLNode) throws(CirclesFileError) -> CirclesFile {
         let top = try mapping(root, key: "", allowed: ["circles"])
         guard let list = top["circles"] else {
             throw CirclesFileError("The key `circles` is missing; add a list of circles.", key: "circles", line: line(root))
         }
-        guard case .sequence(let items) = list else {
+        guard case .sequence(let items, _) = list else {
             throw CirclesFileError("`circles` must be a list of circles.", key: "circles", line: line(list))
         }
         var circles: [Circle] = []
@@ -27,7 +26,7 @@ struct CirclesFileReader {
         return CirclesFile(circles: circles)
     }
 
-    private func readCircle(_ node: Node, key: String) throws(CirclesFileError) -> Circle {
+    private func readCircle(_ node: YAMLNode, key: String) throws(CirclesFileError) -> Circle {
         let fields = try mapping(node, key: key, allowed: ["id", "name", "members", "places", "privacy", "grid", "owntracks"])
         let id = try requiredString(fields, "id", in: key, parent: node)
         try check(id, matches: Self.isIdentifier, key: "\(key).id", line: line(fields["id"]),
@@ -36,7 +35,7 @@ struct CirclesFileReader {
         guard let membersNode = fields["members"] else {
             throw CirclesFileError("The key `members` is missing; add a list of members.", key: "\(key).members", line: line(node))
         }
-        guard case .sequence(let items) = membersNode else {
+        guard case .sequence(let items, _) = membersNode else {
             throw CirclesFileError("`members` must be a list of members.", key: "\(key).members", line: line(membersNode))
         }
         var members: [Member] = []
@@ -61,7 +60,7 @@ struct CirclesFileReader {
             id: id, name: name, members: members, places: places, privacy: privacy, grid: grid, ownTracksTree: ownTracksTree)
     }
 
-    private func readMember(_ node: Node, key: String) throws(CirclesFileError) -> Member {
+    private func readMember(_ node: YAMLNode, key: String) throws(CirclesFileError) -> Member {
         let fields = try mapping(node, key: key, allowed: ["user", "device", "name", "color", "secretFile", "share"])
         let user = try requiredString(fields, "user", in: key, parent: node)
         let device = try requiredString(fields, "device", in: key, parent: node)
@@ -85,13 +84,14 @@ struct CirclesFileReader {
 
     // MARK: Helpers
 
-    private func mapping(_ node: Node, key: String, allowed: Set<String>) throws(CirclesFileError) -> [String: Node] {
-        guard case .mapping(let pairs) = node else {
+    private func mapping(_ node: YAMLNode, key: String, allowed: Set<String>) throws(CirclesFileError) -> [String: YAMLNode] {
+        guard case .mapping(let pairs, _) = node else {
             throw CirclesFileError("Expected a mapping with keys \(allowed.sorted().joined(separator: ", ")).", key: key.isEmpty ? nil : key, line: line(node))
         }
-        var result: [String: Node] = [:]
-        for (k, v) in pairs {
-            guard let name = k.string else {
+        var result: [String: YAMLNode] = [:]
+        for pair in pairs {
+            let (k, v) = (pair.key, pair.value)
+            guard let name = k.text else {
                 throw CirclesFileError("Keys must be strings.", key: key, line: line(k))
             }
             guard allowed.contains(name) else {
@@ -108,16 +108,16 @@ struct CirclesFileReader {
     }
 
     /// The non-empty string under `name`, or `nil` when the key is absent.
-    private func string(_ fields: [String: Node], _ name: String, in key: String) throws(CirclesFileError) -> String? {
+    private func string(_ fields: [String: YAMLNode], _ name: String, in key: String) throws(CirclesFileError) -> String? {
         guard let node = fields[name] else { return nil }
-        guard case .scalar(let scalar) = node, !scalar.string.isEmpty else {
+        guard case .scalar(let scalar) = node, !scalar.text.isEmpty else {
             throw CirclesFileError("`\(name)` must be a non-empty string.", key: "\(key).\(name)", line: line(node))
         }
-        return scalar.string
+        return scalar.text
     }
 
     /// The non-empty string under `name`; a missing key is an error that names it.
-    private func requiredString(_ fields: [String: Node], _ name: String, in key: String, parent: Node) throws(CirclesFileError) -> String {
+    private func requiredString(_ fields: [String: YAMLNode], _ name: String, in key: String, parent: YAMLNode) throws(CirclesFileError) -> String {
         guard let value = try string(fields, name, in: key) else {
             throw CirclesFileError("The key `\(name)` is missing.", key: "\(key).\(name)", line: line(parent))
         }
@@ -126,7 +126,7 @@ struct CirclesFileReader {
 
     /// The number under `name`, within `range`; a missing key is an error that names it.
     private func requiredNumber(
-        _ fields: [String: Node], _ name: String, in key: String, parent: Node, range: ClosedRange<Double>, unit: String
+        _ fields: [String: YAMLNode], _ name: String, in key: String, parent: YAMLNode, range: ClosedRange<Double>, unit: String
     ) throws(CirclesFileError) -> Double {
         guard let value = try number(fields, name, in: key, range: range, unit: unit) else {
             throw CirclesFileError("The key `\(name)` is missing.", key: "\(key).\(name)", line: line(parent))
@@ -134,7 +134,7 @@ struct CirclesFileReader {
         return value
     }
 
-    private func level(_ fields: [String: Node], _ name: String, in key: String, parent: Node) throws(CirclesFileError) -> PrivacyLevel? {
+    private func level(_ fields: [String: YAMLNode], _ name: String, in key: String, parent: YAMLNode) throws(CirclesFileError) -> PrivacyLevel? {
         guard let text = try string(fields, name, in: key) else { return nil }
         guard let level = PrivacyLevel(rawValue: text) else {
             throw CirclesFileError(
@@ -143,9 +143,9 @@ struct CirclesFileReader {
         return level
     }
 
-    private func flag(_ fields: [String: Node], _ name: String, in key: String) throws(CirclesFileError) -> Bool? {
+    private func flag(_ fields: [String: YAMLNode], _ name: String, in key: String) throws(CirclesFileError) -> Bool? {
         guard let node = fields[name] else { return nil }
-        guard case .scalar(let scalar) = node, let value = Bool(scalar.string.lowercased()) else {
+        guard case .scalar(let scalar) = node, let value = Bool(scalar.text.lowercased()) else {
             throw CirclesFileError("`\(name)` must be true or false.", key: "\(key).\(name)", line: line(node))
         }
         return value
@@ -153,15 +153,15 @@ struct CirclesFileReader {
 
     /// The number under `name`, within `range`, or `nil` when the key is absent.
     private func number(
-        _ fields: [String: Node], _ name: String, in key: String, range: ClosedRange<Double>, unit: String
+        _ fields: [String: YAMLNode], _ name: String, in key: String, range: ClosedRange<Double>, unit: String
     ) throws(CirclesFileError) -> Double? {
         guard let node = fields[name] else { return nil }
-        guard case .scalar(let scalar) = node, let value = Double(scalar.string), value.isFinite else {
+        guard case .scalar(let scalar) = node, let value = Double(scalar.text), value.isFinite else {
             throw CirclesFileError("`\(name)` must be a number (\(unit)).", key: "\(key).\(name)", line: line(node))
         }
         guard range.contains(value) else {
             throw CirclesFileError(
-                "`\(name)` is \(scalar.string) \(unit); it must lie between \(Self.format(range.lowerBound)) and \(Self.format(range.upperBound)).",
+                "`\(name)` is \(scalar.text) \(unit); it must lie between \(Self.format(range.lowerBound)) and \(Self.format(range.upperBound)).",
                 key: "\(key).\(name)", line: line(node))
         }
         return value
@@ -179,7 +179,7 @@ struct CirclesFileReader {
         }
     }
 
-    private func line(_ node: Node?) -> Int? { node?.mark?.line }
+    private func line(_ node: YAMLNode?) -> Int? { node?.mark.line }
 
     static func isIdentifier(_ s: String) -> Bool {
         !s.isEmpty && s.utf8.count <= 64 && s.utf8.allSatisfy { byte in
