@@ -87,7 +87,7 @@ let package = Package(
             pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]
         ),
-        .target(name: "OwnTracksCrypto", dependencies: ["CSodium"]),
+        .target(name: "OwnTracksCrypto", dependencies: ["CSodium", "SystemSupport"]),
 
         // MARK: Subscriber: circles file, ingest, circle views (issue 5).
         .target(
@@ -176,18 +176,16 @@ let package = Package(
         ),
         .target(name: "EvalKit", dependencies: ["WhereaboutsCore", "SystemSupport"]),
 
-        // MARK: SQLiteSupport: what the SQLite-backed stores (outbox, history) share.
-        .target(
-            name: "SQLiteSupport",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]
-        ),
+        // MARK: SQLiteSupport: what the SQLite-backed stores (outbox, history) share, on SQLite's
+        // C API (Debian's libsqlite3) so that the publisher links no GRDB and no full Foundation.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "SQLiteSupport", dependencies: ["CSQLite", "SystemSupport"]),
 
-        // MARK: Outbox: the publisher's durable FIFO of reports (SQLite through GRDB).
+        // MARK: Outbox: the publisher's durable FIFO of reports (SQLite's C API, SQLiteSupport).
         .target(
             name: "Outbox",
             dependencies: [
                 "WhereaboutsCore", "SQLiteSupport",
-                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -227,6 +225,7 @@ let package = Package(
         .target(
             name: "CommandLineSupport",
             dependencies: [
+                "SystemSupport",
                 "CommandLineDialect",
                 "WhereaboutsCore",
                 "WhereaboutsMQTT",

@@ -49,8 +49,11 @@ struct OutboxBenchmark {
     private func rawSQLite(path: String, payload: Data) throws -> Double {
         var configuration = Configuration()
         configuration.journalMode = .wal
-        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         let queue = try DatabaseQueue(path: path, configuration: configuration)
+        // After the queue is made: GRDB sets NORMAL when it switches to WAL, after
+        // prepareDatabase, so FULL set there never took effect (neither here nor, until it left
+        // GRDB, in the outbox).
+        try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         try queue.write { db in
             try db.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, topic TEXT, payload BLOB, tst INTEGER, created_at REAL)")
         }

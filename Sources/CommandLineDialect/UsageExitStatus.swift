@@ -1,6 +1,13 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import ArgumentParser
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The exit status of a Whereabouts command whose command line (or config file) was invalid.
 ///
@@ -26,7 +33,7 @@ extension ParsableCommand {
     /// status otherwise (0 for `--help` and `--version`).
     static func exitReporting(_ error: any Error) -> Never {
         if exitCode(for: error) == .validationFailure {
-            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            _ = Array((fullMessage(for: error) + "\n").utf8).withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
             exit(withError: ExitCode(usageErrorExitStatus))
         }
         exit(withError: error)

@@ -14,7 +14,7 @@ package struct BrokerAddress: Sendable, Hashable, CustomStringConvertible {
     package init(parsing text: String) throws(BrokerAddressError) {
         let scheme: String
         let rest: Substring
-        if let range = text.range(of: "://") {
+        if let range = text.firstRange(of: "://") {
             scheme = text[..<range.lowerBound].lowercased()
             rest = text[range.upperBound...]
         } else {

@@ -1,6 +1,10 @@
 import ArgumentParser
 import CommandLineDialect
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import WhereaboutsMQTT
 
 /// How to reach and log in to the broker: the same flags, with the same rules, for
@@ -90,7 +94,7 @@ package struct BrokerOptions: ParsableArguments {
 
     /// Every broker URL, in the order they are tried; all plain or all TLS.
     package func addresses() throws -> [BrokerAddress] {
-        let parts = broker.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        let parts = broker.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingSpaces() }
         var addresses: [BrokerAddress] = []
         for part in parts {
             do { addresses.append(try BrokerAddress(parsing: part)) } catch { throw ValidationError(error.description) }

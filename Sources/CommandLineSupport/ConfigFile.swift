@@ -1,5 +1,10 @@
+import SystemSupport
 import CommandLineDialect
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import WhereaboutsCore
 import WhereaboutsYAML
 
@@ -61,7 +66,7 @@ package struct ConfigFile: Sendable, Hashable {
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            throw .unreadable(path: path, reason: error.localizedDescription)
+            throw .unreadable(path: path, reason: fileErrorReason(error))
         }
         try self.init(text: text, path: path, keys: keys)
     }
@@ -103,7 +108,7 @@ package struct ConfigFile: Sendable, Hashable {
         case .word(let words):
             guard words.contains(text) else { throw invalid(Self.expectation(kind)) }
         case .numberList:
-            let parts = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            let parts = text.split(separator: ",").map { $0.trimmingSpaces() }
             guard !parts.isEmpty, parts.allSatisfy({ Double($0)?.isFinite == true }) else {
                 throw invalid("a list of numbers")
             }

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import SystemSupport
 
 /// Reads the broker password without ever putting it on the command line or in a log.
 package enum Password {
@@ -15,7 +20,7 @@ package enum Password {
             do {
                 text = try String(contentsOfFile: file, encoding: .utf8)
             } catch {
-                throw .unreadable(path: file, reason: error.localizedDescription)
+                throw .unreadable(path: file, reason: fileErrorReason(error))
             }
             // "\r\n" is one Character in Swift, so split on any newline, not on "\n".
             let password = text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).first.map(String.init) ?? ""

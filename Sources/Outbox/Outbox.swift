@@ -1,5 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
-import GRDB
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import SQLiteSupport
 import Synchronization
@@ -18,8 +24,11 @@ import Synchronization
 ///   when an append would exceed ``maxEntries``, the oldest entries are deleted in the same
 ///   transaction, logged at warning level and counted in the result.
 ///
-/// The outbox is the only owner of its file: one GRDB `DatabaseQueue` serialises every access on
-/// GRDB's own dispatch queue, never on the Swift cooperative pool.
+/// The outbox is the only owner of its file: one connection on SQLite's C API, owned by a `Mutex`
+/// and used on the outbox's own serial dispatch queue, never on the Swift cooperative pool
+/// (``OutboxStore``). It is hand-written rather than through GRDB, which the subscriber's
+/// history keeps: GRDB imports all of Foundation, and with it whereabouts-pub linked Foundation,
+/// FoundationInternationalization and ICU (SQLiteSupport's `OwnedSQLiteConnection` says by how much).
 package final class Outbox: Sendable {
     /// The outbox file.
     package let path: String
@@ -37,12 +46,12 @@ package final class Outbox: Sendable {
     /// cannot cover its reports.
     package let epoch: String
 
-    private let queue: DatabaseQueue
+    private let store: OutboxStore
     private let logger: Logger
     /// The count of committed transactions kept beside the file (`<path>-mark`).
     private let mark: CommitMark
-    /// Entries in the table. Changed only inside the queue's serialised write closures; the mutex
-    /// lets readers outside the queue see it.
+    /// Entries in the table. Changed only inside the store's serialised write transactions; the
+    /// mutex lets readers outside the store see it.
     private let depthCache: DepthCache
     /// `<path>-reserve`: space held back for a checkpoint on a full file system.
     private let reservePath: String
@@ -80,30 +89,9 @@ package final class Outbox: Sendable {
         let inspected = SQLiteFileCheck.inspect(path: path)
         let mark = CommitMark(database: path, table: "progress")
         self.mark = mark
-        var configuration = Configuration()
-        configuration.label = "whereabouts.outbox"
-        // WAL: a commit appends to the log instead of rewriting pages, and readers never block it.
-        configuration.journalMode = .wal
-        configuration.prepareDatabase { db in
-            // FULL in WAL mode fsyncs the log at every commit. NORMAL would survive a crash or a
-            // kill -9 (the log is in the OS page cache) but could lose the last commits on power
-            // loss, which a field device without a UPS sees routinely; the spec promises a reported
-            // fix survives a reboot, so every commit is made durable before MQTT sees the message.
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-            // After a checkpoint the log is cut back to this size instead of keeping its largest
-            // size for ever: the space a backlog took is given back once it has drained.
-            try db.execute(sql: "PRAGMA journal_size_limit = \(Self.walSizeLimit)")
-            // Checkpoint every 8 pages (32 KiB of log) instead of SQLite's 1000 (4 MiB): the
-            // database file then grows a little at a time, and on a full file system the log
-            // never holds more new pages than the reserve file can make room for.
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.autoCheckpointPages)")
-            // Pages freed by deletes can be given back to the file system (`giveSpaceBack()`);
-            // this takes effect in a new file, before its first table (older files: see below).
-            try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
-        }
-        let opened: (DatabaseQueue, Int, SQLiteDamage?)
+        let opened: (OwnedSQLiteConnection, Int, SQLiteDamage?)
         do {
-            opened = try Self.open(path: path, configuration: configuration, mark: mark)
+            opened = try Self.open(path: path, mark: mark)
         } catch .storageFull where FileManager.default.fileExists(atPath: reservePath) {
             // Opening needs a little room too (the log's index, recovery): on a file system
             // filled to the last page that is what the reserve is for.
@@ -111,23 +99,23 @@ package final class Outbox: Sendable {
             logger.notice("Outbox file system full: released the reserve to open the outbox.", metadata: [
                 "whereabouts.outbox.path": "\(path)",
             ])
-            opened = try Self.open(path: path, configuration: configuration, mark: mark)
+            opened = try Self.open(path: path, mark: mark)
         }
-        let (queue, depth, missing) = opened
+        let (connection, depth, missing) = opened
         damage = inspected + (missing.map { [$0] } ?? [])
-        if !damage.isEmpty { SQLiteFileCheck.settle(queue) }
+        if !damage.isEmpty { SQLiteFileCheck.settle(connection) }
         for found in damage {
             logger.warning("Outbox damaged: reports may be lost.", metadata: [
                 "whereabouts.outbox.path": "\(path)", "whereabouts.outbox.damage": "\(found.description)",
             ])
         }
-        Self.enableIncrementalVacuum(queue, path: path, logger: logger)
+        Self.enableIncrementalVacuum(connection, path: path, logger: logger)
         do {
-            epoch = try queue.read { db in try String.fetchOne(db, sql: "SELECT epoch FROM sequence") } ?? ""
+            epoch = try connection.inTransaction { try connection.row("SELECT epoch FROM sequence") { $0.text(0) } ?? nil } ?? ""
         } catch {
             throw OutboxError.translate(error, path: path)
         }
-        self.queue = queue
+        self.store = OutboxStore(connection)
         self.depthCache = DepthCache(depth)
         Self.createReserve(at: reservePath)
         logger.info("Outbox opened.", metadata: [
@@ -174,20 +162,17 @@ package final class Outbox: Sendable {
             let before = cache.withLock { $0 }
             var dropped = 0
             if before >= cap {
-                dropped = before - cap + 1
-                try db.execute(
-                    sql: "DELETE FROM report WHERE id IN (SELECT id FROM report ORDER BY id LIMIT ?)",
-                    arguments: [dropped])
-                dropped = db.changesCount
+                dropped = try db.run(
+                    "DELETE FROM report WHERE id IN (SELECT id FROM report ORDER BY id LIMIT ?)", [.integer(Int64(before - cap + 1))])
             }
             // The next sequence number lives in the progress row, which every append updates
             // anyway: one page, so a commit still writes two (report and progress).
-            let seq = try Int64.fetchOne(db, sql: "SELECT next_seq FROM progress") ?? 1
-            try db.execute(
-                sql: "INSERT INTO report (topic, payload, tst, created_at, seq) VALUES (?, ?, ?, ?, ?)",
-                arguments: [topic, payload, tst, createdAt.timeIntervalSince1970, seq])
-            try db.execute(sql: "UPDATE progress SET newest_tst = max(newest_tst, ?), next_seq = ?", arguments: [tst, seq + 1])
+            let seq = try db.int64("SELECT next_seq FROM progress") ?? 1
+            try db.run(
+                "INSERT INTO report (topic, payload, tst, created_at, seq) VALUES (?, ?, ?, ?, ?)",
+                [.text(topic), .blob(payload), .integer(Int64(tst)), .real(createdAt.timeIntervalSince1970), .integer(seq)])
             let id = db.lastInsertedRowID
+            try db.run("UPDATE progress SET newest_tst = max(newest_tst, ?), next_seq = ?", [.integer(Int64(tst)), .integer(seq + 1)])
             let depth = before - dropped + 1
             cache.withLock { $0 = depth }
             return OutboxAppendResult(id: id, dropped: dropped, depth: depth)
@@ -204,23 +189,22 @@ package final class Outbox: Sendable {
     /// The oldest `limit` entries not marked acknowledged, oldest first.
     package func oldest(limit: Int) async throws(OutboxError) -> [OutboxEntry] {
         try await perform { db in
-            try Row.fetchAll(
-                db, sql: "SELECT id, topic, payload, tst, created_at, seq FROM report WHERE acknowledged_at IS NULL ORDER BY id LIMIT ?",
-                arguments: [limit]
-            ).map(Self.entry(from:))
+            try db.rows(
+                "SELECT id, topic, payload, tst, created_at, seq FROM report WHERE acknowledged_at IS NULL ORDER BY id LIMIT ?",
+                [.integer(Int64(limit))], Self.entry(from:))
         }
     }
 
     /// The id of the newest entry, or `nil` when the outbox is empty.
     package func newestID() async throws(OutboxError) -> Int64? {
-        try await perform { db in try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM report") }
+        try await perform { db in try db.int64("SELECT MAX(id) FROM report") }
     }
 
     /// The id of the newest entry published on `topic`, or `nil` when there is none: the newest
     /// location among transitions and other messages that share the outbox.
     package func newestID(topic: String) async throws(OutboxError) -> Int64? {
         try await perform { db in
-            try Int64.fetchOne(db, sql: "SELECT id FROM report WHERE topic = ? ORDER BY id DESC LIMIT 1", arguments: [topic])
+            try db.int64("SELECT id FROM report WHERE topic = ? ORDER BY id DESC LIMIT 1", [.text(topic)])
         }
     }
 
@@ -228,7 +212,7 @@ package final class Outbox: Sendable {
     /// when nothing was ever committed. A replayed recording resumes after it.
     package func newestCommittedTST() async throws(OutboxError) -> Int? {
         try await perform { db in
-            let value = try Int.fetchOne(db, sql: "SELECT newest_tst FROM progress") ?? Int.min
+            let value = try db.int("SELECT newest_tst FROM progress") ?? Int.min
             return value == Int.min ? nil : value
         }
     }
@@ -276,15 +260,10 @@ package final class Outbox: Sendable {
         guard !ids.isEmpty else { return 0 }
         let cache = depthCache
         let removed = try await perform { db in
-            let marks = Array(repeating: "?", count: ids.count).joined(separator: ",")
-            try db.execute(sql: "DELETE FROM report WHERE id IN (\(marks))", arguments: StatementArguments(ids))
-            let removed = db.changesCount
-            if let retained {
-                try db.execute(sql: "DELETE FROM last_retained")
-                try db.execute(
-                    sql: "INSERT INTO last_retained (topic, payload, tst) VALUES (?, ?, ?)",
-                    arguments: [retained.topic, retained.payload, retained.tst])
-            }
+            // One prepared statement per id, all in the one transaction: a batch is one commit.
+            var removed = 0
+            for id in ids { removed += try db.run("DELETE FROM report WHERE id = ?", [.integer(id)]) }
+            if let retained { try Self.keepRetained(retained, in: db) }
             cache.withLock { $0 -= removed }
             return removed
         }
@@ -309,16 +288,10 @@ package final class Outbox: Sendable {
     package func markAcknowledged(ids: [Int64], retained: OutboxEntry? = nil, at: Date = Date()) async throws(OutboxError) {
         guard !ids.isEmpty else { return }
         try await perform { db in
-            let marks = Array(repeating: "?", count: ids.count).joined(separator: ",")
-            var arguments = StatementArguments([at.timeIntervalSince1970])
-            arguments += StatementArguments(ids)
-            try db.execute(sql: "UPDATE report SET acknowledged_at = ? WHERE id IN (\(marks))", arguments: arguments)
-            if let retained {
-                try db.execute(sql: "DELETE FROM last_retained")
-                try db.execute(
-                    sql: "INSERT INTO last_retained (topic, payload, tst) VALUES (?, ?, ?)",
-                    arguments: [retained.topic, retained.payload, retained.tst])
+            for id in ids {
+                try db.run("UPDATE report SET acknowledged_at = ? WHERE id = ?", [.real(at.timeIntervalSince1970), .integer(id)])
             }
+            if let retained { try Self.keepRetained(retained, in: db) }
         }
     }
 
@@ -327,7 +300,7 @@ package final class Outbox: Sendable {
     @discardableResult
     package func removeConfirmed(through seq: Int64) async throws(OutboxError) -> Int {
         let ids = try await perform { db in
-            try Int64.fetchAll(db, sql: "SELECT id FROM report WHERE seq <= ? ORDER BY id", arguments: [seq])
+            try db.rows("SELECT id FROM report WHERE seq <= ? ORDER BY id", [.integer(seq)]) { $0.int64(0) ?? 0 }
         }
         return try await remove(inChunks: ids)
     }
@@ -337,7 +310,7 @@ package final class Outbox: Sendable {
     @discardableResult
     package func removeAcknowledged() async throws(OutboxError) -> Int {
         let ids = try await perform { db in
-            try Int64.fetchAll(db, sql: "SELECT id FROM report WHERE acknowledged_at IS NOT NULL ORDER BY id")
+            try db.rows("SELECT id FROM report WHERE acknowledged_at IS NOT NULL ORDER BY id") { $0.int64(0) ?? 0 }
         }
         return try await remove(inChunks: ids)
     }
@@ -356,37 +329,28 @@ package final class Outbox: Sendable {
     @discardableResult
     package func requeueAcknowledged() async throws(OutboxError) -> Int {
         try await perform { db in
-            try db.execute(sql: "UPDATE report SET acknowledged_at = NULL WHERE acknowledged_at IS NOT NULL")
-            return db.changesCount
+            try db.run("UPDATE report SET acknowledged_at = NULL WHERE acknowledged_at IS NOT NULL")
         }
     }
 
     /// What the outbox holds unconfirmed, for the stamp of the next report and the metrics.
     package func confirmation() async throws(OutboxError) -> OutboxConfirmation {
         let cache = depthCache
-        let result: OutboxConfirmation
-        do {
-            result = try await queue.read { db in
-                // The oldest row by id has the smallest seq and commit time; the acknowledged ones are
-                // counted through their partial index.
-                let first = try Row.fetchOne(db, sql: "SELECT seq, created_at FROM report ORDER BY id LIMIT 1")
-                let next = try Int64.fetchOne(db, sql: "SELECT next_seq FROM progress") ?? 1
-                let count = cache.withLock { $0 }
-                let acknowledged = try Row.fetchOne(db, sql: """
-                    SELECT COUNT(*) AS count, MIN(acknowledged_at) AS oldest FROM report WHERE acknowledged_at IS NOT NULL
-                    """)
-                let committed: Double? = first?["created_at"]
-                let acknowledgedAt: Double? = acknowledged?["oldest"]
-                return OutboxConfirmation(
-                    settled: first?["seq"] ?? next, unconfirmed: count,
-                    oldestCommitted: committed.map(Date.init(timeIntervalSince1970:)),
-                    acknowledged: acknowledged?["count"] ?? 0,
-                    oldestAcknowledged: acknowledgedAt.map(Date.init(timeIntervalSince1970:)))
-            }
-        } catch {
-            throw OutboxError.translate(error, path: path)
+        return try await read { db in
+            // The oldest row by id has the smallest seq and commit time; the acknowledged ones are
+            // counted through their partial index.
+            let first = try db.row("SELECT seq, created_at FROM report ORDER BY id LIMIT 1") { ($0.int64(0), $0.double(1)) }
+            let next = try db.int64("SELECT next_seq FROM progress") ?? 1
+            let count = cache.withLock { $0 }
+            let acknowledged = try db.row(
+                "SELECT COUNT(*) AS count, MIN(acknowledged_at) AS oldest FROM report WHERE acknowledged_at IS NOT NULL"
+            ) { ($0.int(0), $0.double(1)) }
+            return OutboxConfirmation(
+                settled: first?.0 ?? next, unconfirmed: count,
+                oldestCommitted: first?.1.map(Date.init(timeIntervalSince1970:)),
+                acknowledged: acknowledged?.0 ?? 0,
+                oldestAcknowledged: acknowledged?.1.map(Date.init(timeIntervalSince1970:)))
         }
-        return result
     }
 
     /// The newest report the broker acknowledged as a retained message (its stored payload), or
@@ -394,8 +358,7 @@ package final class Outbox: Sendable {
     /// retained messages gets the device's last position again.
     package func lastRetained() async throws(OutboxError) -> OutboxEntry? {
         try await perform { db in
-            try Row.fetchOne(db, sql: "SELECT 0 AS id, topic, payload, tst, 0.0 AS created_at, 0 AS seq FROM last_retained")
-                .map(Self.entry(from:))
+            try db.row("SELECT 0 AS id, topic, payload, tst, 0.0 AS created_at, 0 AS seq FROM last_retained", [], Self.entry(from:))
         }
     }
 
@@ -432,9 +395,9 @@ package final class Outbox: Sendable {
         removedSinceTruncation.withLock { $0 = 0 }
         let pagesPerStep = stepwise ? Self.vacuumStepPages : 0  // 0: every free page at once
         for _ in 0..<Self.maxVacuumSteps {
-            let freePages = try? await queue.writeWithoutTransaction { db -> Int in
-                try db.execute(sql: "PRAGMA incremental_vacuum(\(pagesPerStep))")
-                return try Int.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0
+            let freePages = try? await store.run { db -> Int in
+                try db.execute("PRAGMA incremental_vacuum(\(pagesPerStep))")
+                return try db.int("PRAGMA freelist_count") ?? 0
             }
             guard await checkpoint(), let freePages, freePages > 0 else { break }
         }
@@ -453,7 +416,7 @@ package final class Outbox: Sendable {
 
     private func checkpoint() async -> Bool {
         do {
-            try await queue.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+            try await store.run { db in try db.checkpointTruncating() }
             return true
         } catch {
             logger.debug("Outbox log checkpoint failed.", metadata: ["whereabouts.error": "\(error)"])
@@ -463,34 +426,62 @@ package final class Outbox: Sendable {
 
     /// Opens the database, checks it is ours, migrates it, counts its entries, and compares its
     /// commits with the commit mark.
-    private static func open(path: String, configuration: Configuration, mark: CommitMark) throws(OutboxError)
-        -> (DatabaseQueue, Int, SQLiteDamage?)
-    {
+    private static func open(path: String, mark: CommitMark) throws(OutboxError) -> (OwnedSQLiteConnection, Int, SQLiteDamage?) {
         do {
-            let queue = try DatabaseQueue(path: path, configuration: configuration)
-            try queue.write { db in try Self.checkOwnership(db, path: path) }
-            try Self.migrator.migrate(queue)
-            let depth = try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM report") ?? 0 }
-            let missing = try queue.read { db in try mark.verify(db) }
-            return (queue, depth, missing)
+            let db = try OwnedSQLiteConnection(path: path)
+            try configure(db, path: path)
+            try db.inTransaction { try Self.checkOwnership(db, path: path) }
+            try OutboxSchema.migrate(db)
+            let depth = try db.inTransaction { try db.int("SELECT COUNT(*) FROM report") ?? 0 }
+            let missing = try db.inTransaction { try mark.verify(db) }
+            return (db, depth, missing)
         } catch {
             throw OutboxError.translate(error, path: path)
         }
     }
 
+    /// The connection's settings, set at every open.
+    private static func configure(_ db: OwnedSQLiteConnection, path: String) throws {
+        // Pages freed by deletes can be given back to the file system (`giveSpaceBack()`);
+        // this takes effect in a new file, before its first table (older files: see below).
+        try db.execute("PRAGMA auto_vacuum = INCREMENTAL")
+        // WAL: a commit appends to the log instead of rewriting pages, and readers never block it.
+        let mode = try db.row("PRAGMA journal_mode = WAL") { $0.text(0) } ?? nil
+        guard mode?.lowercased() == "wal" else {
+            throw SQLiteError(code: 1, message: "could not put \(path) in write-ahead log mode (journal mode \(mode ?? "unknown"))")
+        }
+        // FULL in WAL mode fsyncs the log at every commit. NORMAL would survive a crash or a
+        // kill -9 (the log is in the OS page cache) but could lose the last commits on power
+        // loss, which a field device without a UPS sees routinely; the spec promises a reported
+        // fix survives a reboot, so every commit is made durable before MQTT sees the message.
+        // Set after the journal mode: GRDB, which the outbox used before, set NORMAL when it
+        // switched to WAL, after the settings it was given, so its FULL never took effect.
+        try db.execute("PRAGMA synchronous = FULL")
+        // After a checkpoint the log is cut back to this size instead of keeping its largest
+        // size for ever: the space a backlog took is given back once it has drained.
+        try db.execute("PRAGMA journal_size_limit = \(Self.walSizeLimit)")
+        // Checkpoint every 8 pages (32 KiB of log) instead of SQLite's 1000 (4 MiB): the
+        // database file then grows a little at a time, and on a full file system the log
+        // never holds more new pages than the reserve file can make room for.
+        try db.execute("PRAGMA wal_autocheckpoint = \(Self.autoCheckpointPages)")
+    }
+
+    /// The connection's `PRAGMA synchronous` (2 is FULL), for the tests.
+    func synchronousSetting() async throws -> Int? {
+        try await store.run { db in try db.int("PRAGMA synchronous") }
+    }
+
     /// Rewrites an outbox made before `auto_vacuum = INCREMENTAL` (a `VACUUM`, once), so that
     /// space freed by deletes can go back to the file system. Without room for the copy the file
     /// keeps working as it is, and the next start tries again.
-    private static func enableIncrementalVacuum(_ queue: DatabaseQueue, path: String, logger: Logger) {
+    private static func enableIncrementalVacuum(_ db: OwnedSQLiteConnection, path: String, logger: Logger) {
         do {
-            try queue.writeWithoutTransaction { db in
-                guard try Int.fetchOne(db, sql: "PRAGMA auto_vacuum") != 2 else { return }
-                try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL")
-                try db.execute(sql: "VACUUM")
-                logger.info("Outbox rewritten once so that deleted reports give their space back.", metadata: [
-                    "whereabouts.outbox.path": "\(path)",
-                ])
-            }
+            guard try db.int("PRAGMA auto_vacuum") != 2 else { return }
+            try db.execute("PRAGMA auto_vacuum = INCREMENTAL")
+            try db.execute("VACUUM")
+            logger.info("Outbox rewritten once so that deleted reports give their space back.", metadata: [
+                "whereabouts.outbox.path": "\(path)",
+            ])
         } catch {
             logger.warning("Could not rewrite the outbox for incremental vacuum; space freed by deletes stays in the file.", metadata: [
                 "whereabouts.outbox.path": "\(path)", "whereabouts.error": "\(error)",
@@ -513,94 +504,69 @@ package final class Outbox: Sendable {
 
     // MARK: - Internals
 
-    /// Runs a write transaction on GRDB's queue, counting it in the commit mark when it changed
-    /// something (`rows`: the reports it added); on failure re-reads the depth, since a rolled back
-    /// transaction may have left the cache ahead of the table.
-    private func perform<T: Sendable>(rows: Int = 0, _ work: @escaping @Sendable (Database) throws -> T) async throws(OutboxError) -> T {
+    /// Runs a write transaction on the store's queue, counting it in the commit mark when it
+    /// changed something (`rows`: the reports it added) and writing the mark once it committed; on
+    /// failure re-reads the depth, since a rolled back transaction may have left the cache ahead
+    /// of the table.
+    private func perform<T: Sendable>(rows: Int = 0, _ work: @escaping @Sendable (OwnedSQLiteConnection) throws -> T) async throws(OutboxError) -> T {
         do {
             let mark = mark
-            return try await queue.write { db in
-                let before = db.totalChangesCount
-                let result = try work(db)
-                if db.totalChangesCount != before { try mark.count(db, rows: rows) }
+            return try await store.run { db in
+                let before = db.totalChanges
+                var count: CommitMark.Count?
+                let result = try db.inTransaction {
+                    let result = try work(db)
+                    if db.totalChanges != before { count = try mark.count(db, rows: rows) }
+                    return result
+                }
+                if let count { mark.record(count) }
                 return result
             }
         } catch {
             let cache = depthCache
-            if let depth = try? await queue.read({ db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM report") ?? 0 }) {
+            if let depth = try? await read({ db in try db.int("SELECT COUNT(*) FROM report") ?? 0 }) {
                 cache.withLock { $0 = depth }
             }
             throw OutboxError.translate(error, path: path)
         }
     }
 
+    /// Runs `work` in a read transaction on the store's queue.
+    private func read<T: Sendable>(_ work: @escaping @Sendable (OwnedSQLiteConnection) throws -> T) async throws(OutboxError) -> T {
+        do {
+            return try await store.run { db in try db.inTransaction { try work(db) } }
+        } catch {
+            throw OutboxError.translate(error, path: path)
+        }
+    }
+
+    /// Keeps `retained` as the last retained report (``lastRetained()``), inside the caller's transaction.
+    private static func keepRetained(_ retained: OutboxEntry, in db: OwnedSQLiteConnection) throws {
+        try db.run("DELETE FROM last_retained")
+        try db.run(
+            "INSERT INTO last_retained (topic, payload, tst) VALUES (?, ?, ?)",
+            [.text(retained.topic), .blob(retained.payload), .integer(Int64(retained.tst))])
+    }
+
     /// Refuses a file of another program or of a newer version; stamps a new, empty file.
-    private static func checkOwnership(_ db: Database, path: String) throws {
+    private static func checkOwnership(_ db: OwnedSQLiteConnection, path: String) throws {
         guard try SQLiteFile.claim(db, applicationID: Self.applicationID, path: path, failure: OutboxError.self) else { return }
-        let version = try Int.fetchOne(db, sql: "PRAGMA user_version") ?? 0
+        let version = try db.int("PRAGMA user_version") ?? 0
         guard version <= Self.schemaVersion else {
             throw OutboxError.newerSchema(path: path, version: version)
         }
-        try SQLiteFile.refuseNewer(db, migrator: migrator, path: path, failure: OutboxError.self)
+        try SQLiteFile.refuseNewer(db, knownSteps: OutboxSchema.steps.map(\.name), path: path, failure: OutboxError.self)
     }
 
-    /// The outbox schema, step by step. Version 1 files (written before the migrator was used)
-    /// have the tables of the first step already, hence `IF NOT EXISTS` there.
-    private static var migrator: DatabaseMigrator {
-        var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1-report-progress") { db in
-            try db.execute(sql: """
-                CREATE TABLE IF NOT EXISTS report (
-                    id INTEGER PRIMARY KEY,
-                    topic TEXT NOT NULL,
-                    payload BLOB NOT NULL,
-                    tst INTEGER NOT NULL,
-                    created_at REAL NOT NULL
-                );
-                CREATE TABLE IF NOT EXISTS progress (newest_tst INTEGER NOT NULL);
-                INSERT INTO progress (newest_tst) SELECT \(Int.min) WHERE NOT EXISTS (SELECT 1 FROM progress);
-                PRAGMA user_version = 1;
-                """)
-        }
-        migrator.registerMigration("v2-last-retained") { db in
-            try db.execute(sql: """
-                CREATE TABLE last_retained (topic TEXT NOT NULL, payload BLOB NOT NULL, tst INTEGER NOT NULL);
-                PRAGMA user_version = 2;
-                """)
-        }
-        migrator.registerMigration("v3-commit-mark") { db in
-            // The count of committed transactions that `<path>-mark` is compared with (CommitMark).
-            try CommitMark.prepare(db, table: "progress")
-            try db.execute(sql: "PRAGMA user_version = 3")
-        }
-        migrator.registerMigration("v4-receipts") { db in
-            // Entries of an older file get sequence numbers in their order; the epoch is new.
-            let epoch = (0..<2).map { _ in String(format: "%08x", UInt32.random(in: .min ... .max)) }.joined()
-            try db.execute(sql: """
-                ALTER TABLE report ADD COLUMN seq INTEGER NOT NULL DEFAULT 0;
-                ALTER TABLE report ADD COLUMN acknowledged_at REAL;
-                UPDATE report SET seq = id;
-                CREATE INDEX report_acknowledged ON report (acknowledged_at) WHERE acknowledged_at IS NOT NULL;
-                ALTER TABLE progress ADD COLUMN next_seq INTEGER NOT NULL DEFAULT 1;
-                UPDATE progress SET next_seq = (SELECT COALESCE(MAX(seq), 0) + 1 FROM report);
-                CREATE TABLE sequence (epoch TEXT NOT NULL);
-                INSERT INTO sequence (epoch) VALUES (?);
-                PRAGMA user_version = 4;
-                """, arguments: [epoch])
-        }
-        return migrator
-    }
-
-    private static func entry(from row: Row) -> OutboxEntry {
+    private static func entry(from row: PreparedStatement) -> OutboxEntry {
         OutboxEntry(
-            id: row["id"], topic: row["topic"], payload: row["payload"], tst: row["tst"],
-            createdAt: Date(timeIntervalSince1970: row["created_at"]), seq: row["seq"])
+            id: row.int64(0) ?? 0, topic: row.text(1) ?? "", payload: row.data(2) ?? Data(), tst: row.int(3) ?? 0,
+            createdAt: Date(timeIntervalSince1970: row.double(4) ?? 0), seq: row.int64(5) ?? 0)
     }
-
 }
 
 extension Outbox {
-    /// The outbox's row count, shared between GRDB's queue (which changes it inside write closures)
+    /// The outbox's row count, shared between the store's queue (which changes it inside write transactions)
     /// and callers of ``Outbox/depth``; the mutex makes it safe.
     private final class DepthCache: Sendable {
         private let value: Mutex<Int>

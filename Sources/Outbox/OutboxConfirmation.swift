@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Where the outbox stands with receipts (docs/receipts.md): what the stamp of the next published
 /// report says, and what the metrics show.

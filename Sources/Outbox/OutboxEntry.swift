@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A report waiting in the outbox: everything needed to rebuild the exact wire message.
 ///

@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// OwnTracks' encrypted payload, `{"_type":"encrypted","data":"<base64 of nonce + ciphertext>"}`:
 /// the whole plaintext message (its JSON bytes) sealed with libsodium's secretbox.
@@ -20,8 +27,8 @@ package enum EncryptedMessage {
     /// - Throws: ``OwnTracksCryptoError`` saying whether the envelope, the base64, the length or
     ///   the authentication (wrong secret, altered data) failed.
     package static func open(_ payload: Data, with key: OwnTracksKey) throws(OwnTracksCryptoError) -> Data {
-        guard let object = try? JSONSerialization.jsonObject(with: payload) as? [String: Any],
-              object["_type"] as? String == "encrypted", let data = object["data"] as? String
+        guard let envelope = try? JSONDecoder().decode(Envelope.self, from: payload),
+              envelope.type == "encrypted", let data = envelope.data
         else { throw .notAnEncryptedMessage }
         guard let box = Data(base64Encoded: data) else { throw .notBase64 }
         return Data(try SecretBox.open(Array(box), key: key))
@@ -30,7 +37,21 @@ package enum EncryptedMessage {
     /// Whether `payload` looks like an encrypted message: a JSON object whose `_type` is
     /// `"encrypted"`. A cheap check for receivers deciding whether to decrypt.
     package static func isEncrypted(_ payload: Data) -> Bool {
-        guard let object = try? JSONSerialization.jsonObject(with: payload) as? [String: Any] else { return false }
-        return object["_type"] as? String == "encrypted"
+        (try? JSONDecoder().decode(Envelope.self, from: payload))?.type == "encrypted"
+    }
+
+    /// The envelope's fields; one of another JSON type (or `null`) counts as absent, as it did
+    /// when the payload was read with Foundation's `JSONSerialization` (not in FoundationEssentials).
+    private struct Envelope: Decodable {
+        var type: String?
+        var data: String?
+
+        private enum Key: String, CodingKey { case type = "_type", data }
+
+        init(from decoder: any Decoder) throws {
+            let fields = try decoder.container(keyedBy: Key.self)
+            type = try? fields.decode(String.self, forKey: .type)
+            data = try? fields.decode(String.self, forKey: .data)
+        }
     }
 }

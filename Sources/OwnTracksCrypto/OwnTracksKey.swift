@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import SystemSupport
 
 /// A secretbox key derived from an OwnTracks "secret encryption key" the way the apps, the Recorder
 /// and Home Assistant derive it: the secret's UTF-8 bytes, cut to 32 bytes and zero-padded to 32.
@@ -33,7 +38,7 @@ package struct OwnTracksKey: Sendable, Hashable, CustomStringConvertible {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw .unreadableSecretFile(path: path, reason: error.localizedDescription)
+            throw .unreadableSecretFile(path: path, reason: fileErrorReason(error))
         }
         guard var text = String(data: data, encoding: .utf8) else {
             throw .unreadableSecretFile(path: path, reason: "it is not UTF-8 text")

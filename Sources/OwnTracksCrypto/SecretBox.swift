@@ -1,5 +1,12 @@
 import CSodium
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// libsodium's secretbox (XSalsa20-Poly1305) in OwnTracks' layout: a random 24-byte nonce followed
 /// by the ciphertext with its 16-byte tag (the layout of PyNaCl's `SecretBox.encrypt`, which Home

@@ -132,7 +132,7 @@ public struct PolicyOptions: ParsableArguments, Sendable {
     /// the flag names the offline optimum (`optimum`; default yes).
     public func evaluationKinds() throws -> (kinds: [PolicyKind], optimum: Bool) {
         guard let policy else { return (PolicyKind.standard, true) }
-        let names = policy.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        let names = policy.split(separator: ",").map { $0.trimmingSpaces().lowercased() }
         let optimum = names.contains(Self.optimumName)
         let rest = names.filter { $0 != Self.optimumName }
         if rest.isEmpty {

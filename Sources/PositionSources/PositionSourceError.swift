@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Why a position source could not run at all (as opposed to input it skipped, which is counted in
 /// ``SourceRejections``).

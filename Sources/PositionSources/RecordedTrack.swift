@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import SystemSupport
 import Logging
 import WhereaboutsCore
 
@@ -39,7 +44,7 @@ extension Data {
         do {
             return try Data(contentsOf: url, options: .mappedIfSafe)
         } catch {
-            throw .cannotRead(path: url.path, reason: (error as NSError).localizedDescription)
+            throw .cannotRead(path: url.path, reason: fileErrorReason(error))
         }
     }
 }

@@ -1,5 +1,6 @@
-import Foundation
-import GRDB
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// A store's count of its committed transactions, kept twice: in the database (a row of
@@ -16,7 +17,8 @@ import Synchronization
 /// behind, never ahead: a sound file is never reported as damaged.
 ///
 /// One instance per open store; its file descriptor is used on the store's writer queue and
-/// guarded by a `Mutex`.
+/// guarded by a `Mutex`. It works on SQLite's C API (``SQLiteDatabase``), so that the outbox (its
+/// own connection) and the history (GRDB's) share this one implementation.
 package final class CommitMark: Sendable {
     /// The mark file, `<database>-mark`.
     package let path: String
@@ -48,42 +50,47 @@ package final class CommitMark: Sendable {
     /// Creates `table` with its one row when missing and adds the two count columns to it when
     /// missing (an existing table, such as the outbox's `progress`, keeps its other columns).
     /// Run it as a migration step.
-    package static func prepare(_ db: Database, table: String) throws {
-        if try !db.tableExists(table) {
-            try db.execute(sql: "CREATE TABLE \(table) (committed_transactions INTEGER NOT NULL DEFAULT 0)")
+    package static func prepare(_ db: some SQLiteDatabase, table: String) throws(SQLiteError) {
+        let exists = try db.int("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(table)]) ?? 0 > 0
+        if !exists {
+            try db.execute("CREATE TABLE \(table) (committed_transactions INTEGER NOT NULL DEFAULT 0)")
         }
-        let columns = Set(try db.columns(in: table).map(\.name))
+        let columns = Set(try db.rows("SELECT name FROM pragma_table_info(?)", [.text(table)]) { $0.text(0) ?? "" })
         if !columns.contains("committed_transactions") {
-            try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN committed_transactions INTEGER NOT NULL DEFAULT 0")
+            try db.execute("ALTER TABLE \(table) ADD COLUMN committed_transactions INTEGER NOT NULL DEFAULT 0")
         }
         if !columns.contains("committed_rows") {
-            try db.execute(sql: "ALTER TABLE \(table) ADD COLUMN committed_rows INTEGER NOT NULL DEFAULT 0")
+            try db.execute("ALTER TABLE \(table) ADD COLUMN committed_rows INTEGER NOT NULL DEFAULT 0")
         }
-        if try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table)") == 0 {
-            try db.execute(sql: "INSERT INTO \(table) DEFAULT VALUES")
+        if try db.int("SELECT COUNT(*) FROM \(table)") == 0 {
+            try db.execute("INSERT INTO \(table) DEFAULT VALUES")
         }
     }
 
-    /// Counts the transaction `db` is in, which added `rows` rows, and writes the mark file once
-    /// it commits. Call it inside every write transaction that changed something, last.
+    /// Counts the transaction `db` is in, which added `rows` rows, and returns the count to give
+    /// ``record(_:)`` once the transaction committed. Call it inside every write transaction that
+    /// changed something, last.
     ///
     /// It first checks that the file is still the one at the store's path
     /// (``SQLiteFileCheck/checkInPlace(_:path:)``): a transaction into a deleted or replaced file
     /// is rolled back with an error instead of committed where nothing will read it.
-    package func count(_ db: Database, rows: Int) throws {
+    package func count(_ db: some SQLiteDatabase, rows: Int) throws(SQLiteError) -> Count {
         try SQLiteFileCheck.checkInPlace(db, path: database)
-        try db.execute(
-            sql: "UPDATE \(table) SET committed_transactions = committed_transactions + 1, committed_rows = committed_rows + ?",
-            arguments: [rows])
-        let count = try Self.read(db, table: table)
-        db.afterNextTransaction { [self] _ in write(count) }
+        try db.run(
+            "UPDATE \(table) SET committed_transactions = committed_transactions + 1, committed_rows = committed_rows + ?",
+            [.integer(Int64(rows))])
+        return try Self.read(db, table: table)
     }
+
+    /// Writes `count` (from ``count(_:rows:)``) into the mark file: call it after the transaction
+    /// committed, never before.
+    package func record(_ count: Count) { write(count) }
 
     /// Compares the database's count with the mark file's and then brings the file up to date.
     ///
     /// - Returns: ``SQLiteDamage/missingCommits(path:transactions:rows:)`` when the database holds
     ///   fewer commits than the file recorded; `nil` otherwise (also for a new or unreadable mark file).
-    package func verify(_ db: Database) throws -> SQLiteDamage? {
+    package func verify(_ db: some SQLiteDatabase) throws(SQLiteError) -> SQLiteDamage? {
         let stored = try Self.read(db, table: table)
         let marked = readFile()
         write(stored)
@@ -92,16 +99,17 @@ package final class CommitMark: Sendable {
             path: database, transactions: marked.transactions - stored.transactions, rows: max(0, marked.rows - stored.rows))
     }
 
-    private static func read(_ db: Database, table: String) throws -> Count {
-        let row = try Row.fetchOne(db, sql: "SELECT committed_transactions, committed_rows FROM \(table)")
-        return Count(transactions: row?["committed_transactions"] ?? 0, rows: row?["committed_rows"] ?? 0)
+    private static func read(_ db: some SQLiteDatabase, table: String) throws(SQLiteError) -> Count {
+        try db.row("SELECT committed_transactions, committed_rows FROM \(table)") { row in
+            Count(transactions: row.int(0) ?? 0, rows: row.int(1) ?? 0)
+        } ?? Count(transactions: 0, rows: 0)
     }
 
     /// The mark file's text: `whereabouts-commit-mark <transactions> <rows>`, padded to a fixed
     /// width so that each write replaces the whole of it.
     private static func text(_ count: Count) -> [UInt8] {
-        let line = "whereabouts-commit-mark \(count.transactions) \(count.rows)"
-        return Array((line.padding(toLength: 63, withPad: " ", startingAt: 0) + "\n").utf8)
+        let line = Array("whereabouts-commit-mark \(count.transactions) \(count.rows)".utf8.prefix(63))
+        return line + Array(repeating: UInt8(ascii: " "), count: 63 - line.count) + [UInt8(ascii: "\n")]
     }
 
     private func write(_ count: Count) {

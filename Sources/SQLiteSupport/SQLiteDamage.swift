@@ -1,5 +1,3 @@
-import Foundation
-
 /// Damage to a store's SQLite files (the publisher's outbox, the subscriber's history) that
 /// SQLite itself would open silently, as an empty or shorter database. Found by
 /// ``SQLiteFileCheck/inspect(path:)`` before the file is opened and by ``CommitMark`` after.

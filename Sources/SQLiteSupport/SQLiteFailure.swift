@@ -1,4 +1,4 @@
-import GRDB
+internal import CSQLite
 
 /// A failure while using a SQLite file, sorted the way the project's stores (the publisher's
 /// outbox, the subscriber's history) tell an operator about it: the file is not a database or is
@@ -11,16 +11,17 @@ enum SQLiteFailure: Sendable, Equatable {
     /// Any other failure.
     case other(reason: String)
 
-    /// Sorts `error`: a GRDB `DatabaseError` by its result code, anything else as ``other(reason:)``.
+    /// Sorts `error`: an ``SQLiteResultError`` by its primary result code, anything else as ``other(reason:)``.
     package init(_ error: any Error) {
-        guard let error = error as? DatabaseError else {
+        guard let error = error as? any SQLiteResultError else {
             self = .other(reason: "\(error)")
             return
         }
-        let reason = error.message ?? "\(error.resultCode)"
-        switch error.resultCode {
-        case .SQLITE_NOTADB, .SQLITE_CORRUPT: self = .notADatabase(reason: reason)
-        case .SQLITE_FULL: self = .storageFull
+        let primary = error.sqliteResultCode & 0xFF
+        let reason = error.sqliteMessage ?? String(cString: sqlite3_errstr(primary))
+        switch primary {
+        case SQLITE_NOTADB, SQLITE_CORRUPT: self = .notADatabase(reason: reason)
+        case SQLITE_FULL: self = .storageFull
         default: self = .other(reason: reason)
         }
     }

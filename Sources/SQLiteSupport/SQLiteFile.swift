@@ -1,5 +1,12 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
-import GRDB
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import SystemSupport
 
 /// What the project's stores kept in one SQLite file (the publisher's outbox, the subscriber's
 /// history) do alike before they use the file: create its folder, and make sure the file is
@@ -9,13 +16,9 @@ package enum SQLiteFile {
     ///
     /// - Throws: `failure`'s `cannotCreateDirectory`, naming the folder and the reason.
     package static func createFolder<Failure: SQLiteFileError>(holding path: String, failure _: Failure.Type) throws(Failure) {
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = PathText.folder(of: path)
         guard !folder.isEmpty else { return }
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            throw .cannotCreateDirectory(path: folder, reason: error.localizedDescription)
-        }
+        if let reason = makeFolders(folder) { throw .cannotCreateDirectory(path: folder, reason: reason) }
     }
 
     /// Claims the open database for the program whose `PRAGMA application_id` is `applicationID`:
@@ -26,38 +29,66 @@ package enum SQLiteFile {
     ///   checked), `false` when it was new and has just been stamped.
     /// - Throws: `failure`'s `foreignDatabase` for a file of another program; SQLite's errors.
     package static func claim<Failure: SQLiteFileError>(
-        _ db: Database, applicationID: Int32, path: String, failure _: Failure.Type
+        _ db: some SQLiteDatabase, applicationID: Int32, path: String, failure _: Failure.Type
     ) throws -> Bool {
-        let found = try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+        let found = Int32(truncatingIfNeeded: try db.int64("PRAGMA application_id") ?? 0)
         guard found != applicationID else { return true }
-        let tableCount = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master") ?? 0
+        let tableCount = try db.int("SELECT COUNT(*) FROM sqlite_master") ?? 0
         guard found == 0, tableCount == 0 else {
             throw Failure.foreignDatabase(path: path, applicationID: found)
         }
-        try db.execute(sql: "PRAGMA application_id = \(applicationID)")
+        try db.execute("PRAGMA application_id = \(applicationID)")
         return false
     }
 
-    /// Refuses a file written by a newer version of the program: one with schema steps
-    /// (`migrator`'s migrations) this program does not know (GRDB's `hasBeenSuperseded`), which
-    /// an older program would otherwise write into as if they were not there.
+    /// The schema steps applied to the file, by name: the table `grdb_migrations`, which GRDB's
+    /// `DatabaseMigrator` keeps (the history migrates with it; the outbox, on SQLite's C API,
+    /// keeps the same table so that its files stay as every version wrote them). Empty when the
+    /// table does not exist yet.
+    package static func appliedSteps(_ db: some SQLiteDatabase) throws(SQLiteError) -> [String] {
+        guard try db.int("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'grdb_migrations'") ?? 0 > 0 else {
+            return []
+        }
+        return try db.rows("SELECT identifier FROM grdb_migrations") { $0.text(0) ?? "" }
+    }
+
+    /// Refuses a file written by a newer version of the program: one with schema steps this
+    /// program does not know (`knownSteps`, in the sense of GRDB's `hasBeenSuperseded`), which an
+    /// older program would otherwise write into as if they were not there.
     ///
     /// - Throws: `failure`'s `newerSchema`, with the number of steps the file has; SQLite's errors.
     package static func refuseNewer<Failure: SQLiteFileError>(
-        _ db: Database, migrator: DatabaseMigrator, path: String, failure _: Failure.Type
+        _ db: some SQLiteDatabase, knownSteps: [String], path: String, failure _: Failure.Type
     ) throws {
-        guard try migrator.hasBeenSuperseded(db) else { return }
-        let steps = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM grdb_migrations") ?? 0
-        throw Failure.newerSchema(path: path, version: steps)
+        let applied = try appliedSteps(db)
+        guard !Set(applied).isSubset(of: Set(knownSteps)) else { return }
+        throw Failure.newerSchema(path: path, version: applied.count)
     }
 
     /// Whether the file system holding `path` has (nearly) no room left: less than 64 KiB
     /// available to this process. SQLite reports a full file system as `SQLITE_FULL` only when a
     /// write of its own fails; growing its log index fails as an I/O error instead.
     package static func isOutOfSpace(holding path: String) -> Bool {
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = PathText.folder(of: path)
         var stats = statvfs()
         guard statvfs(folder.isEmpty ? "." : folder, &stats) == 0 else { return false }
         return UInt64(stats.f_bavail) * UInt64(stats.f_frsize) < 64 * 1024
+    }
+
+    /// Creates `folder` and its missing parents (`mkdir -p`, mode 0755 less the umask).
+    ///
+    /// - Returns: the system's message (`strerror`) when a folder could not be made, `nil` when
+    ///   they all exist now.
+    static func makeFolders(_ folder: String) -> String? {
+        var made = folder.hasPrefix("/") ? "" : "."
+        for component in folder.split(separator: "/") {
+            made += "/" + component
+            if mkdir(made, 0o755) != 0, errno != EEXIST {
+                return String(cString: strerror(errno))
+            }
+        }
+        var status = stat()
+        guard stat(folder, &status) == 0 else { return String(cString: strerror(errno)) }
+        return status.st_mode & S_IFMT == S_IFDIR ? nil : String(cString: strerror(ENOTDIR))
     }
 }

@@ -1,6 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
-import GRDB
-import GRDBSQLite
+#endif
 
 /// Looks at a store's files (the publisher's outbox, the subscriber's history) before SQLite
 /// opens them, for damage SQLite would open silently as an empty or shorter database.
@@ -43,29 +45,21 @@ package enum SQLiteFileCheck {
     /// and truncates it, so that the damaged rest of the log (which SQLite ignores until a write
     /// overwrites it) is not found and reported again at the next start. Failures are ignored
     /// (the next start reports the same damage again, which says no more than the truth).
-    package static func settle(_ writer: some DatabaseWriter) {
-        try? writer.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+    package static func settle(_ db: some SQLiteDatabase) {
+        try? db.checkpointTruncating()
     }
 
-    /// Whether the main database file `db` has open is no longer the file at its path (deleted,
-    /// renamed, or replaced by another file): SQLite's own test, `SQLITE_FCNTL_HAS_MOVED` (the
-    /// unix VFS compares the open file's inode with the one the path names now). GRDB reports the
-    /// same condition as `ResultCode.SQLITE_READONLY_DBMOVED`, but SQLite returns that code only
-    /// for rollback-journal databases; in WAL mode, as the stores run, it keeps committing into
-    /// the old inode, which nothing can read once the process ends.
-    static func hasMoved(_ db: Database) -> Bool {
-        var moved: Int32 = 0
-        let code = sqlite3_file_control(db.sqliteConnection, "main", SQLITE_FCNTL_HAS_MOVED, &moved)
-        return code == SQLITE_OK && moved != 0
-    }
-
-    /// Throws GRDB's `SQLITE_READONLY_DBMOVED` error, with a message that names `path` and what
-    /// to do, when ``hasMoved(_:)``. Called inside a write transaction, before it commits: the
-    /// transaction is rolled back and nothing is written into the superseded file.
-    static func checkInPlace(_ db: Database, path: String) throws {
-        guard hasMoved(db) else { return }
-        throw DatabaseError(
-            resultCode: .SQLITE_READONLY_DBMOVED,
+    /// Throws `SQLITE_READONLY_DBMOVED`, with a message that names `path` and what to do, when
+    /// the main database file `db` has open is no longer the file at its path
+    /// (``SQLiteDatabase/fileHasMoved``). SQLite returns that code itself only for
+    /// rollback-journal databases; in WAL mode, as the stores run, it keeps committing into the
+    /// old inode, which nothing can read once the process ends. Called inside a write
+    /// transaction, before it commits: the transaction is rolled back and nothing is written into
+    /// the superseded file.
+    static func checkInPlace(_ db: some SQLiteDatabase, path: String) throws(SQLiteError) {
+        guard db.fileHasMoved else { return }
+        throw SQLiteError(
+            code: SQLiteError.fileMovedCode,
             message: "the file at \(path) was deleted or replaced while it was open; nothing more is written into the "
                 + "superseded file (its last commits stay in it, not in the file now at that path). Restart to open the file now at that path")
     }

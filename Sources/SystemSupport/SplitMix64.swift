@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A small, fast, seedable pseudo-random generator (Steele, Lea and Flood's SplitMix64): the same
 /// seed gives the same numbers on every platform and Swift version, which Swift's default generator

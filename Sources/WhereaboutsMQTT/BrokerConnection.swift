@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A connection to the MQTT broker, as the publisher and the subscriber use it: publish, subscribe,
 /// receive, and know whether (and since when) the connection is up.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension MQTTClient: BrokerConnection {
     /// Subscribes to every filter at the same `qos`; see `subscribe(to:timeout:)`.

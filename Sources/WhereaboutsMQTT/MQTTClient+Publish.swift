@@ -1,5 +1,9 @@
 import CMosquitto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension MQTTClient {
     /// Publishes a message and returns once it is delivered as far as its QoS promises: QoS 0

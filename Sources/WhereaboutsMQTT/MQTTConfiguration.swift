@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Everything an `MQTTClient` needs to reach a broker. Every field has a default, so
 /// `MQTTConfiguration(port: 1883)` connects anonymously to a local broker.

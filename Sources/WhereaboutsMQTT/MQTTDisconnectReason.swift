@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 /// Why an `MQTTClient` is disconnected and not trying to reconnect.
 public enum MQTTDisconnectReason: Sendable, Equatable, CustomStringConvertible {
     /// `connect()` or `start()` has not been called yet.

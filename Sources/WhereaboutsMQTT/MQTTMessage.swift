@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A message received from the broker on one of the client's subscriptions.
 public struct MQTTMessage: Sendable, Hashable {

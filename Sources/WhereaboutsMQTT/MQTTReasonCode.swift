@@ -76,6 +76,6 @@ public struct MQTTReasonCode: RawRepresentable, Sendable, Hashable, CustomString
     /// The name and the code, e.g. `not authorized (0x87)`.
     public var description: String {
         let code = "0x" + String(rawValue, radix: 16)
-        return name.hasPrefix("code_") ? "reason \(code)" : name.replacingOccurrences(of: "_", with: " ") + " (\(code))"
+        return name.hasPrefix("code_") ? "reason \(code)" : name.replacing("_", with: " ") + " (\(code))"
     }
 }

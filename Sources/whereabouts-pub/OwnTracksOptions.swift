@@ -1,6 +1,10 @@
 import ArgumentParser
 import CommandLineDialect
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import OwnTracksCrypto
 import Publisher
 import WhereaboutsCore

@@ -1,6 +1,11 @@
+import SystemSupport
 import ArgumentParser
 import CommandLineSupport
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Logging
 import PolicyOptions
 import PositionSources
@@ -94,8 +99,8 @@ extension WhereaboutsPub {
         launch.places = devicePlaces.places
         launch.placeRules = devicePlaces.rules
         // Lower-cased like the outbox's default name (StateDirectory): a local file, never a topic.
-        launch.placesStorePath = ((outboxPath as NSString).deletingLastPathComponent as NSString)
-            .appendingPathComponent("places-\(user.lowercased())-\(device.lowercased()).json")
+        launch.placesStorePath = PathText.appending(
+            "places-\(user.lowercased())-\(device.lowercased()).json", to: PathText.folder(of: outboxPath))
         return launch
     }
 

@@ -1,7 +1,11 @@
 import ArgumentParser
 import CommandLineDialect
 import CommandLineSupport
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Logging
 import PolicyOptions
 import Publisher

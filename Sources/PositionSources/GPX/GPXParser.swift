@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import WhereaboutsCore
 
 /// A streaming GPX 1.0 / 1.1 reader over our own ``XMLScanner`` (no libxml2).

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A small, strict, streaming XML 1.0 tokenizer over UTF-8 bytes, written for the GPX reader so
 /// that `PositionSources` needs neither Foundation's XML parser nor libxml2.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import WhereaboutsCore
 
 /// The fields of a gpsd JSON report that the source reads (gpsd's `TPV` class; other classes only

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import WhereaboutsCore
 
 /// Replays another source's recorded fixes at real time, N times faster, or as fast as possible,

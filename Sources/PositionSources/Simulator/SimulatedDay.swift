@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import WhereaboutsCore
 
 /// A simulated working day built from the ``Simulator``: standing at home, driving to work,

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import SystemSupport
 import Logging
 import WhereaboutsCore
 
@@ -165,7 +170,7 @@ public struct PositionSourceSpec: Sendable, Hashable, CustomStringConvertible {
             guard parts.count == 2, !parts[0].isEmpty else {
                 throw .invalidOption(name: String(pair), value: "", expected: "name=value")
             }
-            let value = String(parts[1]).removingPercentEncoding ?? String(parts[1])
+            let value = parts[1].percentDecoded() ?? String(parts[1])
             result.append((String(parts[0]).lowercased(), value))
         }
         return result

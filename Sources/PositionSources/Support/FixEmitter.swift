@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import WhereaboutsCore
 import SystemSupport
 
@@ -73,7 +77,7 @@ extension FixEmitter {
         let (stream, continuation) = AsyncThrowingStream<Fix, any Error>.makeStream()
         let emitter = FixEmitter(continuation)
         continuation.onTermination = { _ in emitter.cancel() }
-        let thread = Thread {
+        OwnThread.start(name: name) {
             do {
                 try body(emitter)
                 emitter.finish()
@@ -81,8 +85,6 @@ extension FixEmitter {
                 emitter.finish(throwing: error)
             }
         }
-        thread.name = name
-        thread.start()
         return FixIterator(stream, onElement: emitter.taken)
     }
 }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Fast, allocation-free conversions from calendar fields and ISO 8601 text to `Date`, in UTC.
 ///

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Outbox
 
 /// The fields a report carries for receipts (docs/receipts.md), added to the JSON object at the

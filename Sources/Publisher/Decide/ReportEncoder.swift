@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import WhereaboutsCore
 
 /// Builds the exact bytes of location messages, live and backlog.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Outbox
 
 /// How one outbox entry goes on the wire: live or as backlog.

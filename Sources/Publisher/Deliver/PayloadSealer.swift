@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import OwnTracksCrypto
 
 /// Encrypts what the publisher sends when a secret is set (`--secret-file`): every payload becomes

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Outbox
 
 /// Reports the broker acknowledged in the last ``grace``, kept in memory (their outbox rows are

@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import WhereaboutsCore
+import SystemSupport
 
 /// Reads the battery from the Linux power-supply class: `<root>/<supply>/capacity` and `status`.
 ///
@@ -22,7 +31,7 @@ struct BatteryReader: Sendable {
     func read() -> BatteryReading? {
         guard let supplies = try? FileManager.default.contentsOfDirectory(atPath: root) else { return nil }
         for supply in supplies.sorted() {
-            let folder = (root as NSString).appendingPathComponent(supply)
+            let folder = PathText.appending(supply, to: root)
             if let type = value(folder, "type"), type != "Battery" { continue }
             guard let capacityText = value(folder, "capacity"), let capacity = Int(capacityText) else { continue }
             return BatteryReading(level: capacity, status: Self.status(fromKernel: value(folder, "status")))
@@ -41,8 +50,8 @@ struct BatteryReader: Sendable {
     }
 
     private func value(_ folder: String, _ attribute: String) -> String? {
-        let path = (folder as NSString).appendingPathComponent(attribute)
+        let path = PathText.appending(attribute, to: folder)
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
-        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return text.trimmingWhitespaceAndNewlines()
     }
 }

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import SystemSupport
 
 /// Reads the picture of the publisher's card (`--card-face`): a PNG or JPEG file, checked by its
 /// first bytes and its size, base64-encoded for the card's `face`.
@@ -35,7 +40,7 @@ package enum CardFace {
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw .unreadable(path: path, reason: error.localizedDescription)
+            throw .unreadable(path: path, reason: fileErrorReason(error))
         }
         guard (1...maxBytes).contains(data.count) else { throw .size(path: path, bytes: data.count) }
         let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import SystemSupport
 import Logging
 import Synchronization
 #if canImport(Glibc)
@@ -51,9 +56,7 @@ final class MetricsServer: Sendable {
         self.listener = fd
         self.render = render
         self.logger = logger
-        let thread = Thread { [self] in self.acceptLoop() }
-        thread.name = "whereabouts-metrics"
-        thread.start()
+        OwnThread.start(name: "whereabouts-metrics") { [self] in self.acceptLoop() }
         logger.info("Serving metrics.", metadata: ["whereabouts.metrics.port": "\(self.port)"])
     }
 

@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import SystemSupport
 import WhereaboutsCore
 import WhereaboutsYAML
 
@@ -30,7 +35,7 @@ package enum PlacesFile {
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
         } catch {
-            throw PlacesFileError("--places \(path) cannot be read: \(error.localizedDescription).")
+            throw PlacesFileError("--places \(path) cannot be read: \(fileErrorReason(error)).")
         }
         return try parse(text)
     }

@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 import WhereaboutsCore
 import SystemSupport
@@ -90,6 +97,6 @@ struct WaypointStore: Sendable {
 
     /// The default file for a user and device: `places-<user>-<device>.json` in the state directory.
     static func defaultPath(stateDirectory: String, user: String, device: String) -> String {
-        (stateDirectory as NSString).appendingPathComponent("places-\(user.lowercased())-\(device.lowercased()).json")
+        PathText.appending("places-\(user.lowercased())-\(device.lowercased()).json", to: stateDirectory)
     }
 }

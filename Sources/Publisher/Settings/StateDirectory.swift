@@ -1,4 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+import SystemSupport
 
 /// Where the publisher keeps its outbox by default.
 package enum StateDirectory {
@@ -9,10 +14,10 @@ package enum StateDirectory {
             return String(systemd)
         }
         if let xdg = environment["XDG_STATE_HOME"], !xdg.isEmpty {
-            return (xdg as NSString).appendingPathComponent("whereabouts")
+            return PathText.appending("whereabouts", to: xdg)
         }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-        return (home as NSString).appendingPathComponent(".local/state/whereabouts")
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
+        return PathText.appending(".local/state/whereabouts", to: home)
     }
 
     /// The default outbox file for a user and device: `<state dir>/outbox-<user>-<device>.sqlite`.
@@ -21,7 +26,6 @@ package enum StateDirectory {
     /// existing outbox; this is a local file name, never matched against a topic or an account
     /// (``OwnTracksName``: names in topics are used exactly as given).
     package static func defaultOutboxPath(user: String, device: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        (resolve(environment: environment) as NSString)
-            .appendingPathComponent("outbox-\(user.lowercased())-\(device.lowercased()).sqlite")
+        PathText.appending("outbox-\(user.lowercased())-\(device.lowercased()).sqlite", to: resolve(environment: environment))
     }
 }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A point on the WGS 84 ellipsoid, in degrees.
 public struct Coordinate: Sendable, Hashable, Codable {

@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Great-circle geometry on a spherical Earth: accurate to about 0.5 % for any distance, which is
 /// far below GPS noise at the scales Whereabouts works with.

@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A flat east/north plane tangent to the Earth at an origin, for small-scale geometry
 /// (velocities, extrapolation, distances to a line) within a few tens of kilometres.

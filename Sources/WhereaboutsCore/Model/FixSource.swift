@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The kind of source a fix came from.
 public enum FixSource: String, Sendable, Hashable, Codable, CaseIterable {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A place: a named disc on the map that people arrive at and leave, for the publisher (the
 /// `--places` file and the OwnTracks waypoints set by `setWaypoints`) and the subscriber (a
@@ -125,7 +129,7 @@ public struct Place: Sendable, Hashable {
             hash ^= UInt32(byte)
             hash = hash &* 0x0100_0193
         }
-        return String(format: "%08x", hash)
+        return hex8(hash)
     }
 
     /// The largest radius accepted, metres.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Works out when one device enters and leaves its places, from its fixes, its own OwnTracks
 /// region transitions and the passing of time: pure logic, no I/O and no clock of its own. The

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Someone entered or left a place, as ``PlaceTracker`` decides it. The publisher sends it as an
 /// OwnTracks `transition`; the subscriber announces it as the circle events `arrived` and

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What a user would otherwise run: a tracking app's default reporting rule, a distance and two
 /// intervals. A fix is reported when it is at least `distance` metres from the last report and at

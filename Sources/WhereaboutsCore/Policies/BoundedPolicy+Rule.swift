@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension BoundedPolicy {
     /// One of `bounded`'s rules, by the name `whereabouts-eval --without` and `--ablate` use: the
@@ -40,7 +44,7 @@ extension BoundedPolicy {
         public static func parseList(_ text: String) throws(PolicySettingsError) -> Set<Rule> {
             var rules: Set<Rule> = []
             for item in text.split(separator: ",") {
-                let name = item.trimmingCharacters(in: .whitespaces).lowercased()
+                let name = item.trimmingSpaces().lowercased()
                 guard let rule = Rule(rawValue: name) else { throw .unknownRule(name) }
                 rules.insert(rule)
             }

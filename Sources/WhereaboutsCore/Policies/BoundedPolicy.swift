@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Whereabouts' own policy: the position a dashboard displays stays within `epsilon` metres of
 /// every accepted fix, with as few reports as it can manage.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Plain dead reckoning, the baseline `bounded` must beat: each report carries the velocity
 /// between the reported fix and the fix before it, and the next report goes out when the position

@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What a dashboard displays from the last message sent, in a form cheap enough to check against
 /// every fix: the message's own projection, velocity and horizon.

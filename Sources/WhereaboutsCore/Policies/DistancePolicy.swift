@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The distance baseline: reports the first fix and then every fix at least `distance` metres from
 /// the last reported one. Reports carry no velocity.

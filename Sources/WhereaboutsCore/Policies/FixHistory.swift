@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The most recent fixes (time and position only), newest last, in a fixed-size ring: appending is
 /// O(1) and allocation-free once full.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The time baseline: reports the first fix and then every fix at least `interval` seconds after
 /// the last report. Reports carry no velocity.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The recent motion as a quadratic: the velocity and acceleration that best explain the last few
 /// fixes in the sent frame, for `bounded`'s turn and braking rules.

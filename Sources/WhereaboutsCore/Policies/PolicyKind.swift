@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The reporting policies Whereabouts knows, by the names the command lines use.
 public enum PolicyKind: String, Sendable, Hashable, Codable, CaseIterable {
@@ -26,7 +30,7 @@ public enum PolicyKind: String, Sendable, Hashable, Codable, CaseIterable {
     public static func parseList(_ text: String) throws(PolicySettingsError) -> [PolicyKind] {
         var kinds: [PolicyKind] = []
         for item in text.split(separator: ",") {
-            let name = item.trimmingCharacters(in: .whitespaces).lowercased()
+            let name = item.trimmingSpaces().lowercased()
             guard let kind = PolicyKind(rawValue: name) else { throw .unknownPolicy(name) }
             if !kinds.contains(kind) { kinds.append(kind) }
         }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Every reporting policy's parameters in one value: what `whereabouts-pub` and
 /// `whereabouts-eval` build from the same flags, and what turns a policy name into a policy.
@@ -78,7 +82,7 @@ public struct PolicySettings: Sendable, Hashable, Codable {
     public static func parseNumbers(_ text: String, parameter: String) throws(PolicySettingsError) -> [Double] {
         var values: [Double] = []
         for item in text.split(separator: ",", omittingEmptySubsequences: false) {
-            guard let value = Double(item.trimmingCharacters(in: .whitespaces)) else {
+            guard let value = Double(item.trimmingSpaces()) else {
                 throw .malformedList(parameter: parameter, text: text)
             }
             try requirePositive(value, parameter)

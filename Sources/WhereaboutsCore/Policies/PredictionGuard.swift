@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The part that dead reckoning and `bounded` share: keep the last message, report when its
 /// displayed position misses a fix by more than `epsilon`, and report at least every

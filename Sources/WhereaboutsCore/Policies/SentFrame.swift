@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The recent fixes as a dashboard will see a report's extrapolation: projected into the plane of
 /// the position being sent, with times relative to the wire `tst`. `bounded`'s estimators

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The frugal significant-change profile: reports the first fix and then a fix only when it is at
 /// least `significantDistance` metres AND at least `significantInterval` seconds from the last

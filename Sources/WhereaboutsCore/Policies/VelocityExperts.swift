@@ -1,4 +1,11 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Follow the leader among velocity estimators: which velocity `bounded` sends is learnt on the
 /// track itself, not fitted to a corpus.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A command received on `<base>/cmd`, parsed and checked.
 ///
@@ -33,32 +37,25 @@ public enum CommandMessage: Sendable, Hashable {
     /// - Throws: ``CommandMessageError`` naming what is wrong; a rejected command changes nothing.
     public init(payload: Data) throws(CommandMessageError) {
         guard payload.count <= Self.maxWaypointsPayloadSize else { throw .tooLarge(bytes: payload.count) }
-        let object: [String: Any]
+        let object: CommandFields
         do {
-            guard let parsed = try JSONSerialization.jsonObject(with: payload) as? [String: Any] else {
-                throw CommandMessageError.notAnObject
-            }
-            object = parsed
-        } catch let error as CommandMessageError {
-            if payload.count > Self.maxPayloadSize { throw .tooLarge(bytes: payload.count) }
-            throw error
+            object = try JSONDecoder().decode(CommandFields.self, from: payload)
         } catch {
             if payload.count > Self.maxPayloadSize { throw .tooLarge(bytes: payload.count) }
-            throw .notJSON
+            throw CommandFields.isArray(payload, failure: error) ? .notAnObject : .notJSON
         }
         // Only a waypoint list may be larger than an ordinary command.
-        if payload.count > Self.maxPayloadSize, object["action"] as? String != "setWaypoints" {
+        if payload.count > Self.maxPayloadSize, object.action != "setWaypoints" {
             throw .tooLarge(bytes: payload.count)
         }
-        guard object["_type"] as? String == "cmd" else { throw .notACommand }
-        guard let action = object["action"] as? String else { throw .missingAction }
+        guard object.type == "cmd" else { throw .notACommand }
+        guard let action = object.action else { throw .missingAction }
         switch action {
         case "reportLocation":
             self = .reportLocation
         case "setConfiguration":
-            guard object["configuration"] is [String: Any] else { throw .missingMonitoring }
-            // JSONSerialization bridges `true` to a number that `as? Int` reads as 1, so the
-            // value's type is checked by a strict decoder: only a JSON integer is a mode.
+            guard object.hasConfiguration else { throw .missingMonitoring }
+            // The value's type is checked by a strict decoder: only a JSON integer is a mode.
             guard let monitoring = (try? JSONDecoder().decode(ConfigurationEnvelope.self, from: payload))?.configuration.monitoring
             else { throw .missingMonitoring }
             guard let mode = MonitoringMode(rawValue: monitoring) else {
@@ -66,7 +63,7 @@ public enum CommandMessage: Sendable, Hashable {
             }
             self = .setProfile(mode)
         case "setProfile":
-            guard let name = object["profile"] as? String else { throw .unknownProfile("") }
+            guard let name = object.profile else { throw .unknownProfile("") }
             guard let mode = MonitoringMode(name: name) else { throw .unknownProfile(name) }
             self = .setProfile(mode)
         case "setWaypoints":
@@ -82,6 +79,34 @@ public enum CommandMessage: Sendable, Hashable {
 }
 
 extension CommandMessage {
+    /// The fields that say what a command is. A field of another JSON type (or `null`) counts as
+    /// absent, as it did when the payload was read with Foundation's `JSONSerialization`, which
+    /// FoundationEssentials does not have.
+    private struct CommandFields: Decodable {
+        var type: String?
+        var action: String?
+        var profile: String?
+        /// Whether `configuration` is a JSON object.
+        var hasConfiguration: Bool
+
+        private enum Key: String, CodingKey { case type = "_type", action, profile, configuration }
+
+        init(from decoder: any Decoder) throws {
+            let fields = try decoder.container(keyedBy: Key.self)
+            type = try? fields.decode(String.self, forKey: .type)
+            action = try? fields.decode(String.self, forKey: .action)
+            profile = try? fields.decode(String.self, forKey: .profile)
+            hasConfiguration = (try? fields.nestedContainer(keyedBy: Key.self, forKey: .configuration)) != nil
+        }
+
+        /// Whether a payload that did not decode as an object is a JSON array (not an object)
+        /// rather than not JSON: invalid JSON, or a bare value, which `JSONSerialization` refused.
+        static func isArray(_ payload: Data, failure: any Error) -> Bool {
+            guard case DecodingError.typeMismatch = failure else { return false }
+            return payload.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) } == UInt8(ascii: "[")
+        }
+    }
+
     /// The part of a `setConfiguration` command that names the mode, decoded strictly (`true`, `1.5`
     /// or `"1"` fail to decode as an integer).
     private struct ConfigurationEnvelope: Decodable {

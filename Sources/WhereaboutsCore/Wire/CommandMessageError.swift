@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Why a command payload was rejected.
 public enum CommandMessageError: Error, Sendable, Hashable, CustomStringConvertible {

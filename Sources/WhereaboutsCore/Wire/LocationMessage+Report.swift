@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension LocationMessage {
     /// Builds the wire message for a report, rounding every value exactly as it will be sent.

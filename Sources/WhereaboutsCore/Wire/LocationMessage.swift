@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// An OwnTracks-compatible `location` message, exactly as it travels on the wire.
 ///

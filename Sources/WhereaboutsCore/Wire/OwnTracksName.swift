@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The one rule for user and device names, used by every component that puts a name into a topic,
 /// an account or an access rule: the publisher's topic, the circles file, the subscriber's routing,
@@ -28,7 +32,9 @@ public enum OwnTracksName {
             if scalar.properties.isWhitespace { return "it contains a space" }
             if scalar.properties.generalCategory == .control { return "it contains a control character" }
         }
-        if name.precomposedStringWithCanonicalMapping.utf8.elementsEqual(name.utf8) == false {
+        // The standard library's NFC (`_nfcCodeUnits`, the form its own string comparison
+        // uses): FoundationEssentials has no `precomposedStringWithCanonicalMapping`.
+        if name._nfcCodeUnits.elementsEqual(name.utf8) == false {
             return "it is not in Unicode normalisation form C (retype it: brokers compare names byte for byte)"
         }
         return nil

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A subscriber's receipt for one device (docs/receipts.md): every report of epoch ``epoch`` with a
 /// sequence number up to ``seq`` is durably taken in. Without ``seq`` (and ``epoch``) it is an

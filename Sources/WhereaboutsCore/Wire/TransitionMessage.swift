@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// An OwnTracks `transition` message: the device entered or left one of its places, published on
 /// `<base>/event`, not retained.

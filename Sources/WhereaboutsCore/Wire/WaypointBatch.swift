@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The waypoints of one `setWaypoints` command, checked one by one: the valid ones in ``items``,
 /// each invalid one in ``rejected`` with its reason (counted and logged by the publisher, the
@@ -162,7 +166,7 @@ extension WaypointBatch {
         /// A JSON number, or a string holding one (the booklet's examples quote them).
         private static func number(_ container: KeyedDecodingContainer<Key>, _ key: Key) -> Double? {
             if let value = try? container.decode(Double.self, forKey: key) { return value }
-            if let text = try? container.decode(String.self, forKey: key) { return Double(text.trimmingCharacters(in: .whitespaces)) }
+            if let text = try? container.decode(String.self, forKey: key) { return Double(text.trimmingSpaces()) }
             return nil
         }
 
@@ -170,7 +174,7 @@ extension WaypointBatch {
             guard isObject else { return .failure(Problem(reason: "not a JSON object")) }
             if let type, type != "waypoint" { return .failure(Problem(reason: "_type is \"\(type)\", not \"waypoint\"")) }
             guard let desc else { return .failure(Problem(reason: "no string desc (the name)")) }
-            let name = desc.trimmingCharacters(in: .whitespaces)
+            let name = desc.trimmingSpaces()
             guard PlaceAttribute.isValidName(name, maxLength: Place.maxNameLength) else {
                 return .failure(Problem(reason: "desc must be 1 to \(Place.maxNameLength) characters without control characters"))
             }

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// An OwnTracks `waypoint`: a region as the apps exchange it (`setWaypoints`, the `waypoints`
 /// reply). Fields as iOS's `regionAsJSON` writes them (`_type`, `desc`, `lat`, `lon`, `rad`,

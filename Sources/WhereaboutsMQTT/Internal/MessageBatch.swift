@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 internal import WhereaboutsCore
 
 /// One iterator's current batch. A class so that messages taken from the channel but not yet

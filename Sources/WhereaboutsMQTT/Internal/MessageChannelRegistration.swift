@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 internal import WhereaboutsCore
 
 /// One `messages` sequence's registration with the hub. When the last copy of the sequence and

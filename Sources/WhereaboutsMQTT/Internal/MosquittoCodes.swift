@@ -1,5 +1,12 @@
 import CMosquitto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// libmosquitto result codes as `Int32`, and their translation into `MQTTError`.
 enum MosquittoCode {

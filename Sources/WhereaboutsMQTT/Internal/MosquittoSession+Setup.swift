@@ -1,5 +1,12 @@
 import CMosquitto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension MosquittoSession {
     /// Creates a libmosquitto handle configured from `configuration` (not yet connected).

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Logging
 
 /// What the session does with the answer to a SUBSCRIBE, whoever sent it (`subscribe()` or the

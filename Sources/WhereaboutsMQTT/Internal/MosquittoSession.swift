@@ -1,5 +1,12 @@
 import CMosquitto
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
 import Logging
 internal import SystemSupport
 internal import WhereaboutsCore
@@ -65,9 +72,7 @@ final class MosquittoSession: @unchecked Sendable {
         mosquitto_user_data_set(handle, Unmanaged.passUnretained(session).toOpaque())
         session.installCallbacks()
         hub.setConnectionState(retriesFirstConnection ? .reconnecting(attempt: 0, lastError: nil) : .connecting, from: id)
-        let thread = Thread { session.run() }  // the closure keeps `session` alive until run() returns
-        thread.name = "whereabouts-mqtt"
-        thread.start()
+        OwnThread.start(name: "whereabouts-mqtt") { session.run() }  // the closure keeps `session` alive until run() returns
         return session
     }
 
