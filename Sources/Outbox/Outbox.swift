@@ -137,12 +137,9 @@ package final class Outbox: Sendable {
         // New reports are stored only while the reserve exists (or can be made again): the room
         // it holds is what lets deletes and checkpoints run on a full file system, so reports
         // must never take it.
-        if !FileManager.default.fileExists(atPath: reservePath) {
-            Self.createReserve(at: reservePath)
-            guard FileManager.default.fileExists(atPath: reservePath) else {
-                spaceShort.withLock { $0 = true }
-                throw .storageFull(path: path)
-            }
+        guard remakeReserve() else {
+            spaceShort.withLock { $0 = true }
+            throw .storageFull(path: path)
         }
         do {
             return try await insert(topic: topic, payload: payload, tst: tst, createdAt: createdAt)
@@ -401,13 +398,21 @@ package final class Outbox: Sendable {
             }
             guard await checkpoint(), let freePages, freePages > 0 else { break }
         }
-        let hadReserve = FileManager.default.fileExists(atPath: reservePath)
+        remakeReserve()
+    }
+
+    /// Makes the reserve again if it was released, and says so: whichever comes first, an append
+    /// or the drain's ``giveSpaceBack(stepwise:)``, logs that reports are stored again. Returns
+    /// whether the reserve exists.
+    @discardableResult
+    private func remakeReserve() -> Bool {
+        guard !FileManager.default.fileExists(atPath: reservePath) else { return true }
         Self.createReserve(at: reservePath)
-        if !hadReserve, FileManager.default.fileExists(atPath: reservePath) {
-            logger.notice("Outbox file system has room again: new reports are stored again.", metadata: [
-                "whereabouts.outbox.path": "\(path)", "whereabouts.outbox.depth": "\(depth)",
-            ])
-        }
+        guard FileManager.default.fileExists(atPath: reservePath) else { return false }
+        logger.notice("Outbox file system has room again: new reports are stored again.", metadata: [
+            "whereabouts.outbox.path": "\(path)", "whereabouts.outbox.depth": "\(depth)",
+        ])
+        return true
     }
 
     /// Pages returned to the file system per vacuum step, and the most steps after one delete.

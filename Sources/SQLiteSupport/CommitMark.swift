@@ -11,8 +11,8 @@ import Synchronization
 /// and how many rows they had added.
 ///
 /// What it cannot know: commits made while the mark file was missing or not writable, losses
-/// when the mark file is deleted together with the log, and (history, `synchronous=NORMAL`)
-/// after a power loss the mark may be as old as the log, so a commit lost with both goes unseen.
+/// when the mark file is deleted together with the log. Both stores fsync every commit
+/// (`synchronous=FULL`), so a power loss takes no commit the mark could have seen.
 /// The mark is written after the commit returns, so a kill -9 between the two leaves it one
 /// behind, never ahead: a sound file is never reported as damaged.
 ///

@@ -20,6 +20,18 @@ struct HistoryStoreTests {
         .location(member, LocationMessage(tid: "al", tst: tst, lat: lat, lon: -8.6, acc: 5, vel: 36, batt: 80, t: "t"), receivedAt: received)
     }
 
+    @Test("Every commit is fsynced: the writer runs synchronous=FULL in WAL mode, also after reopening the file")
+    func synchronousFull() async throws {
+        let directory = try TestPaths.makeTemporaryDirectory()
+        let path = directory.appendingPathComponent("history.sqlite").path
+        let first = try HistoryStore(path: path, logger: Build.quietLogger)
+        #expect(try await first.write([Self.row(Build.alice, Build.t0)]) == 1)
+        #expect(try first.writerSynchronousSetting() == 2, "2 is FULL; GRDB's WAL set-up leaves the writer at NORMAL (1)")
+        let reopened = try HistoryStore(path: path, logger: Build.quietLogger)
+        #expect(try reopened.writerSynchronousSetting() == 2)
+        #expect(try await reopened.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") } == "wal")
+    }
+
     @Test("Locations come back ordered by tst whatever order they arrived in, in separate batches too")
     func outOfOrder() async throws {
         let store = try Self.open()

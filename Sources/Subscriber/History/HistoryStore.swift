@@ -11,8 +11,9 @@ import WhereaboutsCore
 /// - Locations come back ordered by `tst`, whatever order they arrived in; a member's location
 ///   with a `tst` already stored is stored once (the first copy is kept).
 /// - A batch is one transaction: after a crash or a kill -9 every committed batch is there, and
-///   nothing of a batch that did not commit (`synchronous=NORMAL` in WAL mode: a power loss may
-///   also lose the last batches committed before it, never corrupt the file).
+///   nothing of a batch that did not commit; a committed batch is on the disk (`synchronous=FULL`
+///   in WAL mode: the log is fsynced at every commit), so it survives a power loss too. A receipt
+///   is sent only for committed rows (docs/receipts.md), and the publisher then deletes them.
 /// - Locations rejected at ingest as outliers are kept aside in their own table, under the same
 ///   retention and cap, and leave it only by being restored (HistoryStore+Outliers.swift).
 /// - Rows leave only through ``removeExpired(retention:membership:now:)`` and ``enforceCap(maxBytes:)``,
@@ -76,11 +77,6 @@ package final class HistoryStore: Sendable {
         // wait for it instead of failing at once.
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
-            // NORMAL in WAL mode: a commit survives a crash or a kill -9 (the log is in the OS
-            // page cache) and is fsynced at checkpoints; a power loss may lose the last commits
-            // but never corrupts the file. History is a record, not the publisher's promise to
-            // deliver, and an fsync per batch would cost ingest on a busy host.
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
             // Pages freed by retention and the cap can be given back to the file system (set by
             // the writer connection; the pool's reader connections are read-only).
             if !db.configuration.readonly { try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL") }
@@ -124,8 +120,13 @@ package final class HistoryStore: Sendable {
     {
         let inspected = SQLiteFileCheck.inspect(path: path)
         do {
-            // A DatabasePool opens the file in WAL mode.
+            // A DatabasePool opens the file in WAL mode, and sets `synchronous=NORMAL` on its
+            // writer as it does (after `prepareDatabase`), under which a power loss may take the
+            // last commits. A receipt says a committed row is safe and the publisher deletes it:
+            // FULL fsyncs the log at each commit (one batch per 250 ms or more, see
+            // HistoryWriter), so what a receipt covers survives a power loss.
             let pool = try DatabasePool(path: path, configuration: configuration)
+            try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
             try pool.write { db in
                 if try SQLiteFile.claim(db, applicationID: Self.applicationID, path: path, failure: HistoryError.self) {
                     try SQLiteFile.refuseNewer(db, migrator: Self.migrator, path: path, failure: HistoryError.self)
@@ -353,6 +354,11 @@ package final class HistoryStore: Sendable {
     private static let dataTables = ["location", "transition", "rejected"]
 
     /// Runs `work` on a reader connection (beside the writer, WAL snapshot isolation).
+    /// The writer connection's `PRAGMA synchronous` (2 is FULL), for the tests.
+    func writerSynchronousSetting() throws -> Int? {
+        try openedPool().writeWithoutTransaction { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
+    }
+
     func read<T: Sendable>(_ work: @escaping @Sendable (Database) throws -> T) async throws(HistoryError) -> T {
         do {
             return try await openedPool().read(work)
