@@ -161,6 +161,19 @@ struct ClusterEndToEndTests {
             #expect(retained.retained && Self.tst(of: retained.payload) == newest, "node \(node + 1): \(retained.payloadString ?? "")")
             await reader.disconnect()
         }
+        // And so is the circle's retained view on every node (views survive a node loss: after
+        // each kill the subscriber publishes its views again, docs/cluster.md), read as alice, a
+        // member of the circle.
+        let alicePassword = try String(contentsOf: passwords.appendingPathComponent("alice"), encoding: .utf8).trimmingCharacters(in: .newlines)
+        for node in 0..<3 {
+            let reader = cluster.client("view-\(node)", node: node) { $0.credentials = .init(username: "alice", password: alicePassword) }
+            let stream = reader.messages
+            try await reader.connect()
+            try await reader.subscribe(to: "whereabouts/circles/family/view", qos: .atMostOnce)
+            let view = try await withTimeout(.seconds(20), "the retained view on node \(node + 1)") { try await stream.next() }
+            #expect(view.retained && view.payloadString?.contains(#""tst":\#(newest)"#) == true, "node \(node + 1): \(view.payloadString ?? "")")
+            await reader.disconnect()
+        }
         let subLog = (try? String(contentsOf: subLogPath, encoding: .utf8)) ?? ""
         #expect(subLog.contains("MQTT connection down, retrying"), "the subscriber lost its node and failed over")
         #expect(log.contains("MQTT connection down, retrying"), "the publisher lost its node and failed over")

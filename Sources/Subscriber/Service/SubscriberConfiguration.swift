@@ -75,6 +75,13 @@ package struct SubscriberConfiguration: Sendable {
     /// way is covered by the next, or costs the publisher a resend, never a report.
     package var receiptQoS: QoS { brokerKind == .nats ? .atMostOnce : .atLeastOnce }
 
+    /// How often a device's receipt is stored retained, at most (docs/receipts.md): on NATS every
+    /// retained publish is a JetStream store replicated to three nodes (docs/cluster.md), so there
+    /// a device's receipts go out retained at most once per 30 s, the ones between as plain
+    /// messages that the connected publisher reads all the same, and the newest is retained
+    /// within 30 s. `nil` (mosquitto): every receipt is retained.
+    package var receiptRetainInterval: Duration? { brokerKind == .nats ? .seconds(30) : nil }
+
     /// The retained view topic of circle `id`.
     func viewTopic(_ id: String) -> String { "\(viewPrefix)/\(id)/view" }
 
