@@ -73,7 +73,7 @@ struct ClusterEndToEndTests {
         return (users, passwords)
     }
 
-    @Test("kill -9 of each node in turn during a replay, under the accounts of acl --format nats: every report the publisher committed is confirmed by a receipt and in the subscriber's history, the retained position is the newest on every node, the view over HTTP shows it")
+    @Test("kill -9 of each node in turn during a replay, under the accounts of acl --format nats: every report the publisher committed is confirmed by a receipt and in the subscriber's history, the retained position and the circle's retained view are the newest on every node, the view over HTTP shows it")
     func nodesKilledInTurn() async throws {
         let dir = try TestPaths.makeTemporaryDirectory(prefix: "cluster-e2e")
         defer { try? FileManager.default.removeItem(at: dir) }
