@@ -22,6 +22,11 @@ import Glibc
 /// `--kill-node` adds a NATS run at the largest size with node 1 killed (SIGKILL) half-way
 /// (`--kill-node-runs N`: N such runs in a row), and reports how long the node took to be current
 /// again. Each row ends with the machine's load average when publishing started and at the end.
+/// After each NATS row, a comment line gives the JetStream work per acknowledged report (stream
+/// writes, consumer deliveries and acknowledgements, from node 2's `/jsz`) and, when views were
+/// lost, whether each node's retained views hold the lost reports. `--nats-configs` and
+/// `--subscribers` compare node configurations and subscriber binaries run by run; the view
+/// watcher reads at QoS 0 unless `--watcher-qos 1`.
 @main
 struct LoadBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
