@@ -298,32 +298,19 @@ struct LoadRun {
     }
 
     /// Every retained circle view a fresh clean session on `port` gets when it subscribes (QoS 0),
-    /// collected until 3 s pass without one (at most 30 s).
+    /// read with Debian's `mosquitto_sub` for 8 s (one view per line: the views are one-line JSON).
     static func retainedViews(port: Int) async -> [Data] {
-        var configuration = MQTTConfiguration(host: "127.0.0.1", port: port, clientID: "load-retained-check-\(port)", cleanSession: true)
-        configuration.protocolVersion = BrokerKind.nats.protocolVersion
-        var logger = Logger(label: "load-check")
-        logger.logLevel = .critical
-        let client = MQTTClient(configuration: configuration, logger: logger)
-        let collected = LockedState<(views: [Data], last: ContinuousClock.Instant)>(([], .now))
-        let messages = client.messages
-        let reading = Task.detached {
-            for await message in messages {
-                collected.withLock { $0.views.append(message.payload); $0.last = .now }
-            }
-        }
-        defer { reading.cancel() }
-        do {
-            try await client.connect()
-            collected.withLock { $0.last = .now }
-            try await client.subscribe(to: viewFilter, qos: .atMostOnce, timeout: .seconds(10))
-            let deadline = ContinuousClock.now + .seconds(30)
-            while ContinuousClock.now < deadline, ContinuousClock.now - collected.withLock({ $0.last }) < .seconds(3) {
-                try await Task.sleep(for: .milliseconds(200))
-            }
-        } catch {}
-        await client.disconnect()
-        return collected.withLock { $0.views }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
+        process.arguments = ["-h", "127.0.0.1", "-p", "\(port)", "-V", "mqttv311", "-q", "0", "-i", "load-retained-check-\(port)",
+                             "-t", viewFilter, "-W", "8"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return [] }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return data.split(separator: UInt8(ascii: "\n")).map { Data($0) }
     }
 
     /// The JetStream work between two snapshots of a node's streams, per stream: writes (last
