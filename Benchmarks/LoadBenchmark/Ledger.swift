@@ -96,6 +96,41 @@ final class Ledger: Sendable {
         }
     }
 
+    /// The newest fix per device in `payloads` (circle views), by device index.
+    private func newestFixes(_ payloads: [Data]) -> [Int: Int] {
+        var newest: [Int: Int] = [:]
+        for payload in payloads {
+            guard let view = try? JSONSerialization.jsonObject(with: payload) as? [String: Any],
+                  let members = view["members"] as? [[String: Any]] else { continue }
+            for member in members {
+                guard let user = member["user"] as? String, let index = indexOfUser[user],
+                      let fix = member["fix"] as? [String: Any], let tst = fix["tst"] as? Int else { continue }
+                newest[index] = max(newest[index] ?? 0, tst)
+            }
+        }
+        return newest
+    }
+
+    /// Of the reports lost from the views (``summary()``), how many the retained views in
+    /// `retained` (read afresh from a node at the end) show, and how many they do not, with a few
+    /// examples of each as `d<index>@<tst>`: shown there, the watcher missed a view the cluster
+    /// kept; not shown there, the cluster's retained view never had it.
+    func lostAgainstRetained(_ retained: [Data]) -> (inRetained: Int, notInRetained: Int, examples: [String]) {
+        let newest = newestFixes(retained)
+        return state.withLock { state in
+            var inRetained = 0, notInRetained = 0
+            var examples: [String] = []
+            for (index, tsts) in state.acknowledgedTsts.enumerated() {
+                for tst in tsts where tst > state.newestShown[index] {
+                    let kept = (newest[index] ?? 0) >= tst
+                    if kept { inRetained += 1 } else { notInRetained += 1 }
+                    if examples.count < 6 { examples.append("d\(index)@\(tst)\(kept ? " retained" : " not retained")") }
+                }
+            }
+            return (inRetained, notInRetained, examples)
+        }
+    }
+
     /// Whether every device's newest acknowledged report has been shown.
     var allShown: Bool {
         state.withLock { state in zip(state.newestAcknowledged, state.newestShown).allSatisfy { $0 <= $1 } }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import WhereaboutsMQTT
 import WhereaboutsTestSupport
 
 #if canImport(Glibc)
@@ -21,6 +22,11 @@ import Glibc
 /// `--kill-node` adds a NATS run at the largest size with node 1 killed (SIGKILL) half-way
 /// (`--kill-node-runs N`: N such runs in a row), and reports how long the node took to be current
 /// again. Each row ends with the machine's load average when publishing started and at the end.
+/// After each NATS row, a comment line gives the JetStream work per acknowledged report (stream
+/// writes, consumer deliveries and acknowledgements, from node 2's `/jsz`) and, when views were
+/// lost, whether each node's retained views hold the lost reports. `--nats-configs` and
+/// `--subscribers` compare node configurations and subscriber binaries run by run; the view
+/// watcher reads at QoS 0 unless `--watcher-qos 1`.
 @main
 struct LoadBenchmark: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -56,9 +62,19 @@ struct LoadBenchmark: AsyncParsableCommand {
     @Option(help: "With --kill-node: how many node-killed runs to make, one after another (each with a fresh cluster).")
     var killNodeRuns = 1
 
+    @Option(help: "NATS node configurations to compare, comma-separated files (default: the shipped broker/nats/local-node.conf); every NATS run is made once with each, one after another.")
+    var natsConfigs = CommaSeparated<String>([])
+
+    @Option(help: "The QoS of the view watcher's subscription: 0 (default; a plain NATS subscription, and every reconnect brings the retained views again) or 1 (on NATS a JetStream consumer: each view is a stream write and an acknowledgement more).")
+    var watcherQos = 0
+
+    @Option(help: "whereabouts-sub binaries to compare, comma-separated paths (default: the release build next to this program); every run is made once with each, one after another.")
+    var subscribers = CommaSeparated<String>([])
+
     func validate() throws {
         guard devices.values.allSatisfy({ $0 >= 1 }) else { throw ValidationError("--devices must each be at least 1.") }
         guard seconds > 0, seconds.isFinite else { throw ValidationError("--seconds must be a positive number of seconds.") }
+        guard watcherQos == 0 || watcherQos == 1 else { throw ValidationError("--watcher-qos must be 0 or 1.") }
         guard killNodeRuns >= 1 else { throw ValidationError("--kill-node-runs must be at least 1.") }
     }
 
@@ -75,14 +91,24 @@ struct LoadBenchmark: AsyncParsableCommand {
         limit.rlim_cur = limit.rlim_max
         setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
 
+        let configurations: [URL?] = natsConfigs.values.isEmpty ? [nil] : natsConfigs.values.map { URL(fileURLWithPath: $0) }
+        let binaries = subscribers.values.isEmpty ? [binary] : subscribers.values
+        // Every variant (configuration x subscriber binary) in turn, so that each is the others' baseline.
+        func variants(_ broker: LoadRun.BrokerChoice, size: Int, killNode: Bool) -> [LoadRun] {
+            (broker == .nats ? configurations : [nil]).flatMap { configuration in
+                binaries.map { subscriber in
+                    LoadRun(broker: broker, devices: size, seconds: seconds, killNode: killNode, subscriberBinary: subscriber,
+                            natsConfiguration: configuration, labelsSubscriber: binaries.count > 1,
+                            watcherQoS: watcherQos == 1 ? .atLeastOnce : .atMostOnce)
+                }
+            }
+        }
         var runs: [LoadRun] = []
         for size in sizes {
-            for broker in brokers { runs.append(LoadRun(broker: broker, devices: size, seconds: seconds, killNode: false, subscriberBinary: binary)) }
+            for broker in brokers { runs += variants(broker, size: size, killNode: false) }
         }
         if killNode, let largest = sizes.max(), brokers.contains(.nats) {
-            for _ in 0..<killNodeRuns {
-                runs.append(LoadRun(broker: .nats, devices: largest, seconds: seconds, killNode: true, subscriberBinary: binary))
-            }
+            for _ in 0..<killNodeRuns { runs += variants(.nats, size: largest, killNode: true) }
         }
         Self.say("| run | reports | acknowledged | timed | lost (views) | lost (history) | unconfirmed by receipts (resent) | latency p50 / p99 ms | subscriber µs CPU / message | subscribers' RSS MB | broker CPU % of a core | connect s | killed node current s | load average start / end |")
         Self.say("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
@@ -96,6 +122,8 @@ struct LoadBenchmark: AsyncParsableCommand {
                              r.label, r.reports, r.acknowledged, r.shown, r.lost, historyLost, unconfirmed, r.p50, r.p99,
                              r.subscriberCPUMicrosPerMessage, r.subscriberRSSMB, r.brokerCPUPercent, r.connectSeconds,
                              nodeCurrent, r.loadAverages.start, r.loadAverages.end))
+                if let jetStream = r.jetStream { Self.say("<!-- JetStream, \(r.label): \(jetStream) -->") }
+                if let missed = r.missedViews { Self.say("<!-- views lost, \(r.label): \(missed) -->") }
             } catch {
                 Self.say("| \(run.broker.rawValue) \(run.devices) | failed: \(error) |")
             }

@@ -22,6 +22,12 @@ struct LoadRun {
     var seconds: Double
     var killNode: Bool
     var subscriberBinary: String
+    /// NATS: a node configuration instead of the shipped one (`--nats-configs`).
+    var natsConfiguration: URL? = nil
+    /// Whether the row names the subscriber binary (when several are compared).
+    var labelsSubscriber = false
+    /// The QoS of the view watcher's subscription (`--watcher-qos`).
+    var watcherQoS: QoS = .atMostOnce
 
     /// What a run measured.
     struct Result {
@@ -49,6 +55,11 @@ struct LoadRun {
         var nodeCurrentSeconds: Double?
         /// The machine's 1-minute load average when publishing started and when the run ended.
         var loadAverages: (start: Double, end: Double)
+        /// NATS: the JetStream work while the devices published, per stream, from node 2's `/jsz`.
+        var jetStream: String?
+        /// When views were lost: whether each node's retained views hold the lost reports, and
+        /// the watcher's connection changes.
+        var missedViews: String?
     }
 
     /// What a run started, so that a run that fails half-way stops it all: left running, one
@@ -105,7 +116,7 @@ struct LoadRun {
             ports = [port]
             brokerPIDs = { [process.pid] }
         case .nats:
-            let started = try await NATSCluster.start()
+            let started = try await NATSCluster.start(configuration: natsConfiguration)
             cluster = started
             resources.cluster = started
             ports = started.mqttPorts
@@ -146,9 +157,19 @@ struct LoadRun {
         let watching = Task.detached {
             for await message in views { ledger.view(message.payload) }
         }
+        // The watcher's connection changes, to explain views it missed.
+        let watcherStates = LockedState<[String]>([])
+        let watcherStart = ContinuousClock.now
+        let stateUpdates = watcher.stateUpdates
+        let stateWatching = Task.detached {
+            for await state in stateUpdates {
+                let at = (ContinuousClock.now - watcherStart).seconds
+                watcherStates.withLock { $0.append(String(format: "%.1f s %@", at, "\(state)")) }
+            }
+        }
         try await watcher.connect()
         do {
-            try await watcher.subscribe(to: Self.viewFilter, qos: .atLeastOnce)
+            try await watcher.subscribe(to: Self.viewFilter, qos: watcherQoS)
         } catch MQTTError.subscriptionRefused, MQTTError.timedOut {
             // Retried by the client until granted (a NATS node may refuse the consumer at first).
             try await waitUntil("the view watcher's subscription", timeout: .seconds(300), interval: .milliseconds(200)) {
@@ -176,6 +197,9 @@ struct LoadRun {
         let cpuBefore = subscribers.map { Self.cpuTicks($0.pid) }
         let brokerBefore = brokerPIDs().map(Self.cpuTicks).reduce(0, +)
         let fleetState = LockedState(fleet)
+        // Node 2 (never killed) answers for the cluster: every stream is replicated to all nodes.
+        let streamsBefore = await cluster?.streamCounters(ofNode: 1)
+        let acknowledgedBefore = ledger.summary().acknowledged
         let started = ContinuousClock.now
         let end = started + .seconds(seconds)
         var schedules: [RepeatedTask] = []
@@ -206,12 +230,28 @@ struct LoadRun {
         try await Task.sleep(until: end, clock: .continuous)
         for task in schedules { task.cancel() }
         let runSeconds = (ContinuousClock.now - started).seconds
+        let streamsAfter = await cluster?.streamCounters(ofNode: 1)
+        let jetStream = Self.jetStreamWork(
+            before: streamsBefore, after: streamsAfter, reports: ledger.summary().acknowledged - acknowledgedBefore, seconds: runSeconds)
         // Trailing views: up to 90 s for every device's newest acknowledged report to show (a
         // saturated cluster's views lag by tens of seconds; what is not shown by then counts as lost).
         try? await waitUntil("the last views", timeout: .seconds(90), interval: .milliseconds(250)) { ledger.allShown }
         // And the receipts: a report no receipt covered is sent again after 10 s (LoadDevice).
         try? await waitUntil("the last receipts", timeout: .seconds(90), interval: .milliseconds(250)) { ledger.allConfirmed }
         let receipts = ledger.receiptSummary()
+        // Views the watcher missed: are they in the cluster's retained views (then the watcher
+        // missed them), or not even there (the subscriber's view never reached the cluster)?
+        var missedViews: String?
+        if ledger.summary().lost > 0 {
+            var parts: [String] = []
+            for (node, port) in ports.enumerated() {
+                let retained = await Self.retainedViews(port: port)
+                let check = ledger.lostAgainstRetained(retained)
+                parts.append("node \(node + 1): \(retained.count) retained views, \(check.inRetained) lost reports in them, \(check.notInRetained) not (\(check.examples.joined(separator: ", ")))")
+            }
+            missedViews = parts.joined(separator: "; ") + "; watcher: " + watcherStates.withLock { $0.suffix(12).joined(separator: ", ") }
+        }
+        stateWatching.cancel()
         let cpuAfter = subscribers.map { Self.cpuTicks($0.pid) }
         let brokerAfter = brokerPIDs().map(Self.cpuTicks).reduce(0, +)
         let rss = subscribers.map { Self.rssMB($0.pid) }.reduce(0, +)
@@ -244,7 +284,7 @@ struct LoadRun {
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
         let subscriberSeconds = Double(zip(cpuAfter, cpuBefore).map { $0 - $1 }.reduce(0, +)) / ticks
         return Result(
-            label: "\(broker.rawValue)\(killNode ? " (node killed)" : "") \(devices)"
+            label: "\(broker.rawValue)\(natsConfiguration.map { " [\($0.lastPathComponent)]" } ?? "")\(labelsSubscriber ? " [\(URL(fileURLWithPath: subscriberBinary).lastPathComponent)]" : "")\(watcherQoS == .atMostOnce ? "" : " (watcher QoS 1)")\(killNode ? " (node killed)" : "") \(devices)"
                 + (watcherRefusals > 0 ? " (view watcher re-subscribed after \(watcherRefusals) refusals)" : ""),
             reports: summary.sent, acknowledged: summary.acknowledged, shown: summary.shown, lost: summary.lost,
             lostFromHistory: historyLoss.lost, lostExamples: historyLoss.examples,
@@ -254,7 +294,41 @@ struct LoadRun {
             subscriberRSSMB: rss,
             brokerCPUPercent: Double(brokerAfter - brokerBefore) / ticks / runSeconds * 100,
             connectSeconds: connectSeconds, nodeCurrentSeconds: nodeNotCurrent ? .infinity : nodeCurrent?.seconds,
-            loadAverages: (loadAtStart, loadAtEnd))
+            loadAverages: (loadAtStart, loadAtEnd), jetStream: jetStream, missedViews: missedViews)
+    }
+
+    /// Every retained circle view a fresh clean session on `port` gets when it subscribes (QoS 0),
+    /// read with Debian's `mosquitto_sub` for 8 s (one view per line: the views are one-line JSON).
+    static func retainedViews(port: Int) async -> [Data] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
+        process.arguments = ["-h", "127.0.0.1", "-p", "\(port)", "-V", "mqttv311", "-q", "0", "-i", "load-retained-check-\(port)",
+                             "-t", viewFilter, "-W", "8"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return [] }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return data.split(separator: UInt8(ascii: "\n")).map { Data($0) }
+    }
+
+    /// The JetStream work between two snapshots of a node's streams, per stream: writes (last
+    /// sequence) per second and per acknowledged report, consumer deliveries and acknowledgements
+    /// per report, and the consumers at the end.
+    static func jetStreamWork(
+        before: [String: NATSCluster.StreamCounters]?, after: [String: NATSCluster.StreamCounters]?, reports: Int, seconds: Double
+    ) -> String? {
+        guard let before, let after, reports > 0 else { return nil }
+        let perReport = { (count: Int) in String(format: "%.2f", Double(count) / Double(reports)) }
+        return after.sorted { $0.key < $1.key }.map { name, a in
+            let b = before[name]
+            let writes = a.lastSequence - (b?.lastSequence ?? 0)
+            let delivered = a.delivered - (b?.delivered ?? 0), acknowledged = a.acknowledged - (b?.acknowledged ?? 0)
+            return "\(name): \(writes) writes (\(String(format: "%.0f", Double(writes) / seconds))/s, \(perReport(writes))/report), "
+                + "\(a.consumers) consumers delivering \(perReport(delivered))/report, acknowledged \(perReport(acknowledged))/report, "
+                + "\(a.messages) messages \(a.bytes / 1024) KiB at the end"
+        }.joined(separator: "; ") + " (\(reports) reports acknowledged in \(Int(seconds)) s)"
     }
 
     /// The 1-minute load average (`/proc/loadavg`), 0 when unreadable.

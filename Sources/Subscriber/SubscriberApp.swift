@@ -76,7 +76,8 @@ package struct SubscriberApp: Sendable {
         do {
             try await onConnected(client)
             try publishing.start()
-            let all: [any Service] = [connection] + (history.map { [$0] } ?? []) + (gate.map { [$0] } ?? []) + [subscriber] + services
+            let republishing = ViewsAfterReconnect(publishing: publishing, store: store)
+            let all: [any Service] = [connection] + (history.map { [$0] } ?? []) + (gate.map { [$0] } ?? []) + [subscriber, republishing] + services
             let group = ServiceGroup(configuration: .init(
                 services: all.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
             try await group.run()

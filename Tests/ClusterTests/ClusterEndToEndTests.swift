@@ -73,7 +73,7 @@ struct ClusterEndToEndTests {
         return (users, passwords)
     }
 
-    @Test("kill -9 of each node in turn during a replay, under the accounts of acl --format nats: every report the publisher committed is confirmed by a receipt and in the subscriber's history, the retained position is the newest on every node, the view over HTTP shows it")
+    @Test("kill -9 of each node in turn during a replay, under the accounts of acl --format nats: every report the publisher committed is confirmed by a receipt and in the subscriber's history, the retained position and the circle's retained view are the newest on every node, the view over HTTP shows it")
     func nodesKilledInTurn() async throws {
         let dir = try TestPaths.makeTemporaryDirectory(prefix: "cluster-e2e")
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -159,6 +159,19 @@ struct ClusterEndToEndTests {
             try await reader.subscribe(to: "owntracks/alice/phone", qos: .atLeastOnce)
             let retained = try await withTimeout(.seconds(20), "the retained position on node \(node + 1)") { try await stream.next() }
             #expect(retained.retained && Self.tst(of: retained.payload) == newest, "node \(node + 1): \(retained.payloadString ?? "")")
+            await reader.disconnect()
+        }
+        // And so is the circle's retained view on every node (views survive a node loss: after
+        // each kill the subscriber publishes its views again, docs/cluster.md), read as alice, a
+        // member of the circle.
+        let alicePassword = try String(contentsOf: passwords.appendingPathComponent("alice"), encoding: .utf8).trimmingCharacters(in: .newlines)
+        for node in 0..<3 {
+            let reader = cluster.client("view-\(node)", node: node) { $0.credentials = .init(username: "alice", password: alicePassword) }
+            let stream = reader.messages
+            try await reader.connect()
+            try await reader.subscribe(to: "whereabouts/circles/family/view", qos: .atMostOnce)
+            let view = try await withTimeout(.seconds(20), "the retained view on node \(node + 1)") { try await stream.next() }
+            #expect(view.retained && view.payloadString?.contains(#""tst":\#(newest)"#) == true, "node \(node + 1): \(view.payloadString ?? "")")
             await reader.disconnect()
         }
         let subLog = (try? String(contentsOf: subLogPath, encoding: .utf8)) ?? ""

@@ -34,7 +34,9 @@ public final class NATSCluster: Sendable {
     /// - Parameters:
     ///   - users: An accounts file for the nodes (default: the shipped development one).
     ///   - restartDelay: Seconds after which the script starts a node that stopped again.
-    public static func start(users: URL? = nil, restartDelay: Double = 2) async throws -> NATSCluster {
+    ///   - configuration: A node configuration instead of the shipped `broker/nats/local-node.conf`
+    ///     (to measure other settings side by side).
+    public static func start(users: URL? = nil, restartDelay: Double = 2, configuration: URL? = nil) async throws -> NATSCluster {
         let directory = try TestPaths.makeTemporaryDirectory(prefix: "nats-cluster")
         let ports = try (0..<12).map { _ in try FreePort.find() }
         func list(_ range: Range<Int>) -> String { ports[range].map(String.init).joined(separator: ",") }
@@ -43,6 +45,7 @@ public final class NATSCluster: Sendable {
             "--client-ports", list(6..<9), "--http-ports", list(9..<12), "--restart-delay", "\(restartDelay)",
         ]
         if let users { arguments += ["--users", users.path] }
+        if let configuration { arguments += ["--config", configuration.path] }
         let script = TestPaths.packageRoot.appendingPathComponent("broker/nats/run-local-cluster").path
         let process = try ChildProcess.spawn(
             script, arguments, logFile: directory.appendingPathComponent("run-local-cluster.log"), captureOutput: true)
@@ -137,6 +140,55 @@ public final class NATSCluster: Sendable {
             for stream in account.stream_detail ?? [] {
                 let before = streams[stream.name] ?? (0, 0)
                 streams[stream.name] = (before.messages + (stream.state.messages ?? 0), before.consumers + (stream.state.consumer_count ?? 0))
+            }
+        }
+        return streams
+    }
+
+    /// One stream's counters as a node's monitoring endpoint reports them.
+    public struct StreamCounters: Sendable {
+        /// The stream's last sequence number: every write (a retained replacement too) adds one.
+        public var lastSequence: Int
+        public var messages: Int
+        public var bytes: Int
+        public var consumers: Int
+        /// Summed over the stream's consumers: deliveries made and acknowledged (consumer sequences).
+        public var delivered: Int
+        public var acknowledged: Int
+    }
+
+    /// Node `node`'s streams (`$MQTT_msgs`, `$MQTT_sess`, `$MQTT_rmsgs`, summed over accounts)
+    /// with their write and consumer counters, from `GET /jsz?accounts=true&streams=true&consumers=true`;
+    /// `nil` when it does not answer. Two snapshots apart give the JetStream work in between.
+    public func streamCounters(ofNode node: Int) async -> [String: StreamCounters]? {
+        struct Answer: Decodable {
+            struct Account: Decodable { var stream_detail: [Stream]? }
+            struct Sequences: Decodable { var consumer_seq: Int? }
+            struct Consumer: Decodable { var delivered: Sequences?; var ack_floor: Sequences? }
+            struct Stream: Decodable {
+                struct State: Decodable { var messages: Int?; var bytes: Int?; var last_seq: Int?; var consumer_count: Int? }
+                var name: String
+                var state: State
+                var consumer_detail: [Consumer]?
+            }
+            var account_details: [Account]?
+        }
+        guard let answer = try? await RawHTTP.send(port: httpPorts[node], [
+            "GET /jsz?accounts=true&streams=true&consumers=true HTTP/1.0", "Host: 127.0.0.1",
+        ]), let decoded = try? JSONDecoder().decode(Answer.self, from: Data(answer.body.utf8)) else { return nil }
+        var streams: [String: StreamCounters] = [:]
+        for account in decoded.account_details ?? [] {
+            for stream in account.stream_detail ?? [] {
+                var counters = streams[stream.name] ?? StreamCounters(lastSequence: 0, messages: 0, bytes: 0, consumers: 0, delivered: 0, acknowledged: 0)
+                counters.lastSequence += stream.state.last_seq ?? 0
+                counters.messages += stream.state.messages ?? 0
+                counters.bytes += stream.state.bytes ?? 0
+                counters.consumers += stream.state.consumer_count ?? 0
+                for consumer in stream.consumer_detail ?? [] {
+                    counters.delivered += consumer.delivered?.consumer_seq ?? 0
+                    counters.acknowledged += consumer.ack_floor?.consumer_seq ?? 0
+                }
+                streams[stream.name] = counters
             }
         }
         return streams

@@ -57,6 +57,34 @@ final class PublishingConnections: BrokerConnection {
         for publisher in publishers { await publisher.disconnect() }
     }
 
+    /// Runs until cancelled, calling `body` each time a publishing connection is back after
+    /// losing its connection. NATS acknowledges a QoS 1 PUBLISH before its streams store it
+    /// (docs/cluster.md), so a retained view that the node which died had acknowledged may be
+    /// gone from the cluster; the caller publishes its views again. Without extra connections
+    /// (mosquitto) it returns at once.
+    func whenPublishingReconnects(_ body: @escaping @Sendable () async -> Void) async {
+        await withTaskGroup(of: Void.self) { group in
+            for publisher in publishers {
+                let updates = publisher.stateUpdates
+                group.addTask {
+                    var wasConnected = false, lost = false
+                    for await state in updates {
+                        switch state {
+                        case .connected:
+                            if lost { await body() }
+                            wasConnected = true
+                            lost = false
+                        case .reconnecting, .disconnected:
+                            lost = wasConnected
+                        case .connecting:
+                            break
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     var messages: MQTTMessages { main.messages }
 
     func publish(to topic: String, payload: Data, qos: QoS, retain: Bool, timeout: Duration?) async throws {

@@ -13,6 +13,9 @@ struct ReceiptSender<Connection: BrokerConnection> {
     let subscriberID: String
     /// The receipts' QoS (``SubscriberConfiguration/receiptQoS``).
     let qos: QoS
+    /// At most how often a device's receipt is retained (``SubscriberConfiguration/receiptRetainInterval``);
+    /// `nil`: every receipt is.
+    var retainInterval: Duration? = nil
     /// Tickets up to this value are durable (history committed, status file written, or all).
     let durableThrough: @Sendable () -> Int
     let logger: Logger
@@ -25,18 +28,48 @@ struct ReceiptSender<Connection: BrokerConnection> {
 
     /// Sends due receipts every ``interval`` until cancelled. A failed publish is retried at the
     /// next interval; the first failure of a run is logged at warning level.
+    ///
+    /// With ``retainInterval`` a device's receipt is retained only when its last retained one is
+    /// at least that old; one sent plainly in between is retained once the interval has passed,
+    /// unless a newer receipt was retained meanwhile. A publisher that is connected reads every
+    /// receipt either way; one that connects reads the retained one, at most ``retainInterval``
+    /// behind, and sends again what it does not cover (answered with a receipt: nothing is lost).
     func run() async {
         var failing = false
+        var retainedAt: [MemberID: ContinuousClock.Instant] = [:]
+        var sentPlainly: [MemberID: ReceiptLedger.Due] = [:]
         while !Task.isCancelled {
             try? await Task.sleep(for: Self.interval)
-            let due = ledger.takeDue(durableThrough: durableThrough())
+            var due = ledger.takeDue(durableThrough: durableThrough())
+            let instant = ContinuousClock.now
+            func retainable(_ member: MemberID) -> Bool {
+                guard let retainInterval, let last = retainedAt[member] else { return true }
+                return instant - last >= retainInterval
+            }
+            if retainInterval != nil {
+                // The newest receipt of a device that went out plainly, retained once its interval passed.
+                let dueMembers = Set(due.map(\.member))
+                for (member, receipt) in sentPlainly where !dueMembers.contains(member) && retainable(member) {
+                    sentPlainly[member] = nil
+                    if ledger.hasAnswered(member) { due.append(receipt) }
+                }
+            }
             guard !due.isEmpty else { continue }
             let now = Int(Date().timeIntervalSince1970)
             var failed: [ReceiptLedger.Due] = []
             for receipt in due {
                 let payload = Self.encode(ReceiptMessage(epoch: receipt.epoch, seq: receipt.seq, tst: now))
+                let retain = retainable(receipt.member)
                 do {
-                    try await connection.publish(to: topic(receipt.member), payload: payload, qos: qos, retain: true, timeout: .seconds(10))
+                    try await connection.publish(to: topic(receipt.member), payload: payload, qos: qos, retain: retain, timeout: .seconds(10))
+                    if retainInterval != nil {
+                        if retain {
+                            retainedAt[receipt.member] = instant
+                            sentPlainly[receipt.member] = nil
+                        } else {
+                            sentPlainly[receipt.member] = receipt
+                        }
+                    }
                 } catch {
                     failed.append(receipt)
                     if !failing {

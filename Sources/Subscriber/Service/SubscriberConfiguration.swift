@@ -75,6 +75,21 @@ package struct SubscriberConfiguration: Sendable {
     /// way is covered by the next, or costs the publisher a resend, never a report.
     package var receiptQoS: QoS { brokerKind == .nats ? .atMostOnce : .atLeastOnce }
 
+    /// The QoS of the retained circle views (`<view-prefix>/<id>/view`): QoS 1, except on NATS,
+    /// where a QoS 1 PUBLISH is also written to the `$MQTT_msgs` stream (replicated to three
+    /// nodes) whether or not any QoS 1 subscription reads it, about one write per report at
+    /// 10,000 devices (docs/cluster.md). The QoS adds nothing there: NATS acknowledges before it
+    /// stores, and the subscriber publishes every view again when a publishing connection is
+    /// back (``ViewsAfterReconnect``), which covers a view lost with a node either way.
+    package var viewQoS: QoS { brokerKind == .nats ? .atMostOnce : qos }
+
+    /// How often a device's receipt is stored retained, at most (docs/receipts.md): on NATS every
+    /// retained publish is a JetStream store replicated to three nodes (docs/cluster.md), so there
+    /// a device's receipts go out retained at most once per 30 s, the ones between as plain
+    /// messages that the connected publisher reads all the same, and the newest is retained
+    /// within 30 s. `nil` (mosquitto): every receipt is retained.
+    package var receiptRetainInterval: Duration? { brokerKind == .nats ? .seconds(30) : nil }
+
     /// The retained view topic of circle `id`.
     func viewTopic(_ id: String) -> String { "\(viewPrefix)/\(id)/view" }
 

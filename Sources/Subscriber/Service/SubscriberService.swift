@@ -55,7 +55,8 @@ package struct SubscriberService<Connection: BrokerConnection>: Service {
             durable = { Int.max }
         }
         return ReceiptSender(
-            ledger: receipts, connection: connection, subscriberID: id, qos: configuration.receiptQoS, durableThrough: durable, logger: logger)
+            ledger: receipts, connection: connection, subscriberID: id, qos: configuration.receiptQoS,
+            retainInterval: configuration.receiptRetainInterval, durableThrough: durable, logger: logger)
     }
 
     /// Subscribes and runs ingest, view publishing and reloading until graceful shutdown.

@@ -21,7 +21,7 @@ struct ViewPublisher<Connection: BrokerConnection> {
             // Circles without an OwnTracks tree: their views go out together (``sendTogether``).
             await sendTogether(batch.views.filter { !batch.ownTracksCircles.contains($0.circle.id) }, encoder: encoder)
             for view in batch.views where batch.ownTracksCircles.contains(view.circle.id) {
-                let sent = await send(to: configuration.viewTopic(view.circle.id), retain: true, circle: view.circle.id) {
+                let sent = await send(to: configuration.viewTopic(view.circle.id), retain: true, circle: view.circle.id, qos: configuration.viewQoS) {
                     try encoder.encode(view)
                 }
                 if sent { store.metrics.viewsPublished(1) }
@@ -41,7 +41,7 @@ struct ViewPublisher<Connection: BrokerConnection> {
                 }
             }
             for id in batch.removedCircles {
-                await send(to: configuration.viewTopic(id), retain: true, circle: id) { Data() }
+                await send(to: configuration.viewTopic(id), retain: true, circle: id, qos: configuration.viewQoS) { Data() }
             }
             // Trees of circles removed, moved to another shard or no longer asking for one.
             for id in tree.circles where !batch.ownTracksCircles.contains(id) {
@@ -78,7 +78,7 @@ struct ViewPublisher<Connection: BrokerConnection> {
                 guard next < encoded.endIndex else { return }
                 let view = encoded[next]
                 next += 1
-                group.addTask { await send(to: view.topic, retain: true, circle: view.circle) { view.payload } }
+                group.addTask { await send(to: view.topic, retain: true, circle: view.circle, qos: configuration.viewQoS) { view.payload } }
             }
             for _ in 0..<Self.viewWindow { startNext() }
             for await sent in group {
@@ -102,9 +102,9 @@ struct ViewPublisher<Connection: BrokerConnection> {
     }
 
     @discardableResult
-    private func send(to topic: String, retain: Bool, circle: String, payload: () throws -> Data) async -> Bool {
+    private func send(to topic: String, retain: Bool, circle: String, qos: QoS? = nil, payload: () throws -> Data) async -> Bool {
         do {
-            try await connection.publish(to: topic, payload: try payload(), qos: configuration.qos, retain: retain, timeout: nil)
+            try await connection.publish(to: topic, payload: try payload(), qos: qos ?? configuration.qos, retain: retain, timeout: nil)
             return true
         } catch {
             store.metrics.publishFailed()

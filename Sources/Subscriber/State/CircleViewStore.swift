@@ -501,6 +501,13 @@ package actor CircleViewStore {
         }
     }
 
+    /// Marks every circle for publishing again at once (after a publishing connection to a NATS
+    /// node came back: the views that node acknowledged may not have been stored).
+    package func republishAll() {
+        for circle in state.roster.circles { state.schedule.invalidate(circle.id) }
+        signalChange()
+    }
+
     // MARK: Reload
 
     /// Replaces the circles with those of `file` that this shard owns, keeping the state of every
