@@ -3,6 +3,9 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Looks at a store's files (the publisher's outbox, the subscriber's history) before SQLite
 /// opens them, for damage SQLite would open silently as an empty or shorter database.
@@ -64,8 +67,13 @@ package enum SQLiteFileCheck {
                 + "superseded file (its last commits stay in it, not in the file now at that path). Restart to open the file now at that path")
     }
 
-    private static func size(of path: String) -> Int? {
-        (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int
+    /// The file's size in bytes, `nil` when it does not exist. From `stat(2)`: FoundationEssentials'
+    /// `attributesOfItem` gives `.size` as a `UInt`, which `as? Int` does not read (it did through
+    /// full Foundation's NSNumber bridging), so a size from there was `nil` in whereabouts-pub.
+    static func size(of path: String) -> Int? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int(info.st_size)
     }
 
     /// Verifies the frames of a write-ahead log as SQLite does (https://www.sqlite.org/fileformat2.html,
