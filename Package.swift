@@ -385,7 +385,7 @@ let package = Package(
         // MARK: Tests.
         .testTarget(
             name: "WhereaboutsCoreTests",
-            dependencies: ["EvalKit", "WhereaboutsCore"]
+            dependencies: ["EvalKit", "SystemSupport", "WhereaboutsCore"]
         ),
         .testTarget(
             name: "WhereaboutsYAMLTests",

@@ -33,7 +33,7 @@ struct ViewsAfterReconnect: Service {
                 }
             }
             // No publishing connections (mosquitto): nothing to watch until shutdown.
-            while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+            try? await gracefulShutdown()
         }
     }
 }
