@@ -457,27 +457,7 @@ package final class HistoryStore: Sendable {
                 INSERT INTO last_location (\(columns))
                     SELECT \(columns) FROM member who CROSS JOIN location l ON l.member = who.id
                     AND l.tst = (SELECT MAX(tst) FROM location WHERE member = who.id);
-                CREATE TRIGGER last_location_after_insert AFTER INSERT ON location BEGIN
-                    INSERT INTO last_location (\(columns)) VALUES (
-                        NEW.member, NEW.tst, NEW.lat, NEW.lon, NEW.acc, NEW.alt, NEW.vac, NEW.vel, NEW.cog, NEW.batt, NEW.bs,
-                        NEW.tid, NEW.t, NEW.m, NEW.created_at, NEW.received_at)
-                    ON CONFLICT (member) DO UPDATE SET
-                        tst = excluded.tst, lat = excluded.lat, lon = excluded.lon, acc = excluded.acc, alt = excluded.alt,
-                        vac = excluded.vac, vel = excluded.vel, cog = excluded.cog, batt = excluded.batt, bs = excluded.bs,
-                        tid = excluded.tid, t = excluded.t, m = excluded.m, created_at = excluded.created_at,
-                        received_at = excluded.received_at
-                    WHERE excluded.tst > last_location.tst;
-                END;
-                CREATE TRIGGER last_location_after_delete AFTER DELETE ON location
-                WHEN OLD.tst = (SELECT tst FROM last_location WHERE member = OLD.member) BEGIN
-                    DELETE FROM last_location WHERE member = OLD.member;
-                    INSERT INTO last_location (\(columns)) SELECT \(columns) FROM location WHERE member = OLD.member ORDER BY tst DESC LIMIT 1;
-                END;
-                CREATE TRIGGER last_location_after_update AFTER UPDATE ON location BEGIN
-                    DELETE FROM last_location WHERE member IN (OLD.member, NEW.member);
-                    INSERT INTO last_location (\(columns)) SELECT \(columns) FROM location WHERE member = OLD.member ORDER BY tst DESC LIMIT 1;
-                    INSERT OR IGNORE INTO last_location (\(columns)) SELECT \(columns) FROM location WHERE member = NEW.member ORDER BY tst DESC LIMIT 1;
-                END;
+                \(Self.lastLocationTriggers(columns: columns))
                 """)
         }
         migrator.registerMigration("v3-rejected") { db in
@@ -515,32 +495,39 @@ package final class HistoryStore: Sendable {
                 DROP TRIGGER last_location_after_insert;
                 DROP TRIGGER last_location_after_delete;
                 DROP TRIGGER last_location_after_update;
-                CREATE TRIGGER last_location_after_insert AFTER INSERT ON location BEGIN
-                    INSERT INTO last_location (\(columns)) VALUES (
-                        NEW.member, NEW.tst, NEW.lat, NEW.lon, NEW.acc, NEW.alt, NEW.vac, NEW.vel, NEW.cog, NEW.batt, NEW.bs,
-                        NEW.tid, NEW.t, NEW.m, NEW.created_at, NEW.received_at, NEW.device_fields)
-                    ON CONFLICT (member) DO UPDATE SET
-                        tst = excluded.tst, lat = excluded.lat, lon = excluded.lon, acc = excluded.acc, alt = excluded.alt,
-                        vac = excluded.vac, vel = excluded.vel, cog = excluded.cog, batt = excluded.batt, bs = excluded.bs,
-                        tid = excluded.tid, t = excluded.t, m = excluded.m, created_at = excluded.created_at,
-                        received_at = excluded.received_at, device_fields = excluded.device_fields
-                    WHERE excluded.tst > last_location.tst;
-                END;
-                CREATE TRIGGER last_location_after_delete AFTER DELETE ON location
-                WHEN OLD.tst = (SELECT tst FROM last_location WHERE member = OLD.member) BEGIN
-                    DELETE FROM last_location WHERE member = OLD.member;
-                    INSERT INTO last_location (\(columns)) SELECT \(columns) FROM location WHERE member = OLD.member ORDER BY tst DESC LIMIT 1;
-                END;
-                CREATE TRIGGER last_location_after_update AFTER UPDATE ON location BEGIN
-                    DELETE FROM last_location WHERE member IN (OLD.member, NEW.member);
-                    INSERT INTO last_location (\(columns)) SELECT \(columns) FROM location WHERE member = OLD.member ORDER BY tst DESC LIMIT 1;
-                    INSERT OR IGNORE INTO last_location (\(columns)) SELECT \(columns) FROM location WHERE member = NEW.member ORDER BY tst DESC LIMIT 1;
-                END;
+                \(Self.lastLocationTriggers(columns: columns))
                 """)
         }
         return migrator
     }
 
+    /// The three triggers that keep `last_location` a copy of each member's newest row of
+    /// `location`, over `columns` (a comma-separated list that starts with `member`): an insert
+    /// replaces the copy when it is newer; a delete or an update of the copied row copies the
+    /// newest left, or removes the member's row when none is left. Migrations v3 and v5 make
+    /// them, over the columns of their time.
+    private static func lastLocationTriggers(columns: String) -> String {
+        let names = columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let newValues = names.map { "NEW.\($0)" }.joined(separator: ", ")
+        let updates = names.filter { $0 != "member" }.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        return """
+            CREATE TRIGGER last_location_after_insert AFTER INSERT ON location BEGIN
+                INSERT INTO last_location (\(columns)) VALUES (\(newValues))
+                ON CONFLICT (member) DO UPDATE SET \(updates)
+                WHERE excluded.tst > last_location.tst;
+            END;
+            CREATE TRIGGER last_location_after_delete AFTER DELETE ON location
+            WHEN OLD.tst = (SELECT tst FROM last_location WHERE member = OLD.member) BEGIN
+                DELETE FROM last_location WHERE member = OLD.member;
+                INSERT INTO last_location (\(columns)) SELECT \(columns) FROM location WHERE member = OLD.member ORDER BY tst DESC LIMIT 1;
+            END;
+            CREATE TRIGGER last_location_after_update AFTER UPDATE ON location BEGIN
+                DELETE FROM last_location WHERE member IN (OLD.member, NEW.member);
+                INSERT INTO last_location (\(columns)) SELECT \(columns) FROM location WHERE member = OLD.member ORDER BY tst DESC LIMIT 1;
+                INSERT OR IGNORE INTO last_location (\(columns)) SELECT \(columns) FROM location WHERE member = NEW.member ORDER BY tst DESC LIMIT 1;
+            END;
+            """
+    }
 }
 
 extension HistoryStore {
