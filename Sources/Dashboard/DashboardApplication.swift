@@ -29,18 +29,22 @@ enum DashboardApplication {
         // have fired, so freed memory is given back once more after the longer of the two.
         let broadcaster = ViewBroadcaster(
             source: source, lateMemoryRelease: max(pingPeriod, closeTimeout) + .seconds(2), logger: logger)
-        var services: [any Service] = [broadcaster]
+        // What a graceful shutdown closes, logged by the first service, which stops last.
+        let shutdown = ShutdownTally()
+        var services: [any Service] = [ShutdownReport(tally: shutdown, logger: logger), broadcaster]
         // Closes WebSockets whose login ended (Login/AccessWatchService.swift).
         if let login = configuration.login { services.append(AccessWatchService(authenticator: login)) }
         return Application(
             router: DashboardRouter.build(source: source, configuration: configuration, logger: logger),
             server: .originCheckedWebSocketUpgrade(
                 webSocketRouter: DashboardRouter.webSocketRouter(
-                    broadcaster: broadcaster, source: source, configuration: configuration, maxFrameSize: maxFrameSize),
+                    broadcaster: broadcaster, source: source, configuration: configuration, maxFrameSize: maxFrameSize,
+                    shutdown: shutdown),
                 configuration: .init(ws: .init(
                     maxFrameSize: maxFrameSize, autoPing: .enabled(timePeriod: pingPeriod), closeTimeout: closeTimeout)),
                 policy: configuration.originPolicy,
-                login: configuration.login
+                login: configuration.login,
+                shutdown: shutdown
             ),
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port),

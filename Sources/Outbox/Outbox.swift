@@ -70,6 +70,8 @@ package final class Outbox: Sendable {
     static let walSizeLimit = 256 * 1024
     /// After how many pages of log SQLite checkpoints on its own.
     static let autoCheckpointPages = 8
+    /// The most memory, in KiB, SQLite's page cache of the outbox takes (`PRAGMA cache_size`).
+    static let pageCacheKiB = 256
     /// The default cap, in entries.
     static let defaultMaxEntries = 100_000
 
@@ -469,6 +471,10 @@ package final class Outbox: Sendable {
         // database file then grows a little at a time, and on a full file system the log
         // never holds more new pages than the reserve file can make room for.
         try db.execute("PRAGMA wal_autocheckpoint = \(Self.autoCheckpointPages)")
+        // A backlog waits on disk, not in memory: SQLite's default page cache (2,000 KiB) filled
+        // up as a long outage's backlog grew (1.7 MB more resident with 8,000 reports waiting);
+        // the drainer reads the oldest rows and appends go to the newest, which fit in far less.
+        try db.execute("PRAGMA cache_size = -\(Self.pageCacheKiB)")
     }
 
     /// The connection's `PRAGMA synchronous` (2 is FULL), for the tests.

@@ -207,20 +207,19 @@ struct PageBehaviourTests {
                     try await page.waitFor(PageTests.markerAt("alice", lat: 52.6702, lon: -8.6111), timeout: .seconds(60))
                     #expect(try await page.value(String.self, "document.body.dataset.connection") == "open")
                     await second.triggerGracefulShutdown()
+                    // Under the whole suite's load this shutdown sometimes did not end within
+                    // 30 s (2 of 5 full runs on 2026-11-27). The one way found for it to hang: the
+                    // server waited for connections that had sent no whole request (a browser's
+                    // spare connection), which nothing closed on shutdown; it now closes them
+                    // (ServiceTests/shutdownClosesSilentConnections), closes anything left 20 s
+                    // after the shutdown began, and logs what it closed. Not seen in this test's
+                    // own runs (17 under load 19 to 29 since: one WebSocket closed per server).
                     do {
                         try await withTimeout(.seconds(30), "the restarted dashboard to stop after its graceful shutdown") { for await _ in secondStopped {} }
                         try await tasks.waitForAll()
-                    } catch let error as TimeoutError {
-                        // Known and unexplained: under the whole suite's load the restarted server
-                        // sometimes does not finish its graceful shutdown (2 of 5 full runs on
-                        // 2026-11-27, and earlier fresh-clone CI runs; never alone). It is shown as
-                        // a known issue, not hidden, and the server is cancelled instead; the
-                        // reconnection asserted above is what this test is for.
-                        withKnownIssue("the restarted dashboard did not stop within 30 s of its graceful shutdown", isIntermittent: true) {
-                            Issue.record(error)
-                        }
-                        tasks.cancelAll()
-                        try? await tasks.waitForAll()
+                    } catch {
+                        tasks.cancelAll()  // a server that does not stop must not hold the test run; the failure stands
+                        throw error
                     }
                 }
             }

@@ -70,6 +70,44 @@ struct ServiceTests {
         }
     }
 
+    @Test("Graceful shutdown closes connections that sent no request or half a request head, and logs what it closed")
+    func shutdownClosesSilentConnections() async throws {
+        let store = await Fixtures.store()
+        let (logger, log) = Logger.capturing(label: "DashboardTests", level: .info)
+        try await Self.withService(store, logger: logger) { port, group in
+            // A browser's spare connection sends nothing; a slow client may stop inside a head.
+            let silent = try LoopbackSocket.connect(port: port)
+            let halfHead = try LoopbackSocket.connect(port: port)
+            defer { close(silent); close(halfHead) }
+            let partial = Array("GET /api/circles HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n".utf8)
+            #expect(write(halfHead, partial, partial.count) == partial.count)
+            // Connections are accepted in order: once a later one is answered, both are the server's.
+            let answer = try await RawHTTP.send(port: port, ["GET /api/circles HTTP/1.1", "Host: 127.0.0.1:\(port)"])
+            #expect(answer.status == 200)
+            await group.triggerGracefulShutdown()
+            // Before, the server waited for such connections for as long as the client kept them.
+            #expect(await Self.readsEnd(of: silent, within: 10), "the silent connection is closed by the shutdown")
+            #expect(await Self.readsEnd(of: halfHead, within: 10), "the half-head connection is closed by the shutdown")
+        }
+        let stopped = log.entries.first { $0.message == "Dashboard stopped." }
+        #expect(stopped?.metadata["whereabouts.http.closed_without_request"] == "2", "\(String(describing: stopped))")
+    }
+
+    /// Whether the server ends the connection `fd` (a read sees the end) within `seconds`; the
+    /// blocking read runs on a thread of its own.
+    static func readsEnd(of fd: Int32, within seconds: Int) async -> Bool {
+        await withCheckedContinuation { continuation in
+            Thread {
+                var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+                setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                var count = read(fd, &buffer, buffer.count)
+                while count > 0 { count = read(fd, &buffer, buffer.count) }
+                continuation.resume(returning: count == 0 || errno == ECONNRESET)
+            }.start()
+        }
+    }
+
     @Test("An address that is already in use fails the service with an error")
     func portInUse() async throws {
         let store = await Fixtures.store()

@@ -92,8 +92,13 @@ public final class ChildProcess: Sendable {
         return child
     }
 
-    /// The child's peak resident bytes over its whole life (the kernel's `ru_maxrss`), once it
-    /// has exited; `nil` while it runs.
+    /// The kernel's `ru_maxrss` of the child, once it has exited; `nil` while it runs.
+    ///
+    /// Not the child's own peak when this process is larger: Linux starts a child's `ru_maxrss`
+    /// at the high-water mark of the memory it had until `exec`, which for a spawned child is the
+    /// test runner's (a `/bin/true` spawned by a 300 MB process reports 300 MB). To measure a
+    /// program's own peak, run it under `/usr/bin/time -f %M`, which forks it from a small process
+    /// (StreamingMemoryTests).
     public var peakResidentBytes: Int? { peak.withLock { $0 } }
 
     /// Whether the child has not exited yet.

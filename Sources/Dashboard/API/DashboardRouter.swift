@@ -72,12 +72,14 @@ enum DashboardRouter {
     }
 
     /// Builds the router that decides WebSocket upgrades: `/ws` and `/api/circles/<id>/ws`
-    /// (404 for an unknown circle, 403 for a foreign `Host` or `Origin`), served by `broadcaster`.
+    /// (404 for an unknown circle, 403 for a foreign `Host` or `Origin`), served by `broadcaster`;
+    /// a graceful shutdown closes them, counted in `shutdown`.
     static func webSocketRouter(
         broadcaster: ViewBroadcaster,
         source: CircleViewStore,
         configuration: DashboardConfiguration,
-        maxFrameSize: Int
+        maxFrameSize: Int,
+        shutdown: ShutdownTally
     ) -> Router<DashboardRequestContext> {
         let router = Router(context: DashboardRequestContext.self)
         // A refused upgrade falls through to the HTTP router, whose same check answers 403.
@@ -91,7 +93,9 @@ enum DashboardRouter {
             // The circles it may see when it connects (every circle in the open mode).
             let circles = ViewerAccess.of(context.requestContext.viewer, views: await source.views()).circles
             let logger = context.logger
-            try await WebSocketAccess.run(context: context.requestContext, authenticator: configuration.login, outbound: outbound) {
+            try await WebSocketAccess.run(
+                context: context.requestContext, authenticator: configuration.login, outbound: outbound, shutdown: shutdown
+            ) {
                 try await pusher.push(circles: circles, inbound: inbound, outbound: outbound, logger: logger)
             }
         }
@@ -105,12 +109,14 @@ enum DashboardRouter {
             context.requestContext.releaseUpgradeHandler()
             let id = context.requestContext.parameters.get("id")
             let logger = context.logger
-            try await WebSocketAccess.run(context: context.requestContext, authenticator: configuration.login, outbound: outbound) {
+            try await WebSocketAccess.run(
+                context: context.requestContext, authenticator: configuration.login, outbound: outbound, shutdown: shutdown
+            ) {
                 try await pusher.push(circles: id.map { [$0] } ?? [], inbound: inbound, outbound: outbound, logger: logger)
             }
         }
         if let history = configuration.history {
-            addRecorderWebSocket(to: router, history: history, source: source, authenticator: configuration.login)
+            addRecorderWebSocket(to: router, history: history, source: source, authenticator: configuration.login, shutdown: shutdown)
         }  // Recorder/
         return router
     }

@@ -7,13 +7,16 @@ import NIOHTTP1
 
 /// The dashboard's server channel: hummingbird-websocket's HTTP/1 channel with WebSocket upgrades,
 /// plus a ``RefusedUpgradeFilter`` in front of its upgrade handler and a
-/// ``MalformedRequestResponder`` that answers requests the HTTP decoder refuses.
+/// ``MalformedRequestResponder`` that answers requests the HTTP decoder refuses, and an
+/// ``UnstartedConnectionCloser`` first of all, so that a graceful shutdown reaches (and bounds)
+/// every connection.
 struct OriginCheckedUpgradeChannel: ServerChildChannel {
     typealias Value = HTTP1WebSocketUpgradeChannel.Value
 
     let base: HTTP1WebSocketUpgradeChannel
     let policy: RequestOriginPolicy
     let login: Authenticator?
+    let shutdown: ShutdownTally
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         base.setup(channel: channel, logger: logger).flatMapThrowing { value in
@@ -22,6 +25,7 @@ struct OriginCheckedUpgradeChannel: ServerChildChannel {
             try channel.pipeline.syncOperations.addHandler(filter, position: .after(decoder))
             // Requests the decoder refuses get 414, 431 or 400 instead of silence.
             try MalformedRequestResponder.add(to: channel.pipeline.syncOperations, after: filter)
+            try channel.pipeline.syncOperations.addHandler(UnstartedConnectionCloser(tally: shutdown, logger: logger), position: .first)
             return value
         }
     }

@@ -49,18 +49,20 @@ final class RefusedUpgradeFilter: ChannelInboundHandler, RemovableChannelHandler
 
 extension HTTPServerBuilder {
     /// HTTP/1 with WebSocket upgrades decided by `webSocketRouter`, where upgrades that `policy`
-    /// refuses are answered by the HTTP router (403) instead of a bare 400.
+    /// refuses are answered by the HTTP router (403) instead of a bare 400, and where a graceful
+    /// shutdown closes what it closes into `shutdown`.
     static func originCheckedWebSocketUpgrade(
         webSocketRouter: Router<DashboardRequestContext>,
         configuration: HTTP1WebSocketUpgradeChannel.Configuration,
         policy: RequestOriginPolicy,
-        login: Authenticator?
+        login: Authenticator?,
+        shutdown: ShutdownTally
     ) -> HTTPServerBuilder {
         let webSocketResponder = webSocketRouter.buildResponder()
         return .init { responder in
             OriginCheckedUpgradeChannel(
                 base: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: configuration),
-                policy: policy, login: login)
+                policy: policy, login: login, shutdown: shutdown)
         }
     }
 }
