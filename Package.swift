@@ -567,6 +567,11 @@ var fieldDeviceLinkerSettings: [LinkerSetting] {
                 // executables; the device's binary is never tested by linking it): 1.2 MB of
                 // .dynsym/.dynstr/.gnu.hash less in the file, and in resident memory (BENCHMARKS.md).
                 "-Xlinker", "--no-export-dynamic",
+                // The functions a running publisher executes first and together (a generated
+                // profile, scripts/publisher-order-file): the kernel maps code 64 KB around each
+                // fault, so scattered code is resident far beyond its size (docs/publisher.md).
+                "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/linker/whereabouts-pub.order",
+                "-Xlinker", "--no-warn-symbol-ordering",
             ],
             .when(platforms: [.linux], configuration: .release)
         )
