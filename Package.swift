@@ -558,10 +558,11 @@ var fieldDeviceLinkerSettings: [LinkerSetting] {
         .unsafeFlags(
             [
                 "-static-stdlib",
-                // The static Foundation's own dependencies, which swiftc adds only when the
-                // modules were compiled for a static stdlib (SwiftPM's --static-swift-stdlib).
-                "-lCoreFoundation", "-l_FoundationCShims", "-l_FoundationCollections", "-l_FoundationICU",
-                "-lFoundationInternationalization",
+                // FoundationEssentials' own static dependencies, which swiftc adds only when the
+                // modules were compiled for a static stdlib (SwiftPM's --static-swift-stdlib). No
+                // module of the publisher imports full Foundation, so CoreFoundation, ICU and
+                // FoundationInternationalization are not named.
+                "-l_FoundationCShims", "-l_FoundationCollections",
                 "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--icf=all",
                 // No dynamic symbol table of every Swift symbol (SwiftPM exports them for testable
                 // executables; the device's binary is never tested by linking it): 1.2 MB of
