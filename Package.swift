@@ -250,6 +250,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            // The release link's symbol order (fieldDeviceLinkerSettings), not a source.
+            exclude: ["whereabouts-pub.order"],
             linkerSettings: fieldDeviceLinkerSettings
         ),
         .executableTarget(
@@ -558,15 +560,21 @@ var fieldDeviceLinkerSettings: [LinkerSetting] {
         .unsafeFlags(
             [
                 "-static-stdlib",
-                // The static Foundation's own dependencies, which swiftc adds only when the
-                // modules were compiled for a static stdlib (SwiftPM's --static-swift-stdlib).
-                "-lCoreFoundation", "-l_FoundationCShims", "-l_FoundationCollections", "-l_FoundationICU",
-                "-lFoundationInternationalization",
+                // FoundationEssentials' own static dependencies, which swiftc adds only when the
+                // modules were compiled for a static stdlib (SwiftPM's --static-swift-stdlib). No
+                // module of the publisher imports full Foundation, so CoreFoundation, ICU and
+                // FoundationInternationalization are not named.
+                "-l_FoundationCShims", "-l_FoundationCollections",
                 "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--icf=all",
                 // No dynamic symbol table of every Swift symbol (SwiftPM exports them for testable
                 // executables; the device's binary is never tested by linking it): 1.2 MB of
                 // .dynsym/.dynstr/.gnu.hash less in the file, and in resident memory (BENCHMARKS.md).
                 "-Xlinker", "--no-export-dynamic",
+                // The functions a running publisher executes first and together (a generated
+                // profile, scripts/publisher-order-file): the kernel maps code 64 KB around each
+                // fault, so scattered code is resident far beyond its size (docs/publisher.md).
+                "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/whereabouts-pub/whereabouts-pub.order",
+                "-Xlinker", "--no-warn-symbol-ordering",
             ],
             .when(platforms: [.linux], configuration: .release)
         )

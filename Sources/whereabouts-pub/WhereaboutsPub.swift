@@ -10,8 +10,8 @@ import Logging
 import PolicyOptions
 import Publisher
 
-/// `whereabouts-pub`: reads a position source and publishes the fixes that matter over MQTT.
-@main
+/// `whereabouts-pub`: reads a position source and publishes the fixes that matter over MQTT
+/// (started by `Entry`).
 struct WhereaboutsPub: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "whereabouts-pub",
