@@ -33,8 +33,12 @@ package enum ConfigValueKind: Sendable, Hashable {
     case integer
     /// A number, whole or not.
     case number
-    /// `true` or `false`; becomes `--key` or `--no-key` on the command line.
+    /// `true` or `false` for a flag with both forms; becomes `--key` or `--no-key` on the
+    /// command line.
     case boolean
+    /// `true` or `false` for a flag that is off unless given and has no `--no-` form (such as
+    /// `tls-insecure`); `true` becomes `--key`, `false` leaves it off.
+    case flag
     /// A number or one of the given words (for example `replay-speed: max`).
     case numberOrWord([String])
     /// One of the given words.

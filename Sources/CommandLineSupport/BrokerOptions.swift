@@ -84,7 +84,7 @@ package struct BrokerOptions: ParsableArguments {
         ConfigKey("tls-ca-file", .string),
         ConfigKey("tls-cert-file", .string),
         ConfigKey("tls-key-file", .string),
-        ConfigKey("tls-insecure", .boolean),
+        ConfigKey("tls-insecure", .flag),
     ]
 
     /// The first broker URL.

@@ -102,6 +102,9 @@ package struct ConfigFile: Sendable, Hashable {
         case .boolean:
             guard let flag = Self.flag(text) else { throw invalid("true or false") }
             return [flag ? "--\(key)" : "--no-\(key)"]
+        case .flag:
+            guard let flag = Self.flag(text) else { throw invalid("true or false") }
+            return flag ? ["--\(key)"] : []
         case .numberOrWord(let words):
             let isNumber = scalar.double.map { $0.isFinite } ?? false
             guard isNumber || words.contains(text) else { throw invalid(Self.expectation(kind)) }
@@ -121,7 +124,7 @@ package struct ConfigFile: Sendable, Hashable {
         case .string: "a string"
         case .integer: "a whole number"
         case .number: "a number"
-        case .boolean: "true or false"
+        case .boolean, .flag: "true or false"
         case .numberOrWord(let words): "a number or " + words.joined(separator: " or ")
         case .word(let words): "one of " + words.joined(separator: ", ")
         case .numberList: "a list of numbers"

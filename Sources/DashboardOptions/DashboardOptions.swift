@@ -97,7 +97,7 @@ package struct DashboardOptions: ParsableArguments {
         ConfigKey("allowed-origin", .string),
         ConfigKey("cors-origin", .string),
         ConfigKey("users", .string),
-        ConfigKey("secure-cookie", .boolean),
+        ConfigKey("secure-cookie", .flag),
         ConfigKey("session-hours", .number),
     ]
 

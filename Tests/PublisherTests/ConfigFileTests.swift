@@ -10,6 +10,7 @@ struct ConfigFileTests {
         ConfigKey("broker", .string), ConfigKey("outbox-max", .integer), ConfigKey("epsilon", .number),
         ConfigKey("retain", .boolean), ConfigKey("replay-speed", .numberOrWord(["max"])),
         ConfigKey("log-level", .word(["debug", "info"])), ConfigKey("intervals", .numberList),
+        ConfigKey("tls-insecure", .flag),
     ]
 
     @Test("Keys become the equivalent flags, in file order")
@@ -29,6 +30,13 @@ struct ConfigFileTests {
             "--broker", "mqtt://example.org:1883", "--outbox-max", "5000", "--epsilon", "50.5",
             "--no-retain", "--replay-speed", "max", "--log-level", "debug", "--intervals", "10,20.5",
         ])
+    }
+
+    @Test("A flag with no --no- form is given for true and left off for false")
+    func offByDefaultFlag() throws {
+        #expect(try ConfigFile(text: "tls-insecure: true", path: "p", keys: keys).arguments == ["--tls-insecure"])
+        #expect(try ConfigFile(text: "tls-insecure: off", path: "p", keys: keys).arguments == [])
+        #expect(throws: ConfigFileError.self) { try ConfigFile(text: "tls-insecure: maybe", path: "p", keys: keys) }
     }
 
     @Test("An empty file sets nothing")

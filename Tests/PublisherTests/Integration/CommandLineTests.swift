@@ -110,6 +110,12 @@ struct CommandLineTests {
         // Every key of the example is accepted: the example itself parses (a bad key would exit 2).
         let result = try await run(["--config", TestPaths.packageRoot.appendingPathComponent("examples/publisher.yaml").path, "--qos", "9"])
         #expect(result.output.contains("The value '9' is invalid for '--qos"), "\(result.output)")
+        // And every value: the example as shipped gets past parsing and validation to the first
+        // thing it does, opening the outbox (here one that cannot be made). `tls-insecure: false`
+        // once stopped it with "Unknown option '--no-tls-insecure'".
+        let shipped = try await run(["--config", TestPaths.packageRoot.appendingPathComponent("examples/publisher.yaml").path,
+                                     "--outbox", "/proc/nonexistent/outbox.sqlite"])
+        #expect(shipped.status == 1 && shipped.output.contains("Cannot create the outbox folder /proc/nonexistent"), "\(shipped.output)")
     }
 
     /// The broker flags of both programs: those `BrokerOptions` (CommandLineSupport) declares config
