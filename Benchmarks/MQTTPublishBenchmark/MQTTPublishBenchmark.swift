@@ -51,13 +51,15 @@ struct MQTTPublishBenchmark: AsyncParsableCommand {
         let broker = try await Broker.start()
         print("broker: mosquitto on 127.0.0.1:\(broker.port); \(count) messages, QoS \(qos), window \(window), max inflight \(maxInflight), \(payloadSize) B payload, \(repetitions) repetitions")
         var cRates: [Double] = [], swiftRates: [Double] = [], ratios: [Double] = [], cpuRatios: [Double] = []
+        var switchRatios: [Double] = []
         if clients != "both" {
             // One client alone, for a profiler: its rate only, no ratio.
             for round in 1...repetitions {
-                let cpuBefore = Self.processCPUSeconds()
+                let cpuBefore = Self.processCPUSeconds(), switchesBefore = Self.processContextSwitches()
                 let rate = clients == "c" ? try runC(broker: broker, round: round) : try await runSwift(broker: broker, round: round)
                 let cpu = (Self.processCPUSeconds() - cpuBefore) / Double(count) * 1e6
-                print(String(format: "round %d: %@ %.0f msg/s, %.2f us CPU/msg", round, clients, rate, cpu))
+                let switches = Double(Self.processContextSwitches() - switchesBefore) / Double(count)
+                print(String(format: "round %d: %@ %.0f msg/s, %.2f us CPU/msg, %.2f sleeps/msg", round, clients, rate, cpu, switches))
             }
             await broker.stop()
             return
@@ -66,19 +68,23 @@ struct MQTTPublishBenchmark: AsyncParsableCommand {
             // CPU time of this process (every thread; the broker is another process) per message,
             // connecting and disconnecting included: less sensitive to a loaded machine than rates.
             // The order alternates, so that neither client always runs after the other.
-            var c = 0.0, swift = 0.0, cCPU = 0.0, swiftCPU = 0.0
+            // Voluntary context switches per message (every thread of this process, those that
+            // ended included: getrusage): how often a thread slept and had to be woken.
+            var c = 0.0, swift = 0.0, cCPU = 0.0, swiftCPU = 0.0, cSwitches = 0.0, swiftSwitches = 0.0
             for client in round % 2 == 1 ? ["c", "swift"] : ["swift", "c"] {
-                let cpuBefore = Self.processCPUSeconds()
+                let cpuBefore = Self.processCPUSeconds(), switchesBefore = Self.processContextSwitches()
                 if client == "c" { c = try runC(broker: broker, round: round) } else { swift = try await runSwift(broker: broker, round: round) }
                 let cpu = (Self.processCPUSeconds() - cpuBefore) / Double(count) * 1e6
-                if client == "c" { cCPU = cpu } else { swiftCPU = cpu }
+                let switches = Double(Self.processContextSwitches() - switchesBefore) / Double(count)
+                if client == "c" { (cCPU, cSwitches) = (cpu, switches) } else { (swiftCPU, swiftSwitches) = (cpu, switches) }
             }
             cRates.append(c)
             swiftRates.append(swift)
             ratios.append(swift / c)
             cpuRatios.append(swiftCPU / cCPU)
-            print(String(format: "round %d: C %.0f msg/s, Swift %.0f msg/s, ratio %.2f; CPU/msg C %.2f us, Swift %.2f us, Swift/C %.2f",
-                         round, c, swift, swift / c, cCPU, swiftCPU, swiftCPU / cCPU))
+            switchRatios.append(swiftSwitches / max(cSwitches, 1e-9))
+            print(String(format: "round %d: C %.0f msg/s, Swift %.0f msg/s, ratio %.2f; CPU/msg C %.2f us, Swift %.2f us, Swift/C %.2f; sleeps/msg C %.2f, Swift %.2f",
+                         round, c, swift, swift / c, cCPU, swiftCPU, swiftCPU / cCPU, cSwitches, swiftSwitches))
         }
         let cMedian = median(cRates), swiftMedian = median(swiftRates)
         print(String(format: "median: C %.0f msg/s, Swift %.0f msg/s, ratio of medians %.2f", cMedian, swiftMedian, swiftMedian / cMedian))
@@ -86,6 +92,7 @@ struct MQTTPublishBenchmark: AsyncParsableCommand {
         // the moment: the median per-round ratio is the figure to quote.
         print(String(format: "Swift/C ratio (median of rounds): %.2f", median(ratios)))
         print(String(format: "Swift/C CPU per message (median of rounds): %.2f", median(cpuRatios)))
+        print(String(format: "Swift/C voluntary context switches per message (median of rounds): %.2f", median(switchRatios)))
         await broker.stop()
     }
 
@@ -127,6 +134,15 @@ struct MQTTPublishBenchmark: AsyncParsableCommand {
         let elapsed = ContinuousClock.now - start
         await client.disconnect()
         return Double(count) / elapsed.seconds
+    }
+
+    /// Voluntary context switches of every thread of this process so far, ended threads
+    /// included: how often a thread went to sleep, so each is one wake-up later. (Involuntary
+    /// ones, preemptions, measure the machine's load more than the client.)
+    private static func processContextSwitches() -> Int {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return usage.ru_nvcsw
     }
 
     /// User + system CPU time of this process so far, in seconds.

@@ -43,8 +43,12 @@ extension MQTTClient {
             .publish, timeout: timeout ?? configuration.operationTimeout, stillQueuedOnGiveUp: qos != .atMostOnce,
             subject: topic
         ) { handle, mid in
-            payload.withUnsafeBytes { buffer in
-                mosquitto_publish_v5(handle, mid, topic, Int32(buffer.count), buffer.baseAddress, Int32(qos.rawValue), retain, nil)
+            // `withCString`, not the implicit conversion: that copies a short (inline) topic
+            // into a heap array on every call; this copies it onto the stack.
+            topic.withCString { topic in
+                payload.withUnsafeBytes { buffer in
+                    mosquitto_publish_v5(handle, mid, topic, Int32(buffer.count), buffer.baseAddress, Int32(qos.rawValue), retain, nil)
+                }
             }
         }
         if case .published(let code) = ack, code >= 0x80 {

@@ -18,6 +18,9 @@ struct AckTable {
         let deadline: ContinuousClock.Instant
         /// Whether libmosquitto still holds the message if the caller gives up (QoS > 0 publish).
         let stillQueuedOnGiveUp: Bool
+        /// The operation's number in its session (`MosquittoSession.perform`): how its task's
+        /// cancellation finds it without knowing the message id.
+        var serial: UInt64 = 0
     }
 
     private(set) var waiters: [Int32: Waiter] = [:]
@@ -60,9 +63,18 @@ struct AckTable {
         abandoned.insert(mid)
     }
 
-    /// Removes the waiter for `mid` (cancellation), remembering the id as abandoned.
-    mutating func cancel(_ mid: Int32) -> Waiter? {
-        guard let waiter = waiters.removeValue(forKey: mid) else { return nil }
+    /// Removes the waiter of operation `serial` (its task was cancelled), remembering its id as
+    /// abandoned; `nil` when it is not waiting (not registered yet, or already answered). A scan,
+    /// but only on cancellation, so that no operation needs an object to carry its id.
+    mutating func cancel(serial: UInt64) -> Waiter? {
+        guard let mid = waiters.first(where: { $0.value.serial == serial })?.key else { return nil }
+        return cancel(mid, serial: serial)
+    }
+
+    /// Removes the waiter for `mid` if it is operation `serial`'s (cancellation), remembering
+    /// the id as abandoned.
+    mutating func cancel(_ mid: Int32, serial: UInt64) -> Waiter? {
+        guard waiters[mid]?.serial == serial, let waiter = waiters.removeValue(forKey: mid) else { return nil }
         abandoned.insert(mid)
         return waiter
     }

@@ -10,6 +10,7 @@ import Glibc
 import Logging
 internal import SystemSupport
 internal import WhereaboutsCore
+import Synchronization
 
 /// One libmosquitto handle and the dedicated thread that drives it, from the first connect to
 /// `mosquitto_destroy`.
@@ -34,7 +35,7 @@ internal import WhereaboutsCore
 final class MosquittoSession: @unchecked Sendable {
     // @unchecked Sendable: `handle`, a C pointer, is used only on the session thread or inside a C
     // call that `state`'s lock admitted and counts (`SessionState.beginCall`); every other stored
-    // property is immutable and Sendable.
+    // property is immutable and Sendable (`state` a LockedState, `operationSerials` an Atomic).
     let configuration: MQTTConfiguration
     let logger: Logger
     let hub: ClientHub
@@ -44,6 +45,11 @@ final class MosquittoSession: @unchecked Sendable {
     let retriesFirstConnection: Bool
     /// The shared state; see ``SessionState``.
     private let state = LockedState(SessionState())
+    /// Numbers the operations (`perform`), so that a cancelled task finds its waiter. An atomic
+    /// counter, not a field of `state`: the number is needed before the operation's first lock
+    /// section, and an atomic increment costs less than another one (the thread sanitizer
+    /// follows atomics).
+    private let operationSerials = Atomic<UInt64>(0)
 
     /// The longest `mosquitto_loop` waits for the socket before checking for stop and timeouts.
     static let loopTimeoutMilliseconds: Int32 = 100
@@ -151,25 +157,27 @@ extension MosquittoSession {
     ///
     /// The waiter is registered right after the C call returns; an acknowledgement that beat it
     /// is kept by the `AckTable` as an early one and claimed here, so no acknowledgement is lost
-    /// and the session lock is never held across the C call.
+    /// and the session lock is never held across the C call. The operation's serial number links
+    /// the task's cancellation to the waiter whichever comes first, without an object per call.
     func perform(
         _ operation: MQTTOperation, timeout: Duration, stillQueuedOnGiveUp: Bool, subject: String,
         _ call: (OpaquePointer, UnsafeMutablePointer<Int32>) -> Int32
     ) async throws -> Ack {
-        let token = OperationToken()
+        let serial = operationSerials.add(1, ordering: .relaxed).newValue
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Ack, any Error>) in
-                start(operation, timeout: timeout, stillQueuedOnGiveUp: stillQueuedOnGiveUp, subject: subject, token: token, continuation: continuation, call)
+                start(operation, timeout: timeout, stillQueuedOnGiveUp: stillQueuedOnGiveUp, subject: subject, serial: serial, continuation: continuation, call)
             }
         } onCancel: {
-            guard let mid = token.cancel() else { return }
-            state.withLock { $0.acks.cancel(mid) }?.continuation.resume(throwing: CancellationError())
+            // Finds nothing when the waiter is not registered yet: `start` then sees the
+            // cancellation itself (the flag is set before this handler runs).
+            state.withLock { $0.acks.cancel(serial: serial) }?.continuation.resume(throwing: CancellationError())
         }
     }
 
     private func start(
         _ operation: MQTTOperation, timeout: Duration, stillQueuedOnGiveUp: Bool, subject: String,
-        token: OperationToken, continuation: UnsafeContinuation<Ack, any Error>,
+        serial: UInt64, continuation: UnsafeContinuation<Ack, any Error>,
         _ call: (OpaquePointer, UnsafeMutablePointer<Int32>) -> Int32
     ) {
         if Task.isCancelled {
@@ -195,7 +203,7 @@ extension MosquittoSession {
             if rc == MosquittoCode.success {
                 let waiter = AckTable.Waiter(
                     continuation: continuation, operation: operation, timeout: timeout,
-                    deadline: .now + timeout, stillQueuedOnGiveUp: stillQueuedOnGiveUp)
+                    deadline: .now + timeout, stillQueuedOnGiveUp: stillQueuedOnGiveUp, serial: serial)
                 return state.acks.register(mid, waiter).map { .success($0) }
             }
             // A QoS>0 publish that found no connection is still queued by libmosquitto (it got
@@ -207,8 +215,10 @@ extension MosquittoSession {
 
         if let outcome {
             continuation.resume(with: outcome)
-        } else if !token.register(mid) {
-            state.withLock { $0.acks.cancel(mid) }?.continuation.resume(throwing: CancellationError())
+        } else if Task.isCancelled {
+            // Cancelled before the waiter was registered: the handler found nothing to cancel.
+            // (If it ran after the registration it took the waiter, and this finds nothing.)
+            state.withLock { $0.acks.cancel(mid, serial: serial) }?.continuation.resume(throwing: CancellationError())
         }
     }
 }
@@ -327,13 +337,14 @@ extension MosquittoSession {
         }
     }
 
+    /// Queues the waiter of `mid` to be resumed after this `mosquitto_loop` pass
+    /// (``SessionState/acknowledged(_:_:)``), or checks the SUBACK of a subscription this thread sent.
     private func didAcknowledge(_ mid: Int32, _ ack: Ack) {
         if case .subscribed(let granted) = ack, let filter = state.withLock({ $0.resubscribed(mid) }) {
             subscriptionAnswered(filter, code: granted.first)
             return
         }
-        let waiter = state.withLock { $0.acks.acknowledge(mid, ack) }
-        waiter?.continuation.resume(returning: ack)
+        state.withLock { $0.acknowledged(mid, ack) }
     }
 
     private func didLog(level: Int32, _ text: UnsafePointer<CChar>) {
@@ -419,6 +430,8 @@ extension MosquittoSession {
         var firstUnwokenMessage: ContinuousClock.Instant?
         var nextSubscriptionCheck = ContinuousClock.now + Self.subscriptionCheckInterval
         var coalescing = AcknowledgementCoalescing(now: .now, delivered: hub.deliveredCount())
+        // The operations acknowledged in a pass, resumed after it; kept to reuse its storage.
+        var completed: [SessionState.Completion] = []
         defer { if coalescing.isOn { hub.noteCoalescing(false) } }
         // Read with the deadlines' sweep at the end of each pass (one lock section, not two).
         var stopRequested = currentStopReason() != nil
@@ -443,7 +456,7 @@ extension MosquittoSession {
             if configuration.coalescesAcknowledgementsDuringBursts, rc == MosquittoCode.success {
                 adaptCoalescing(&coalescing, now: now)
             }
-            stopRequested = sweepDeadlines(now: now)
+            stopRequested = sweepDeadlines(now: now, completing: &completed)
             if rc == MosquittoCode.success, now >= nextSubscriptionCheck {
                 nextSubscriptionCheck = now + Self.subscriptionCheckInterval
                 if state.withLock({ $0.isConnected }) { retrySubscriptions(now: now) }
@@ -529,21 +542,28 @@ extension MosquittoSession {
     /// Waits `delay` before the next attempt, waking early to stop and to expire operations.
     private func backOff(for delay: Duration) {
         let wakeAt = ContinuousClock.now + delay
+        var completed: [SessionState.Completion] = []
         while ContinuousClock.now < wakeAt {
             let slice = min(wakeAt, ContinuousClock.now + .milliseconds(Int(Self.loopTimeoutMilliseconds)))
             if state.wait(until: { $0.stopReason != nil }, deadline: slice) { return }
-            sweepDeadlines()
+            sweepDeadlines(completing: &completed)
         }
     }
 
-    /// Fails the operations and connect waiters whose timeout has passed; returns whether the
-    /// session has been asked to stop (read in the same lock section).
+    /// Resumes the operations acknowledged since the last sweep (in the order of their
+    /// acknowledgements), then fails the operations and connect waiters whose timeout has
+    /// passed; returns whether the session has been asked to stop (read in the same lock
+    /// section). `completed` is the session thread's buffer for the acknowledged ones, empty
+    /// before and after.
     @discardableResult
-    func sweepDeadlines(now: ContinuousClock.Instant = .now) -> Bool {
+    func sweepDeadlines(now: ContinuousClock.Instant = .now, completing completed: inout [SessionState.Completion]) -> Bool {
         let (expired, expiredConnects, stopping) = state.withLock { state in
+            state.takeCompletions(into: &completed)
             let (operations, connects) = state.expire(now: now)
             return (operations, connects, state.stopReason != nil)
         }
+        for completion in completed { completion.continuation.resume(returning: completion.ack) }
+        completed.removeAll(keepingCapacity: completed.capacity <= 1024)
         for waiter in expired {
             waiter.continuation.resume(
                 throwing: MQTTError.timedOut(waiter.operation, after: waiter.timeout, mayStillBeDelivered: waiter.stillQueuedOnGiveUp))
@@ -564,6 +584,7 @@ extension MosquittoSession {
         logger.info("MQTT client stopped", metadata: ["whereabouts.mqtt.reason": "\(reason)"])
         hub.setConnectionState(.disconnected(reason), from: id)
         let connectError: MQTTError = if case .failed(let error) = reason { error } else { .clientClosed }
+        for completion in leftovers.completions { completion.continuation.resume(returning: completion.ack) }
         for waiter in leftovers.operations { waiter.continuation.resume(throwing: MQTTError.clientClosed) }
         for waiter in leftovers.connects { waiter.continuation.resume(throwing: connectError) }
         for exit in leftovers.exits { exit.resume() }

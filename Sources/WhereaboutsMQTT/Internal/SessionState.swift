@@ -62,8 +62,17 @@ struct SessionState {
         let dropped: [AckTable.Waiter]
     }
 
+    /// An operation libmosquitto acknowledged during the current `mosquitto_loop` pass, whose
+    /// waiter the session thread resumes once the pass has returned.
+    struct Completion {
+        let continuation: UnsafeContinuation<Ack, any Error>
+        let ack: Ack
+    }
+
     /// The waiters to release when the session ends.
     struct Leftovers {
+        /// Acknowledged, not yet resumed: they succeed.
+        let completions: [Completion]
         let operations: [AckTable.Waiter]
         let connects: [ConnectWaiter]
         let exits: [CheckedContinuation<Void, Never>]
@@ -77,6 +86,9 @@ struct SessionState {
     /// Operations waiting for their acknowledgement, and the C calls in progress (the table
     /// keeps its own invariants; a call starts only through ``beginCall(publishing:queuesWhileDisconnected:)``).
     var acks = AckTable()
+    /// Operations acknowledged since the session thread last took them, in the order their
+    /// acknowledgements arrived (see ``acknowledged(_:_:)``).
+    private var completions: [Completion] = []
     /// The broker's refusal from the last CONNACK, if it refused.
     private var refusal: MQTTError?
     /// The last error libmosquitto logged (TLS details come only this way).
@@ -175,6 +187,22 @@ struct SessionState {
         return expired
     }
 
+    /// libmosquitto acknowledged `mid` (a callback on the session thread). The waiter is not
+    /// resumed here but queued, and the session thread resumes every waiter acknowledged in a
+    /// `mosquitto_loop` pass after the pass (``takeCompletions(into:)``): a pass often reads
+    /// many PUBACKs, and resuming their tasks back to back lets the pool's worker that picks up
+    /// the first find the rest queued, instead of each PUBACK waking a worker of its own.
+    mutating func acknowledged(_ mid: Int32, _ ack: Ack) {
+        guard let waiter = acks.acknowledge(mid, ack) else { return }
+        completions.append(Completion(continuation: waiter.continuation, ack: ack))
+    }
+
+    /// Moves the queued completions into `batch` (which must be empty), giving the state
+    /// `batch`'s storage to refill.
+    mutating func takeCompletions(into batch: inout [Completion]) {
+        if !completions.isEmpty { swap(&completions, &batch) }
+    }
+
     /// `mosquitto_loop` failed: the connection is gone.
     mutating func connectionEnded() -> ConnectionEnd {
         // Their SUBACKs will not come; the next connection restores the filters anyway.
@@ -190,11 +218,13 @@ struct SessionState {
     mutating func finished(_ reason: MQTTDisconnectReason) -> Leftovers {
         phase = .finished(reason)
         defer {
+            completions.removeAll()
             connectWaiters.removeAll()
             exitWaiters.removeAll()
         }
         return Leftovers(
-            operations: acks.removeAll(), connects: Array(connectWaiters.values), exits: Array(exitWaiters.values))
+            completions: completions, operations: acks.removeAll(), connects: Array(connectWaiters.values),
+            exits: Array(exitWaiters.values))
     }
 
     /// Removes the operations and connect waiters whose deadline has passed.
