@@ -9,9 +9,8 @@ import Foundation
 /// (`VelocityExperts`) and its quadratic fit (`Kinematics`) read
 /// them, so a velocity they compute is exactly the one dashboards extrapolate.
 enum SentFrame {
-    /// How far back (s) the frame looks by default: 128 s (the longest least-squares window of
-    /// issue 12's estimators). The newest two fixes are included however old, for
-    /// ``lastTwo(points:)``.
+    /// How far back (s) the frame looks by default: 128 s. The newest two fixes within it are
+    /// always included, for ``lastTwo(points:)``.
     static let reach = 128.0
 
     /// One remembered fix in the frame: seconds relative to `tst` (negative: before it), metres
@@ -22,10 +21,8 @@ enum SentFrame {
         var north: Double
     }
 
-    /// The remembered fixes of the last `longest` seconds, newest first, in the frame of `origin`
-    /// and `tst`; the newest two in any case, however far apart: across a gap in the track the last
-    /// two fixes' velocity is the mean velocity over the gap, as dead reckoning sends it (a cut-off
-    /// at ``reach`` made `bounded` hold after gaps longer than that where dead reckoning moved on).
+    /// The remembered fixes of the last `longest` seconds (at most ``reach``), newest first, in the
+    /// frame of `origin` and `tst`; the newest two within ``reach`` in any case.
     static func recentPoints(history: FixHistory, origin: Coordinate, tst: Double, within longest: Double = reach) -> [Point] {
         let projection = LocalProjection(origin: origin)
         var points: [Point] = []
@@ -33,7 +30,7 @@ enum SentFrame {
         for age in 0..<history.count {
             let entry = history[age]
             let tau = entry.time - tst
-            if tau < -longest, age >= 2 { break }
+            if tau < -longest, age >= 2 || tau < -reach { break }
             let (east, north) = projection.project(Coordinate(latitude: entry.latitude, longitude: entry.longitude))
             points.append(Point(tau: tau, east: east, north: north))
         }

@@ -160,14 +160,14 @@ struct VelocityExperts: Sendable {
     }
 
     /// Fills ``points`` with the remembered fixes of the last `seconds` (and the newest two in any
-    /// case, however far apart), newest first, in `frame`: what
+    /// case, when no older than ``SentFrame/reach``), newest first, in `frame`: what
     /// ``SentFrame/recentPoints(history:fix:within:)`` gives, without allocating per fix.
     private mutating func project(_ history: FixHistory, into frame: Frame, within seconds: Double) {
         points.removeAll(keepingCapacity: true)
         for age in 0..<history.count {
             let entry = history[age]
             let tau = entry.time - frame.tst
-            if tau < -seconds, age >= 2 { break }
+            if tau < -seconds, age >= 2 || tau < -SentFrame.reach { break }
             var dλ = entry.longitude - frame.longitude
             if dλ > 180 { dλ -= 360 } else if dλ < -180 { dλ += 360 }
             points.append(SentFrame.Point(
