@@ -123,6 +123,7 @@ struct LoadBenchmark: AsyncParsableCommand {
                              r.subscriberCPUMicrosPerMessage, r.subscriberRSSMB, r.brokerCPUPercent, r.connectSeconds,
                              nodeCurrent, r.loadAverages.start, r.loadAverages.end))
                 if let jetStream = r.jetStream { Self.say("<!-- JetStream, \(r.label): \(jetStream) -->") }
+                if let node = r.nodeDiagnostics { Self.say("<!-- killed node, \(r.label): \(node) -->") }
                 if let missed = r.missedViews { Self.say("<!-- views lost, \(r.label): \(missed) -->") }
             } catch {
                 Self.say("| \(run.broker.rawValue) \(run.devices) | failed: \(error) |")
