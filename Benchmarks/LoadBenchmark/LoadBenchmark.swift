@@ -21,7 +21,10 @@ import Glibc
 /// per message and resident memory (both instances), broker CPU (all nodes) in % of one core.
 /// `--kill-node` adds a NATS run at the largest size with node 1 killed (SIGKILL) half-way
 /// (`--kill-node-runs N`: N such runs in a row), and reports how long the node took to be current
-/// again. Each row ends with the machine's load average when publishing started and at the end.
+/// again (each node's `/healthz` is watched from the kill to the run's end; a node not current in
+/// time, or a report left unconfirmed, gets a comment line saying when it was current and where
+/// the nodes' and subscribers' logs, `/jsz` answers and histories were kept, under
+/// /tmp/loadbench-diagnostics). Each row ends with the machine's load average when publishing started and at the end.
 /// After each NATS row, a comment line gives the JetStream work per acknowledged report (stream
 /// writes, consumer deliveries and acknowledgements, from node 2's `/jsz`) and, when views were
 /// lost, whether each node's retained views hold the lost reports. `--nats-configs` and
@@ -123,6 +126,7 @@ struct LoadBenchmark: AsyncParsableCommand {
                              r.subscriberCPUMicrosPerMessage, r.subscriberRSSMB, r.brokerCPUPercent, r.connectSeconds,
                              nodeCurrent, r.loadAverages.start, r.loadAverages.end))
                 if let jetStream = r.jetStream { Self.say("<!-- JetStream, \(r.label): \(jetStream) -->") }
+                if let node = r.nodeDiagnostics { Self.say("<!-- killed node, \(r.label): \(node) -->") }
                 if let missed = r.missedViews { Self.say("<!-- views lost, \(r.label): \(missed) -->") }
             } catch {
                 Self.say("| \(run.broker.rawValue) \(run.devices) | failed: \(error) |")

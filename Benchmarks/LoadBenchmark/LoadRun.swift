@@ -60,6 +60,8 @@ struct LoadRun {
         /// When views were lost: whether each node's retained views hold the lost reports, and
         /// the watcher's connection changes.
         var missedViews: String?
+        /// With a node killed and not current in time: when it was, and where its logs were kept.
+        var nodeDiagnostics: String? = nil
     }
 
     /// What a run started, so that a run that fails half-way stops it all: left running, one
@@ -218,8 +220,12 @@ struct LoadRun {
         }
         var nodeCurrent: Duration?
         var nodeNotCurrent = false
+        var nodeWatch: NodeWatch?
         if killNode, let cluster {
             try await Task.sleep(for: .seconds(seconds / 2))
+            let watch = NodeWatch(httpPorts: cluster.httpPorts, killedNode: 0, killedAt: .now)
+            watch.start()
+            nodeWatch = watch
             do {
                 nodeCurrent = try await cluster.killAndAwaitRestart(node: 0, timeout: .seconds(120))
             } catch {
@@ -239,6 +245,18 @@ struct LoadRun {
         // And the receipts: a report no receipt covered is sent again after 10 s (LoadDevice).
         try? await waitUntil("the last receipts", timeout: .seconds(90), interval: .milliseconds(250)) { ledger.allConfirmed }
         let receipts = ledger.receiptSummary()
+        // A killed node not current in time: was it current later, and what did it wait for?
+        var nodeDiagnostics: String?
+        if let nodeWatch, let cluster {
+            nodeWatch.stop()
+            if nodeNotCurrent || receipts.unconfirmed > 0 {
+                let later = nodeWatch.current.map { String(format: "current %.1f s after the kill", $0) } ?? "still not current at the end"
+                let kept = await nodeWatch.keep(clusterDirectory: cluster.directory, alsoCopying: (0..<2).flatMap { shard in
+                    ["sub-\(shard).log", "history-\(shard).sqlite"].map { dir.appendingPathComponent($0) }
+                })
+                nodeDiagnostics = "\(later); logs and /jsz in \(kept); /healthz: " + nodeWatch.log.suffix(16).joined(separator: " | ")
+            }
+        }
         // Views the watcher missed: are they in the cluster's retained views (then the watcher
         // missed them), or not even there (the subscriber's view never reached the cluster)?
         var missedViews: String?
@@ -294,7 +312,8 @@ struct LoadRun {
             subscriberRSSMB: rss,
             brokerCPUPercent: Double(brokerAfter - brokerBefore) / ticks / runSeconds * 100,
             connectSeconds: connectSeconds, nodeCurrentSeconds: nodeNotCurrent ? .infinity : nodeCurrent?.seconds,
-            loadAverages: (loadAtStart, loadAtEnd), jetStream: jetStream, missedViews: missedViews)
+            loadAverages: (loadAtStart, loadAtEnd), jetStream: jetStream, missedViews: missedViews,
+            nodeDiagnostics: nodeDiagnostics)
     }
 
     /// Every retained circle view a fresh clean session on `port` gets when it subscribes (QoS 0),

@@ -70,6 +70,27 @@ struct NATSLocalClusterTests {
         await cluster.stop()
     }
 
+    @Test("A node killed while it leads an idle consumer is current again within 20 s: NATS 2.9.10 leaves that consumer's replica on it behind, and the script asks the consumer's new leader to step down")
+    func idleConsumerLeaderKilled() async throws {
+        let cluster = try await NATSCluster.start()
+        // The subscriber's persistent session: its owntracks/+/+/+ consumer stays idle (transitions are rare).
+        let subscriber = cluster.client("whereabouts-sub", node: 0) { $0.cleanSession = false }
+        try await subscriber.connect()
+        try await subscriber.subscribe(to: "owntracks/+/+", qos: .atLeastOnce)
+        try await subscriber.subscribe(to: "owntracks/+/+/+", qos: .atLeastOnce)
+        @Sendable func idleLeader() async -> String? {
+            await cluster.consumers(ofNode: 0)?.first { $0.filterSubject == "$MQTT.msgs.owntracks.*.*.*" }?.leader
+        }
+        try await waitUntil("the idle consumer's leader", timeout: .seconds(30), interval: .milliseconds(200)) { await idleLeader() != nil }
+        let leader = await idleLeader()
+        let node = try #require(leader.flatMap { Int($0.dropFirst("node-".count)) }.map { $0 - 1 }, "leader \(leader ?? "none")")
+
+        let current = try await cluster.killAndAwaitRestart(node: node, timeout: .seconds(60))
+        #expect(current < .seconds(20), "node \(node + 1) current after \(current); the script's log:\n\(cluster.scriptLog)")
+        await subscriber.disconnect()
+        await cluster.stop()
+    }
+
     @Test("A QoS 1 message in flight to a subscriber whose node is killed is sent again, marked DUP, once ack_wait (30 s) has passed after the session resumes on another node")
     func inFlightMessageAfterNodeDies() async throws {
         let cluster = try await NATSCluster.start()

@@ -194,9 +194,54 @@ public final class NATSCluster: Sendable {
         return streams
     }
 
+    /// One JetStream consumer as a node's monitoring endpoint describes it.
+    public struct ConsumerInfo: Sendable {
+        public var stream: String
+        public var name: String
+        /// The NATS subject it reads (an MQTT filter `a/+/+` reads `$MQTT.msgs.a.*.*`).
+        public var filterSubject: String
+        /// The server name of its leader (`node-1` ...), when it has one.
+        public var leader: String?
+    }
+
+    /// Every consumer node `node` knows, from `GET /jsz?accounts=true&streams=true&consumers=true&config=true`;
+    /// `nil` when it does not answer.
+    public func consumers(ofNode node: Int) async -> [ConsumerInfo]? {
+        struct Answer: Decodable {
+            struct Account: Decodable { var stream_detail: [Stream]? }
+            struct Stream: Decodable {
+                var name: String
+                var consumer_detail: [Consumer]?
+            }
+            struct Consumer: Decodable {
+                struct Config: Decodable { var filter_subject: String? }
+                struct Cluster: Decodable { var leader: String? }
+                var name: String
+                var config: Config?
+                var cluster: Cluster?
+            }
+            var account_details: [Account]?
+        }
+        guard let answer = try? await RawHTTP.send(port: httpPorts[node], [
+            "GET /jsz?accounts=true&streams=true&consumers=true&config=true HTTP/1.0", "Host: 127.0.0.1",
+        ]), let decoded = try? JSONDecoder().decode(Answer.self, from: Data(answer.body.utf8)) else { return nil }
+        return (decoded.account_details ?? []).flatMap { account in
+            (account.stream_detail ?? []).flatMap { stream in
+                (stream.consumer_detail ?? []).map {
+                    ConsumerInfo(stream: stream.name, name: $0.name, filterSubject: $0.config?.filter_subject ?? "", leader: $0.cluster?.leader)
+                }
+            }
+        }
+    }
+
     /// What one node logged (to explain a failure).
     public func log(ofNode node: Int) -> String {
         (try? String(contentsOf: directory.appendingPathComponent("node-\(node + 1).log"), encoding: .utf8)) ?? ""
+    }
+
+    /// What the start script logged so far (restarts, repairs).
+    public var scriptLog: String {
+        (try? String(contentsOf: directory.appendingPathComponent("run-local-cluster.log"), encoding: .utf8)) ?? ""
     }
 
     /// Stops every node cleanly (SIGTERM to the script), waits for the script, and returns its raw
