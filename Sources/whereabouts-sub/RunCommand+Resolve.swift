@@ -67,6 +67,12 @@ extension RunCommand {
             maxAccuracy: maxAccuracy > 0 ? maxAccuracy : nil, maxImpliedSpeed: maxSpeed > 0 ? maxSpeed : nil)
         let defaultClientID = shard.count == 1 ? "whereabouts-sub" : "whereabouts-sub-\(shard.index)-of-\(shard.count)"
         let mqtt = try brokerOptions.mqttConfiguration(defaultClientID: defaultClientID)
+        if receipts {
+            // The client id is the last level of the receipts' topic (docs/receipts.md; '/', '+'
+            // and '#' are replaced there): NATS closes the connection of a client that publishes
+            // a topic with '.', so every receipt would fail and every device keep resending.
+            try brokerOptions.checkTopicLevel(mqtt.clientID, what: "--client-id (a level of the receipts' topic)")
+        }
         var configuration = SubscriberConfiguration(
             viewPrefix: prefixes.viewPrefix, topicPrefix: prefixes.topicPrefix, viewInterval: viewInterval, settings: settings,
             circlesPath: self.circles, statusPath: Self.statusPath(stateFile, clientID: mqtt.clientID))

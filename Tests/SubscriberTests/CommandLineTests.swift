@@ -46,6 +46,22 @@ struct CommandLineTests {
         #expect(result.error.contains("Error:"))
     }
 
+    @Test("With --broker-kind nats and receipts on, a client id NATS cannot carry in a topic is refused", .enabled(if: executable != nil))
+    func natsReceiptClientID() async throws {
+        let path = TestPaths.packageRoot.appendingPathComponent("examples/circles.yaml").path
+        let refused = try await Self.run(["--circles", path, "--broker-kind", "nats", "--client-id", "sub.eu"])
+        #expect(refused.status == 2)
+        #expect(refused.error.contains("--client-id (a level of the receipts' topic) 'sub.eu' cannot be used with --broker-kind nats"), "\(refused.error)")
+        // Without receipts the client id is no topic level, and on mosquitto a '.' is fine: both
+        // get past validation (and fail later, connecting to a port nobody serves).
+        let port = try FreePort.find()
+        for flags in [["--broker-kind", "nats", "--no-receipts"], ["--broker-kind", "mosquitto"]] {
+            let accepted = try await Self.run(
+                ["--circles", path, "--client-id", "sub.eu", "--state-file", "none", "--broker", "mqtt://127.0.0.1:\(port)"] + flags)
+            #expect(accepted.status != 2, "\(flags): \(accepted.error)")
+        }
+    }
+
     @Test("With --broker-kind nats a circles file naming a member NATS cannot carry is refused, naming the member", .enabled(if: executable != nil))
     func natsNames() async throws {
         let directory = try TestPaths.makeTemporaryDirectory(prefix: "sub-nats-names")
