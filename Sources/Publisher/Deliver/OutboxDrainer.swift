@@ -21,8 +21,9 @@ import Synchronization
 /// - A failed publish keeps the entry; the drainer waits for the connection and retries it, now as
 ///   backlog, but not while the connection still holds publishes that timed out on it
 ///   (``BrokerConnection/publishesHeldAfterGiveUp()``): their late acknowledgement, or the
-///   connection's end, comes first. Acknowledged entries are deleted in one transaction per batch; a crash between
-///   acknowledgement and delete re-sends them (same `tst`, receivers drop the duplicate).
+///   connection's end, comes first. Acknowledged entries are deleted in one transaction per
+///   batch; a crash between acknowledgement and delete re-sends them (same `tst`, receivers drop
+///   the duplicate).
 /// - On graceful shutdown it keeps draining for up to the drain timeout, then returns; what is
 ///   left is sent on the next start.
 /// - When the source has ended and the outbox is empty, it returns, which ends the service group.
