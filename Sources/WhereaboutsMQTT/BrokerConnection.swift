@@ -47,4 +47,15 @@ public protocol BrokerConnection: Sendable {
     /// it clears it. Such a broker may also have lost retained messages, so a publisher publishes
     /// its newest retained report again.
     func takeFreshSession() async -> Bool
+
+    /// How many publishes whose caller gave up (a timeout or a cancellation while connected) the
+    /// connection still holds and may still deliver: each leaves the count when its late
+    /// acknowledgement arrives or the connection ends. A caller that republishes what timed out
+    /// (an outbox) waits for zero first, so that it does not queue a copy beside the original.
+    func publishesHeldAfterGiveUp() async -> Int
+}
+
+extension BrokerConnection {
+    /// None: a connection that keeps nothing after its caller gave up.
+    public func publishesHeldAfterGiveUp() async -> Int { 0 }
 }

@@ -34,6 +34,13 @@ extension MQTTClient: BrokerConnection {
         }
     }
 
+    /// How many QoS 1/2 publishes whose caller gave up (timed out or cancelled while connected)
+    /// libmosquitto still holds on the current connection, waiting for their acknowledgement;
+    /// each leaves the count when its late acknowledgement arrives or the connection ends.
+    public func publishesHeldAfterGiveUp() async -> Int {
+        (try? activeSession())?.publishesHeldAfterGiveUp ?? 0
+    }
+
     /// Whether a connection since the last call started a new broker session (`connected` with
     /// `sessionPresent` false); clears it.
     public func takeFreshSession() async -> Bool {

@@ -111,6 +111,11 @@ final class MQTTPublishConnection: BrokerConnection, Service {
         await client.takeFreshSession()
     }
 
+    /// The main connection's publishes still held after their caller gave up.
+    func publishesHeldAfterGiveUp() async -> Int {
+        await client.publishesHeldAfterGiveUp()
+    }
+
     // MARK: Service
 
     /// Connects both clients (retrying in the background while the broker is unreachable), logs

@@ -19,8 +19,11 @@ import Synchronization
 /// - On start, whatever the outbox holds (left by a crash or an outage) goes first, in order, as
 ///   backlog (see ``DeliveryPlan``); its size is logged.
 /// - A failed publish keeps the entry; the drainer waits for the connection and retries it, now as
-///   backlog. Acknowledged entries are deleted in one transaction per batch; a crash between
-///   acknowledgement and delete re-sends them (same `tst`, receivers drop the duplicate).
+///   backlog, but not while the connection still holds publishes that timed out on it
+///   (``BrokerConnection/publishesHeldAfterGiveUp()``): their late acknowledgement, or the
+///   connection's end, comes first. Acknowledged entries are deleted in one transaction per
+///   batch; a crash between acknowledgement and delete re-sends them (same `tst`, receivers drop
+///   the duplicate).
 /// - On graceful shutdown it keeps draining for up to the drain timeout, then returns; what is
 ///   left is sent on the next start.
 /// - When the source has ended and the outbox is empty, it returns, which ends the service group.
@@ -165,6 +168,14 @@ struct OutboxDrainer: Service {
             }
             guard let since = await connection.connectedSince() else {
                 _ = await connection.waitUntilConnected(timeout: remaining(until: deadline(), atMost: .seconds(5)))
+                continue
+            }
+            // Publishes that timed out on this connection are still queued in libmosquitto and go
+            // out when the broker reads again: sending their reports again now would queue a copy
+            // of the whole window per timeout. Wait for their late acknowledgement (or the end of
+            // the connection, after which libmosquitto's queue no longer counts) before resending.
+            if await connection.publishesHeldAfterGiveUp() > 0 {
+                await waitForDoorbell(atMost: Self.heldPublishCheckInterval)
                 continue
             }
             // The newest entry goes out retained anyway: a fresh broker session needs nothing more.
@@ -411,6 +422,10 @@ extension OutboxDrainer {
         guard phase != nil, let state = try? await outbox.confirmation() else { return nil }
         return ReceiptStamp(epoch: outbox.epoch, confirmation: state, receiptsInUse: phase == .receipts)
     }
+
+    /// How often the drainer looks whether the publishes held after a timeout have cleared (a
+    /// count under a lock; nothing wakes the drainer when a late acknowledgement arrives).
+    static let heldPublishCheckInterval: Duration = .milliseconds(100)
 
     /// Waits for the doorbell, at most `limit`.
     private func waitForDoorbell(atMost limit: Duration) async {

@@ -26,6 +26,11 @@ struct AckTable {
     private(set) var waiters: [Int32: Waiter] = [:]
     private var early: [Int32: Ack] = [:]
     private var abandoned: Set<Int32> = []
+    /// The abandoned ids of QoS > 0 publishes whose caller gave up (timeout, cancellation) while
+    /// connected: libmosquitto still holds the message and sends it (again) on this connection,
+    /// so until its PUBACK comes or the connection ends, a caller that publishes the same
+    /// content again would put a copy beside it.
+    private(set) var held: Set<Int32> = []
     private(set) var callsInProgress = 0
     private var earliestDeadline: ContinuousClock.Instant?
 
@@ -43,7 +48,10 @@ struct AckTable {
     /// Records an acknowledgement from libmosquitto. Returns the waiter to resume, if any.
     mutating func acknowledge(_ mid: Int32, _ ack: Ack) -> Waiter? {
         if let waiter = waiters.removeValue(forKey: mid) { return waiter }
-        if abandoned.remove(mid) != nil { return nil }
+        if abandoned.remove(mid) != nil {
+            held.remove(mid)
+            return nil
+        }
         if callsInProgress > 0 { early[mid] = ack }
         return nil
     }
@@ -53,6 +61,7 @@ struct AckTable {
     mutating func register(_ mid: Int32, _ waiter: Waiter) -> Ack? {
         if let ack = early.removeValue(forKey: mid) { return ack }
         abandoned.remove(mid)
+        held.remove(mid)
         waiters[mid] = waiter
         if earliestDeadline.map({ waiter.deadline < $0 }) ?? true { earliestDeadline = waiter.deadline }
         return nil
@@ -76,6 +85,7 @@ struct AckTable {
     mutating func cancel(_ mid: Int32, serial: UInt64) -> Waiter? {
         guard waiters[mid]?.serial == serial, let waiter = waiters.removeValue(forKey: mid) else { return nil }
         abandoned.insert(mid)
+        if waiter.stillQueuedOnGiveUp { held.insert(mid) }
         return waiter
     }
 
@@ -88,6 +98,7 @@ struct AckTable {
             if waiter.deadline <= now {
                 waiters.removeValue(forKey: mid)
                 abandoned.insert(mid)
+                if waiter.stillQueuedOnGiveUp { held.insert(mid) }
                 expired.append(waiter)
             } else if nextEarliest.map({ waiter.deadline < $0 }) ?? true {
                 nextEarliest = waiter.deadline
@@ -98,8 +109,11 @@ struct AckTable {
     }
 
     /// Removes and returns the waiters whose message libmosquitto does not resend after a
-    /// reconnect (QoS 0 publishes, subscribes, unsubscribes): the connection was lost.
+    /// reconnect (QoS 0 publishes, subscribes, unsubscribes): the connection was lost. The held
+    /// ids are forgotten: their late acknowledgement is still dropped, but a caller may publish
+    /// their content again (libmosquitto's own resend after the reconnect may duplicate it).
     mutating func removeUnqueued() -> [Waiter] {
+        held.removeAll()
         var removed: [Waiter] = []
         for (mid, waiter) in waiters where !waiter.stillQueuedOnGiveUp {
             waiters.removeValue(forKey: mid)
@@ -115,6 +129,7 @@ struct AckTable {
             waiters.removeAll()
             early.removeAll()
             abandoned.removeAll()
+            held.removeAll()
             earliestDeadline = nil
         }
         return Array(waiters.values)

@@ -108,6 +108,12 @@ final class MosquittoSession: @unchecked Sendable {
         state.withLock { $0.acks.waiters.count }
     }
 
+    /// How many QoS > 0 publishes libmosquitto still holds on this connection after their caller
+    /// gave up (``AckTable/held``).
+    var publishesHeldAfterGiveUp: Int {
+        state.withLock { $0.acks.held.count }
+    }
+
     /// Whether the session has been asked to stop or has ended.
     var isStopping: Bool {
         state.withLock { $0.isStopping }

@@ -1,0 +1,71 @@
+import Foundation
+import Logging
+import Outbox
+import Testing
+import WhereaboutsCore
+import WhereaboutsTestSupport
+
+/// The real whereabouts-pub draining a backlog while the real mosquitto is frozen (SIGSTOP): it
+/// keeps the TCP connection but answers nothing, so every publish of the window times out while
+/// libmosquitto still holds it.
+@Suite("Publisher with a stalled broker", .enabled(if: PublisherProcess.executable != nil))
+struct StalledBrokerResendTests {
+    static let topic = "owntracks/cleo/tracker"
+
+    @Test("A broker frozen across two publish timeouts gets at most one window of copies; every report arrives; the outbox empties")
+    func noWindowResentPerTimeout() async throws {
+        let broker = try await Broker.start()
+        let dir = try TestPaths.makeTemporaryDirectory(prefix: "pub-stall")
+        let outboxPath = dir.appendingPathComponent("o.sqlite").path
+        let count = 3000
+        let maxInFlight = 20
+        let firstTST = 1_700_000_000
+        do {
+            let outbox = try Outbox(path: outboxPath, logger: Logger(label: "test"))
+            for i in 0..<count {
+                let tst = firstTST + i
+                let payload = #"{"_type":"location","acc":5,"lat":52.1,"lon":-8.6,"m":2,"t":"t","tid":"tr","tst":\#(tst)}"#
+                _ = try await outbox.append(topic: Self.topic, payload: Data(payload.utf8), tst: tst,
+                                            createdAt: Date(timeIntervalSince1970: Double(tst)))
+            }
+        }
+        // A one-point track older than the backlog: the replay adds nothing, and the publisher
+        // exits once the outbox is empty.
+        let track = dir.appendingPathComponent("one.gpx")
+        try """
+            <?xml version="1.0"?><gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
+            <trkpt lat="52.0" lon="-8.0"><time>2000-01-01T00:00:00Z</time></trkpt></trkseg></trk></gpx>
+            """.write(to: track, atomically: true, encoding: .utf8)
+        let recorder = try await Recorder(broker: broker)
+        let pub = try PublisherProcess(arguments: [
+            "--source", "gpx:\(track.path)", "--replay-speed", "max", "--user", "cleo", "--device", "tracker",
+            "--broker", "mqtt://\(broker.host):\(broker.port)", "--outbox", outboxPath,
+            "--max-in-flight", "\(maxInFlight)", "--power-supply-path", dir.path, "--drain-timeout", "60",
+        ], logFile: dir.appendingPathComponent("pub.log"))
+        try await recorder.waitUntil("the first report", timeout: .seconds(30)) { !$0.isEmpty }
+        await broker.pause()
+        // The first window times out after the publish timeout (10 s) with the TCP connection up.
+        try await pub.waitForLog("Publish failed", timeout: .seconds(30))
+        // The fault lasts long enough for a drainer that resends at once (after its 1 s retry
+        // delay) to see that second window time out too and send a third; well inside the
+        // keep-alive (30 s), so the connection never drops.
+        try await Task.sleep(for: .seconds(13))
+        await broker.resume()
+        #expect(try await pub.waitForExit(timeout: .seconds(120)) == 0, "\(pub.log)")
+        try await recorder.waitUntil("every report", timeout: .seconds(30)) { messages in
+            Set(messages.compactMap { try? JSONDecoder().decode(LocationMessage.self, from: $0.payload).tst }).count >= count
+        }
+        let received = recorder.locations(on: Self.topic)
+        let distinct = Set(received.map(\.message.tst))
+        #expect(distinct == Set(firstTST..<(firstTST + count)), "every report arrived")
+        // Each PUBLISH the broker received was forwarded to the recorder once. Only the window that
+        // timed out may go out twice (its late PUBACK clears it, then the drainer resends it).
+        #expect(received.count <= count + maxInFlight,
+                "\(received.count) PUBLISHes for \(count) reports: \(received.count - count) copies")
+        let left = try Outbox(path: outboxPath, logger: Logger(label: "test")).depth
+        #expect(left == 0, "every acknowledged row was deleted")
+        print("stalled broker: \(received.count) PUBLISHes for \(count) reports (\(received.count - count) copies)")
+        await recorder.stop()
+        await broker.stop()
+    }
+}
