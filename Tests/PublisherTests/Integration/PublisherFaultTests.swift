@@ -79,7 +79,12 @@ struct PublisherFaultTests {
         // The reserve (64 KiB) was released to open the outbox and delete on the full disk; that
         // it exists again means the drain gave at least that much back to the file system.
         #expect(second.log.contains("released the reserve"), "\(second.log.suffix(2000))")
-        #expect(FileManager.default.fileExists(atPath: outbox.path + "-reserve"), "the reserve was made again")
+        // "has room again" is logged only once the reserve exists again (Outbox.remakeReserve);
+        // the replay goes on at 20x, so the disk may have filled and the reserve been released
+        // once more since (seen once under a loaded machine): then the log says so after it.
+        let sinceRoom = second.log.components(separatedBy: "Outbox file system has room again").dropFirst().joined()
+        #expect(FileManager.default.fileExists(atPath: outbox.path + "-reserve") || sinceRoom.contains("released the reserve"),
+                "the reserve was made again: \(sinceRoom.suffix(2000))")
         #expect(outboxBytes() < bytesWhenFull, "the outbox and its log hold \(outboxBytes()) bytes, \(bytesWhenFull) when full")
         second.signal(SIGTERM)
         #expect(try await second.waitForExit(timeout: .seconds(30)) == 0, "\(second.log.suffix(2000))")
