@@ -173,9 +173,13 @@ struct OutboxDrainer: Service {
             // Publishes that timed out on this connection are still queued in libmosquitto and go
             // out when the broker reads again: sending their reports again now would queue a copy
             // of the whole window per timeout. Wait for their late acknowledgement (or the end of
-            // the connection, after which libmosquitto's queue no longer counts) before resending.
+            // the connection, after which libmosquitto's queue no longer counts) before resending;
+            // the batch is read again only then, not at every look.
             if await connection.publishesHeldAfterGiveUp() > 0 {
-                await waitForDoorbell(atMost: Self.heldPublishCheckInterval)
+                while await connection.publishesHeldAfterGiveUp() > 0, !Task.isCancelled {
+                    if let end = deadline() ?? receiptDeadline, ContinuousClock.now >= end { break }
+                    await waitForDoorbell(atMost: Self.heldPublishCheckInterval)
+                }
                 continue
             }
             // The newest entry goes out retained anyway: a fresh broker session needs nothing more.

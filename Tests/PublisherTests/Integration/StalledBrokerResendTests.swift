@@ -20,22 +20,8 @@ struct StalledBrokerResendTests {
         let count = 3000
         let maxInFlight = 20
         let firstTST = 1_700_000_000
-        do {
-            let outbox = try Outbox(path: outboxPath, logger: Logger(label: "test"))
-            for i in 0..<count {
-                let tst = firstTST + i
-                let payload = #"{"_type":"location","acc":5,"lat":52.1,"lon":-8.6,"m":2,"t":"t","tid":"tr","tst":\#(tst)}"#
-                _ = try await outbox.append(topic: Self.topic, payload: Data(payload.utf8), tst: tst,
-                                            createdAt: Date(timeIntervalSince1970: Double(tst)))
-            }
-        }
-        // A one-point track older than the backlog: the replay adds nothing, and the publisher
-        // exits once the outbox is empty.
-        let track = dir.appendingPathComponent("one.gpx")
-        try """
-            <?xml version="1.0"?><gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
-            <trkpt lat="52.0" lon="-8.0"><time>2000-01-01T00:00:00Z</time></trkpt></trkseg></trk></gpx>
-            """.write(to: track, atomically: true, encoding: .utf8)
+        try await BacklogRig.writeBacklog(at: outboxPath, topic: Self.topic, count: count, firstTST: firstTST)
+        let track = try BacklogRig.staleTrack(in: dir)
         let recorder = try await Recorder(broker: broker)
         let pub = try PublisherProcess(arguments: [
             "--source", "gpx:\(track.path)", "--replay-speed", "max", "--user", "cleo", "--device", "tracker",

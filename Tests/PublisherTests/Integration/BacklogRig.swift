@@ -1,0 +1,31 @@
+import Foundation
+import Logging
+import Outbox
+
+/// What the backlog suites set up before starting the real whereabouts-pub: an outbox holding a
+/// backlog of location reports, and a track that adds nothing to it.
+enum BacklogRig {
+    /// Appends `count` location reports on `topic` to a new outbox at `path`, with `tst` from
+    /// `firstTST` up, one second apart.
+    static func writeBacklog(at path: String, topic: String, count: Int, firstTST: Int) async throws {
+        let outbox = try Outbox(path: path, logger: Logger(label: "test"))
+        for i in 0..<count {
+            let tst = firstTST + i
+            let payload = #"{"_type":"location","acc":5,"lat":52.1,"lon":-8.6,"m":2,"t":"t","tid":"tr","tst":\#(tst)}"#
+            _ = try await outbox.append(topic: topic, payload: Data(payload.utf8), tst: tst,
+                                        createdAt: Date(timeIntervalSince1970: Double(tst)))
+        }
+    }
+
+    /// A one-point GPX track in `folder`, dated 2000, older than any backlog: the replay resumes
+    /// after the outbox's newest report, so it adds nothing, and a publisher that has drained its
+    /// outbox exits.
+    static func staleTrack(in folder: URL) throws -> URL {
+        let track = folder.appendingPathComponent("one.gpx")
+        try """
+            <?xml version="1.0"?><gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
+            <trkpt lat="52.0" lon="-8.0"><time>2000-01-01T00:00:00Z</time></trkpt></trkseg></trk></gpx>
+            """.write(to: track, atomically: true, encoding: .utf8)
+        return track
+    }
+}
