@@ -507,8 +507,8 @@ let package = Package(
         .testTarget(
             name: "PublisherTests",
             dependencies: [
-                "CommandLineDialect", "CommandLineSupport", "Publisher", "Outbox", "OwnTracksCrypto", "WhereaboutsCore", "WhereaboutsMQTT", "WhereaboutsTestSupport",
-                "whereabouts-pub", "whereabouts-eval",
+                "CommandLineDialect", "CommandLineSupport", "Publisher", "Outbox", "OwnTracksCrypto", "SystemSupport", "WhereaboutsCore", "WhereaboutsMQTT",
+                "WhereaboutsTestSupport", "whereabouts-pub", "whereabouts-eval",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

@@ -4,6 +4,7 @@ import Dashboard
 import Foundation
 import Logging
 import Subscriber
+import SystemSupport
 import WhereaboutsMQTT
 
 /// Everything `whereabouts-sub run` starts from, resolved and checked from its options (the way
@@ -107,15 +108,6 @@ extension RunCommand {
     static func statusPath(_ option: String?, clientID: String) -> String? {
         if option == "none" { return nil }
         if let option { return option }
-        let environment = ProcessInfo.processInfo.environment
-        let directory: String
-        if let state = environment["STATE_DIRECTORY"]?.split(separator: ":").first, !state.isEmpty {
-            directory = String(state)
-        } else {
-            let base = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-                ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/state")
-            directory = (base as NSString).appendingPathComponent("whereabouts")
-        }
-        return (directory as NSString).appendingPathComponent("\(clientID).status.json")
+        return PathText.appending("\(StateDirectory.fileName(clientID)).status.json", to: StateDirectory.resolve())
     }
 }

@@ -93,7 +93,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("""
         Keep member statuses (online, offline) in this file so that a restart restores them \
         (OwnTracks apps' last wills are not retained). Default: $STATE_DIRECTORY/<client-id>.status.json \
-        under systemd, else ~/.local/state/whereabouts/<client-id>.status.json. `none` keeps them in memory only.
+        under systemd, else ~/.local/state/whereabouts/<client-id>.status.json (a `/` in the client id is written %2F). `none` keeps them in memory only.
         """, valueName: "file"))
     var stateFile: String?
 

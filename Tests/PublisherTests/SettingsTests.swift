@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import WhereaboutsTestSupport
 @testable import Publisher
+import SystemSupport
 import WhereaboutsMQTT
 
 @Suite("Settings")
@@ -42,6 +43,17 @@ struct SettingsTests {
                 == "/h/.local/state/whereabouts/outbox-alice-phone.sqlite")
         // The topic keeps the names exactly (the apps and the access control do); the file name stays lower-case.
         #expect(PublisherSettings.defaultTopicBase(user: "Alice", device: "Phone") == "owntracks/Alice/Phone")
+    }
+
+    @Test("A name from outside (the subscriber's client id) becomes one file in the state directory, never a path")
+    func stateFileNames() {
+        #expect(StateDirectory.fileName("whereabouts-sub-1") == "whereabouts-sub-1")
+        #expect(StateDirectory.fileName("site/a") == "site%2Fa")
+        #expect(StateDirectory.fileName("../../etc/x") == "%2E.%2F..%2Fetc%2Fx")
+        #expect(StateDirectory.fileName(".hidden") == "%2Ehidden")
+        #expect(StateDirectory.fileName("50%/b") == "50%25%2Fb")
+        // Distinct names stay distinct: the escape character is escaped too.
+        #expect(StateDirectory.fileName("a%2Fb") != StateDirectory.fileName("a/b"))
     }
 
     @Test("The password comes from the file's first line, else the environment; errors never show it")

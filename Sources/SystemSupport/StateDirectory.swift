@@ -3,9 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import SystemSupport
-
-/// Where the publisher keeps its outbox by default.
+/// Where the publisher keeps its outbox and the subscriber its status file by default.
 package enum StateDirectory {
     /// `$STATE_DIRECTORY` (set by systemd's `StateDirectory=`; the first entry when it lists several),
     /// else `$XDG_STATE_HOME/whereabouts`, else `~/.local/state/whereabouts`.
@@ -18,6 +16,22 @@ package enum StateDirectory {
         }
         let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? FileManager.default.homeDirectoryForCurrentUser.path
         return PathText.appending(".local/state/whereabouts", to: home)
+    }
+
+    /// `name` made safe as one file name in the state directory: `%` and `/` are written as
+    /// `%25` and `%2F` (a client id may contain `/`, which would otherwise name a subfolder or,
+    /// with `..`, a file outside the directory), and a leading `.` as `%2E` (no hidden file).
+    package static func fileName(_ name: String) -> String {
+        var safe = ""
+        for character in name {
+            switch character {
+            case "%": safe += "%25"
+            case "/": safe += "%2F"
+            case "." where safe.isEmpty: safe += "%2E"
+            default: safe.append(character)
+            }
+        }
+        return safe
     }
 
     /// The default outbox file for a user and device: `<state dir>/outbox-<user>-<device>.sqlite`.
