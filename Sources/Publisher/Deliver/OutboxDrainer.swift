@@ -175,11 +175,22 @@ struct OutboxDrainer: Service {
             // of the whole window per timeout. Wait for their late acknowledgement (or the end of
             // the connection, after which libmosquitto's queue no longer counts) before resending;
             // the batch is read again only then, not at every look.
-            if await connection.publishesHeldAfterGiveUp() > 0 {
-                while await connection.publishesHeldAfterGiveUp() > 0, !Task.isCancelled {
+            let held = await connection.publishesHeldAfterGiveUp()
+            if held > 0 {
+                let waitStarted = ContinuousClock.now
+                logger.info("Publishes that timed out are still queued for the broker; waiting for their acknowledgement before sending again.", metadata: [
+                    "whereabouts.publish.held": "\(held)", "whereabouts.outbox.depth": "\(outbox.depth)",
+                ])
+                var left = held
+                while left > 0, !Task.isCancelled {
                     if let end = deadline() ?? receiptDeadline, ContinuousClock.now >= end { break }
                     await waitForDoorbell(atMost: Self.heldPublishCheckInterval)
+                    left = await connection.publishesHeldAfterGiveUp()
                 }
+                logger.info(left == 0 ? "The held publishes were settled; sending again." : "Stopped waiting for held publishes (the drain deadline passed or the publisher is stopping); they stay queued on the connection.", metadata: [
+                    "whereabouts.publish.held": "\(left)",
+                    "whereabouts.waited_ms": "\(Int((ContinuousClock.now - waitStarted) / .milliseconds(1)))",
+                ])
                 continue
             }
             // The newest entry goes out retained anyway: a fresh broker session needs nothing more.

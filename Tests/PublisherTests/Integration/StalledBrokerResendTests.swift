@@ -48,6 +48,9 @@ struct StalledBrokerResendTests {
         // timed out may go out twice (its late PUBACK clears it, then the drainer resends it).
         #expect(received.count <= count + maxInFlight,
                 "\(received.count) PUBLISHes for \(count) reports: \(received.count - count) copies")
+        // The wait is told in the log, and its end.
+        #expect(pub.log.contains("waiting for their acknowledgement before sending again"), "\(pub.log)")
+        #expect(pub.log.contains("The held publishes were settled; sending again."), "\(pub.log)")
         let left = try Outbox(path: outboxPath, logger: Logger(label: "test")).depth
         #expect(left == 0, "every acknowledged row was deleted")
         print("stalled broker: \(received.count) PUBLISHes for \(count) reports (\(received.count - count) copies)")
