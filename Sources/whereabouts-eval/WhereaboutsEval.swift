@@ -40,7 +40,7 @@ struct WhereaboutsEval: ParsableCommand {
     var format: Format = .table
 
     @Option(name: .long, help: ArgumentHelp(
-        "Write every report of every policy to this CSV file (columns policy,index,time,lat,lon,trigger,ve,vn,ms,tr); with several tracks, one file per track named after it.",
+        "Write every report of every policy to this CSV file (columns policy,index,time,lat,lon,trigger,ve,vn,ms,tr, then why: speed,course,estimator,rules,shadows); with several tracks, one file per track named after it.",
         valueName: "file.csv"))
     var reports: String?
 

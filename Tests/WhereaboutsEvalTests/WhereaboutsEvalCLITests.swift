@@ -43,7 +43,7 @@ struct WhereaboutsEvalCLITests {
         #expect(tracks.first?["accepted"] as? Int == 300)
     }
 
-    @Test("--reports writes policy,index,time,lat,lon,trigger,ve,vn,ms for every report")
+    @Test("--reports writes policy,index,time,lat,lon,trigger,ve,vn,ms,tr and why for every report")
     func reportsCSV() async throws {
         let directory = try EvalBinary.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -51,9 +51,22 @@ struct WhereaboutsEvalCLITests {
         let output = try await EvalBinary.run([Self.track, "--policy", "seed,bounded", "--reports", csv.path, "--format", "json"])
         #expect(output.status == 0)
         let rows = try String(contentsOf: csv, encoding: .utf8).split(separator: "\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
-        #expect(rows.first == ["policy", "index", "time", "lat", "lon", "trigger", "ve", "vn", "ms", "tr"])
+        #expect(rows.first == ["policy", "index", "time", "lat", "lon", "trigger", "ve", "vn", "ms", "tr",
+                               "speed", "course", "estimator", "rules", "shadows"])
         let body = rows.dropFirst()
-        #expect(body.allSatisfy { $0.count == 10 })
+        #expect(body.allSatisfy { $0.count == 15 })
+        // Why each report went out: bounded names the estimator that led, the rules that shaped
+        // the report and every shadow's count; other policies leave those empty.
+        let estimators = ["measured", "window8", "hold", "turning"]
+        let rules = ["turn", "braking", "lag", "parked", "own-fix"]
+        for row in body where row[0] == "bounded(50m)" {
+            #expect(estimators.contains(row[12]))
+            #expect(row[13].split(separator: "+").allSatisfy { rules.contains(String($0)) })
+            #expect(row[14].split(separator: "+").map { $0.split(separator: "=").first.map(String.init) ?? "" } == estimators)
+        }
+        // A moving bounded report is sent from a tenth of epsilon behind the fix: the lag rule.
+        #expect(body.contains { $0[0] == "bounded(50m)" && $0[6] != "0.00" && $0[13].contains("lag") })
+        #expect(body.filter { $0[0] == "seed" }.allSatisfy { $0[12].isEmpty && $0[13].isEmpty && $0[14].isEmpty })
         // A message with a velocity carries its horizon; a held one carries none.
         #expect(body.allSatisfy { ($0[6] == "0.00" && $0[7] == "0.00") == $0[8].isEmpty })
         #expect(body.filter { !$0[8].isEmpty }.allSatisfy { Int($0[8]).map { (1...120).contains($0) } ?? false })

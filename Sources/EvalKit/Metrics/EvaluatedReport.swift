@@ -9,11 +9,14 @@ package struct EvaluatedReport: Sendable, Hashable {
     package var report: Report
     /// The message as sent, after wire rounding.
     package var message: LocationMessage
+    /// For `bounded`: which estimator led and which rules shaped the report (`--reports`).
+    package var choice: BoundedPolicy.Choice?
 
     /// Creates a report record.
-    package init(index: Int, report: Report, message: LocationMessage) {
+    package init(index: Int, report: Report, message: LocationMessage, choice: BoundedPolicy.Choice? = nil) {
         self.index = index
         self.report = report
         self.message = message
+        self.choice = choice
     }
 }

@@ -35,8 +35,23 @@ package struct Evaluator: Sendable {
     /// Runs a fresh `policy` over the accepted `track` and measures it.
     package func evaluate(_ policy: any ReportingPolicy, on track: [Fix]) -> PolicyRun {
         var policy = policy
-        let made = Self.reports(of: &policy, on: track)
-        let reports = made.map { EvaluatedReport(index: $0.index, report: $0.report, message: wire.message(for: $0.report)) }
+        var made: [(index: Int, report: Report)] = []
+        var choices: [BoundedPolicy.Choice] = []
+        if var bounded = policy as? BoundedPolicy {
+            // Keep what shaped each report, for `--reports`.
+            for (index, fix) in track.enumerated() {
+                guard let report = bounded.consider(fix) else { continue }
+                made.append((index, report))
+                choices.append(bounded.lastChoice)
+            }
+            policy = bounded
+        } else {
+            made = Self.reports(of: &policy, on: track)
+        }
+        let reports = made.indices.map { k in
+            EvaluatedReport(index: made[k].index, report: made[k].report, message: wire.message(for: made[k].report),
+                            choice: choices.isEmpty ? nil : choices[k])
+        }
         return measure(policy: policy.name, errorBound: (policy as? any ErrorBoundedPolicy)?.errorBound, reports: reports, on: track)
     }
 

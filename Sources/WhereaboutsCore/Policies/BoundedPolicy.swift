@@ -119,6 +119,52 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
     /// How many recent fixes the policy remembers for its velocity fit.
     package static let historyCapacity = 256
 
+    /// What shaped a report, for diagnosis (`whereabouts-eval --reports`): never read by the
+    /// policy itself. Recorded at each report without allocating.
+    package struct Choice: Sendable, Hashable {
+        /// A rule that changed the report from the leader's plain velocity sent from the fix.
+        package enum Shaping: String, Sendable, CaseIterable {
+            /// The last two fixes' velocity while the fit turns.
+            case turn
+            /// A braking horizon shorter than `maxSilence`.
+            case braking
+            /// Sent from `lag` × ε behind the fix.
+            case lag
+            /// The receiver's speed was below `parkedSpeed`: held.
+            case parked
+            /// The guard held: the velocity would already miss the reported fix.
+            case ownFix = "own-fix"
+        }
+
+        /// The estimator that led (``VelocityExperts/Estimator/name``).
+        package var estimator = ""
+        private var shapingBits: UInt8 = 0
+        /// The reports each estimator's shadow had sent so far, in the order of ``estimators``
+        /// (the first report not counted).
+        package var shadowReports: [Int] = []
+        /// The estimators in use, by name.
+        package var estimators: [String] = []
+
+        /// The rules that shaped the report, in declaration order.
+        package var rules: [Shaping] {
+            Shaping.allCases.enumerated().filter { shapingBits & (1 << UInt8($0.offset)) != 0 }.map(\.element)
+        }
+
+        mutating func note(_ rule: Shaping) {
+            shapingBits |= 1 << UInt8(Shaping.allCases.firstIndex(of: rule) ?? 0)
+        }
+
+        init(estimator: String = "", shadowReports: [Int] = [], estimators: [String] = []) {
+            self.estimator = estimator
+            self.shadowReports = shadowReports
+            self.estimators = estimators
+        }
+    }
+
+    /// What shaped the last report; updated only when a report is made, so it costs nothing per
+    /// fix.
+    package private(set) var lastChoice = Choice()
+
     /// The parameters in force.
     public let parameters: Parameters
     private var guardian: PredictionGuard
@@ -167,13 +213,20 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
     private mutating func report(_ fix: Fix, trigger: Trigger) -> Report {
         let points = SentFrame.recentPoints(history: history, fix: fix, within: Kinematics.reach)
         let measured = fix.measuredVelocity
+        var choice = Choice(estimator: experts.leader.name, shadowReports: experts.costs, estimators: experts.names)
+        defer { lastChoice = choice }
         if experts.leader == .turning {
             // Turning has predicted best on this track so far: the arc, from the fix itself.
             let velocity = experts.velocity(.turning, points: points, fix: fix)
-            return guardian.report(fix, trigger: trigger, velocity: velocity,
-                                   turnRate: velocity == nil ? nil : VelocityExperts.turnRate(points: points))
+            let report = guardian.report(fix, trigger: trigger, velocity: velocity,
+                                         turnRate: velocity == nil ? nil : VelocityExperts.turnRate(points: points))
+            if velocity != nil, report.velocity == nil { choice.note(.ownFix) }
+            return report
         }
         var velocity = experts.velocity(experts.leader, points: points, fix: fix)
+        if experts.leader == .measured, velocity == nil, let speed = fix.speed, speed < VelocityExperts.parkedSpeed {
+            choice.note(.parked)
+        }
         var horizon: Int? = nil
         if let chosen = velocity, let motion = Kinematics.fit(points: points),
            motion.residual <= Self.kinematicTolerance * parameters.epsilon, motion.speed >= 0.2 {
@@ -181,6 +234,7 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
             if uses(.turn), measured == nil, motion.speed >= Self.turnSpeed, abs(motion.turnRate) >= Self.turnRate,
                let freshest = SentFrame.lastTwo(points: points) {
                 velocity = freshest
+                choice.note(.turn)
             }
             // Braking: move on for as long as the display follows the way to the stop, then hold.
             let deceleration = motion.deceleration
@@ -193,7 +247,11 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
             }
         }
         let behind = uses(.lag) ? velocity.flatMap { lagging(fix, velocity: $0) } : nil
-        return guardian.report(fix, trigger: trigger, velocity: velocity, horizon: horizon, position: behind)
+        let report = guardian.report(fix, trigger: trigger, velocity: velocity, horizon: horizon, position: behind)
+        if report.velocity != nil, report.maxSilence.map({ $0 < parameters.maxSilence }) ?? false { choice.note(.braking) }
+        if report.fix.latitude != fix.latitude || report.fix.longitude != fix.longitude { choice.note(.lag) }
+        if velocity != nil, report.velocity == nil { choice.note(.ownFix) }
+        return report
     }
 
     /// The position a moving report is sent from: ``lag`` times `epsilon` behind the fix along

@@ -36,6 +36,18 @@ struct VelocityExperts: Sendable {
         /// The last two fixes' velocity turning at the recent turn rate (``turnRate(points:)``):
         /// the display follows an arc (the wire's `tr`).
         case turning
+
+        /// The estimator's name in `whereabouts-eval --reports` (`measured`, `window8`, `hold`,
+        /// `turning`, `last-two`).
+        var name: String {
+            switch self {
+            case .lastTwo: "last-two"
+            case .window(let seconds): seconds == 8 ? "window8" : "window\(Int(seconds))"
+            case .measured: "measured"
+            case .hold: "hold"
+            case .turning: "turning"
+            }
+        }
     }
 
     /// The estimators, in order of preference on a tie: the receiver's measurement (its speed
@@ -60,6 +72,8 @@ struct VelocityExperts: Sendable {
     /// The estimators in use: ``estimators`` less those switched off (`BoundedPolicy.Rule`), or
     /// the last two fixes' alone without the experts rule.
     let inUse: [Estimator]
+    /// The names of ``inUse``, made once (for `BoundedPolicy.Choice`).
+    let names: [String]
     private let useParked: Bool
     private let useTurnLead: Bool
     private var shadows: [Shadow]
@@ -83,6 +97,7 @@ struct VelocityExperts: Sendable {
         }
         if without.contains(.experts) || inUse.isEmpty { inUse = [.lastTwo] }
         self.inUse = inUse
+        names = inUse.map(\.name)
         useParked = !without.contains(.parked)
         useTurnLead = !without.contains(.turnLead)
         shadows = inUse.map { _ in Shadow() }
