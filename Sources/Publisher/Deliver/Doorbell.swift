@@ -70,6 +70,12 @@ final class Doorbell: Sendable {
                         state.pending = false
                         continuation.resume(returning: true)
                     } else {
+                        // One waiter at a time (the drainer); a second one wakes the first
+                        // rather than leaving it waiting for good.
+                        if let previous = state.waiter {
+                            previous.timer?.cancel()
+                            previous.continuation.resume(returning: true)
+                        }
                         state.waiter = Waiter(token: token, continuation: continuation, timer: limit.map { armTimer($0, token: token) })
                     }
                 }
