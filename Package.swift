@@ -250,8 +250,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            // The release link's symbol order (fieldDeviceLinkerSettings), not a source.
-            exclude: ["whereabouts-pub.order"],
+            // The release link's symbol order and libstdc++ script (fieldDeviceLinkerSettings), not sources.
+            exclude: ["whereabouts-pub.order", "StaticLibraries"],
             linkerSettings: fieldDeviceLinkerSettings
         ),
         .executableTarget(
@@ -560,6 +560,9 @@ var fieldDeviceLinkerSettings: [LinkerSetting] {
         .unsafeFlags(
             [
                 "-static-stdlib",
+                // libstdc++ from its archive (the linker script StaticLibraries/libstdc++.so): only
+                // the few functions the Swift runtime calls, not the whole shared library.
+                "-L\(Context.packageDirectory)/Sources/whereabouts-pub/StaticLibraries",
                 // FoundationEssentials' own static dependencies, which swiftc adds only when the
                 // modules were compiled for a static stdlib (SwiftPM's --static-swift-stdlib). No
                 // module of the publisher imports full Foundation, so CoreFoundation, ICU and

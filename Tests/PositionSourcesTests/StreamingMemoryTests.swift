@@ -139,8 +139,10 @@ struct StreamingMemoryTests {
     /// Runs the real `whereabouts-pub` replaying `file` at full speed (a report every `interval`
     /// seconds of the recording) until it exits, while the broker falls behind for real: from
     /// the first report a subscriber sees, mosquitto is frozen (SIGSTOP) for 3 s and let run for
-    /// 1 s, over and over, until the publisher has exited. Reports pile up in the outbox
-    /// meanwhile (hundreds per pause on the large file). Then waits until the subscriber has
+    /// 0.25 s, over and over, until the publisher has exited. Reports pile up in the outbox
+    /// meanwhile (hundreds per pause on the large file). (With 1 s of running the publisher sent
+    /// all 2,960 reports of the large file in the first one, 2026-11-28: one stall, not several.)
+    /// Then waits until the subscriber has
     /// `expected` distinct reports (at most 30 s).
     ///
     /// The peak is the publisher's own: it runs under GNU time, which forks it from its own small
@@ -191,7 +193,7 @@ struct StreamingMemoryTests {
                 pauses += 1
                 try? await Task.sleep(for: .seconds(3))
                 await broker.resume()
-                try? await Task.sleep(for: .seconds(1))
+                try? await Task.sleep(for: .milliseconds(250))
             }
             return pauses
         }

@@ -444,12 +444,6 @@ extension OutboxDrainer {
 
     /// Waits for the doorbell, at most `limit`.
     private func waitForDoorbell(atMost limit: Duration) async {
-        let doorbell = self.doorbell
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await doorbell.wait() }
-            group.addTask { try? await Task.sleep(for: limit) }
-            await group.next()
-            group.cancelAll()
-        }
+        await doorbell.wait(atMost: limit)
     }
 }
