@@ -195,10 +195,13 @@ struct FlatJSON {
         return value
     }
 
-    /// 10^0 through 10^22, every one exactly representable as a `Double`.
-    private static let powersOfTen: [Double] = (0...22).map { exponent in
-        (0..<exponent).reduce(1.0) { product, _ in product * 10 }
-    }
+    /// 10^0 through 10^22, every one exactly representable as a `Double`. Written out as
+    /// literals, so the compiler lays the array out statically: computed at first use, every read
+    /// went through a `swift_once` check (1 % of a profiled ingest, 2026-11-28).
+    private static let powersOfTen: [Double] = [
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20,
+        1e21, 1e22,
+    ]
 
     private mutating func readString() throws -> String {
         let token = try readStringBytes()

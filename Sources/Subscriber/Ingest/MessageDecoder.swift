@@ -71,23 +71,25 @@ package struct MessageDecoder: Sendable {
         let limit = limit ?? maxPayloadBytes
         let ceiling = max(limit, Self.maxBulkPayloadBytes)
         guard payload.count <= ceiling else { throw .oversize(bytes: payload.count, limit: ceiling) }
-        let wire: WirePayload
+        // The payload is parsed straight into the reader that validates it: no copy of its
+        // forty-odd optional fields on the way (docs/subscriber.md, "What ingest does per message").
+        var fields = FieldReader(now: Int(now.timeIntervalSince1970), futureTolerance: futureTolerance)
         do {
-            wire = try payload.withContiguousStorageIfAvailable { try Self.read($0, limit: limit) }
-                ?? Array(payload).withUnsafeBufferPointer { try Self.read($0, limit: limit) }
+            let contiguous: Void? = try payload.withContiguousStorageIfAvailable { try Self.read($0, limit: limit, into: &fields.wire) }
+            if contiguous == nil {
+                try Array(payload).withUnsafeBufferPointer { try Self.read($0, limit: limit, into: &fields.wire) }
+            }
         } catch let reason as MessageRejectionReason {
             throw reason
         } catch {
             throw .malformedJSON
         }
         // What takes a payload past the limit must be a location's image or an encrypted message's ciphertext.
-        let bulk = wire.type == "location" ? wire.imageBytes ?? 0 : wire.type == "encrypted" ? wire.dataBytes : 0
+        let bulk = fields.wire.type == "location" ? fields.wire.imageBytes ?? 0 : fields.wire.type == "encrypted" ? fields.wire.dataBytes : 0
         guard payload.count - bulk <= limit else { throw .oversize(bytes: payload.count, limit: limit) }
-        if wire.wrongTypes.contains("_type") { throw .wrongType("_type") }
-        guard let type = wire.type else { throw .missingType }
-        let stamp = ReportStamp(wire)
-        // The parsed payload moves into the reader: no copy of its twenty-odd optional fields.
-        var fields = FieldReader(wire: consume wire, now: Int(now.timeIntervalSince1970), futureTolerance: futureTolerance)
+        if fields.wire.wrongTypes.contains("_type") { throw .wrongType("_type") }
+        guard let type = fields.wire.type else { throw .missingType }
+        let stamp = ReportStamp(fields.wire)
         let message = try fields.message(type: type)
         return Decoded(message: message, droppedFields: fields.dropped, stamp: stamp)
     }
@@ -96,11 +98,13 @@ package struct MessageDecoder: Sendable {
 extension MessageDecoder {
     /// Parses `buffer`; one over `limit` only when it names a key that may carry bulk (a cheap
     /// byte search first, so that 400 KB of garbage is refused without being parsed).
-    private static func read(_ buffer: UnsafeBufferPointer<UInt8>, limit: Int) throws(MessageRejectionReason) -> WirePayload {
+    private static func read(
+        _ buffer: UnsafeBufferPointer<UInt8>, limit: Int, into wire: inout WirePayload
+    ) throws(MessageRejectionReason) {
         if buffer.count > limit, !bulkKeys.contains(where: { buffer.firstRange(of: $0) != nil }) {
             throw .oversize(bytes: buffer.count, limit: limit)
         }
-        return try WirePayload(parsing: buffer)
+        try WirePayload.parse(buffer, into: &wire)
     }
 
     /// The keys whose values may take a payload past the limit, as they appear in JSON.
@@ -108,7 +112,8 @@ extension MessageDecoder {
 
     /// Reads one message's fields, rejecting on required keys and collecting dropped informational ones.
     private struct FieldReader {
-        let wire: WirePayload
+        /// The parsed payload, filled in place by ``MessageDecoder/read(_:limit:into:)``.
+        var wire = WirePayload()
         let now: Int
         let futureTolerance: Int
         var dropped: [String] = []
@@ -118,8 +123,7 @@ extension MessageDecoder {
             "inrids", "p", "motionactivities", "image", "SSID", "BSSID", "poi",
         ]
 
-        init(wire: WirePayload, now: Int, futureTolerance: Int) {
-            self.wire = wire
+        init(now: Int, futureTolerance: Int) {
             self.now = now
             self.futureTolerance = futureTolerance
         }

@@ -55,7 +55,8 @@ extension CircleViewStore {
             case .noSecret: return decoded  // stays the ignored type `encrypted`
             }
         }
-        var decoded: MessageDecoder.Decoded
+        // A constant: read in place below; a variable's location and fields were copied out.
+        let decoded: MessageDecoder.Decoded
         do {
             guard let message = try decode(with: decoder) else { return nil }
             decoded = message
@@ -92,10 +93,12 @@ extension CircleViewStore {
         case .transition, .presence, .ignored:
             break
         }
+        // The member's state is found once here, for the speed rule and the apply.
+        let slot = memberSlot(of: route.member)
         if case .location(let location, _) = decoded.message,
            // The live fix only matters to the implied-speed rule (off by default).
            let outlier = decoder.outliers.violation(
-               of: location, afterLivePoint: decoder.outliers.maxImpliedSpeed == nil ? nil : livePoint(of: route.member)) {
+               of: location, afterLivePoint: decoder.outliers.maxImpliedSpeed == nil ? nil : slot.flatMap(livePoint(at:))) {
             reject(outlier, topic: message.topic)
             history?.record(.rejected(route.member, location, reason: outlier.code, receivedAt: now.timeIntervalSince1970))
             if let receipts, let stamp = decoded.stamp {
@@ -104,7 +107,8 @@ extension CircleViewStore {
             return nil
         }
         if !decoded.droppedFields.isEmpty { countDropped(decoded.droppedFields, of: route.member, topic: message.topic) }
-        let outcome = apply(decoded.message, from: route.member, circleIDs: circleIDs, retained: message.retained, at: now)
+        // Nothing added or removed a member since `slot` was found: it is still valid.
+        let outcome = apply(decoded.message, from: route.member, circleIDs: circleIDs, retained: message.retained, at: now, slot: slot)
         // Whether a history row was handed over for it, and accepted; `nil`: none was.
         var stored: Bool?
         // A stamped duplicate is handed over too: its receipt must wait until the row is surely

@@ -149,12 +149,21 @@ package actor CircleViewStore {
         state.members[member]?.fix
     }
 
-    /// The time and position of `member`'s live fix, read in place: the dictionary's getters
-    /// copy the member's whole state (trail, fix) per message (7.5 % of a profiled ingest), its
-    /// in-place accessor does not.
-    func livePoint(of member: MemberID) -> OutlierRules.LivePoint? {
-        guard let index = state.members.index(forKey: member) else { return nil }
-        return Self.mutate(&state.members.values[index]) { $0.livePoint }
+    /// Where a member's state is held in the store: found once per message by ingest
+    /// (``memberSlot(of:)``) and used for both the speed rule and the apply, one hash lookup
+    /// instead of two. Valid until the store next adds or removes a member.
+    typealias MemberSlot = Dictionary<MemberID, MemberState>.Index
+
+    /// Where `member`'s state is held, or `nil` before anything of it was applied.
+    func memberSlot(of member: MemberID) -> MemberSlot? {
+        state.members.index(forKey: member)
+    }
+
+    /// The time and position of the live fix of the member at `slot`, read in place: the
+    /// dictionary's getters copy the member's whole state (trail, fix) per message (7.5 % of a
+    /// profiled ingest), its in-place accessor does not.
+    func livePoint(at slot: MemberSlot) -> OutlierRules.LivePoint? {
+        Self.mutate(&state.members.values[slot]) { $0.livePoint }
     }
 
     /// Each tracked member's circle ids, for the history's per-circle retention.
@@ -233,12 +242,15 @@ package actor CircleViewStore {
     }
 
     /// Applies a validated message from `member`, a member of the circles `circleIDs` (ingest
-    /// looked them up already: one roster lookup per message).
-    func apply(_ message: InboundMessage, from member: MemberID, circleIDs: [String], retained: Bool, at now: Date) -> ApplyOutcome {
+    /// looked them up already: one roster lookup per message), whose state is at `slot` (ingest
+    /// found it already: ``memberSlot(of:)``; `nil`: looked up here, added when new).
+    func apply(
+        _ message: InboundMessage, from member: MemberID, circleIDs: [String], retained: Bool, at now: Date, slot: MemberSlot? = nil
+    ) -> ApplyOutcome {
         let nowSeconds = now.timeIntervalSince1970
         let settings = settings
         // Mutated in place (no copy of the trail's storage per message).
-        let (outcome, live, newestTst, statusChange, deadline) = Self.mutate(&state.members[member, default: MemberState()]) { member in
+        func step(_ member: inout MemberState) -> (MemberState.Outcome, Bool, Int?, MemberStatus?, Double?) {
             var live = false
             if case .location(let location, _) = message {
                 live = member.isLive(location, now: nowSeconds, retained: retained, liveWindow: settings.liveWindow)
@@ -247,10 +259,17 @@ package actor CircleViewStore {
             let change = member.takeStatusChange(at: nowSeconds, settings: settings)
             return (outcome, live, member.fix?.tst, change, member.nextStatusChange(after: nowSeconds, settings: settings))
         }
+        let (outcome, live, newestTst, statusChange, deadline) =
+            if let slot = slot ?? state.members.index(forKey: member) {
+                Self.mutate(&state.members.values[slot], step)
+            } else {
+                Self.mutate(&state.members[member, default: MemberState()], step)
+            }
         state.stats.accepted += 1
         var extraChange = false
         // A new live fix for the place rules, applied after the status events are queued.
-        var placeFix: (location: LocationMessage, quiet: Bool)?
+        // Only the four fields the rules read: the whole fix copied (with its strings) cost more.
+        var placeFix: (tst: Int, coordinate: Coordinate, accuracy: Int, quiet: Bool)?
         switch message {
         case .location(let location, let inregions):
             if outcome == .duplicate {
@@ -268,7 +287,7 @@ package actor CircleViewStore {
                     extraChange = state.regions[member, default: ReportedRegions()].set(inregions, tst: location.tst)
                 }
                 // Replayed retained state and backlog are history: shown, never announced.
-                placeFix = (location, retained || !live)
+                placeFix = (location.tst, Coordinate(latitude: location.lat, longitude: location.lon), location.acc, retained || !live)
             }
         case let .transition(event, region, tst):
             metrics.ingest(outcome: "state", reason: "transition")
@@ -305,11 +324,10 @@ package actor CircleViewStore {
             if statusChange != nil || extraChange { markDirty(circleIDs) }
         }
         if let statusChange { announce(statusChange, of: member, in: circleIDs, at: nowSeconds) }
-        if let (location, quiet) = placeFix {
+        if let (tst, coordinate, accuracy, quiet) = placeFix {
             extraChange = trackPlaces(of: member, in: circleIDs) { places, circles, rules in
                 places.observe(
-                    member, in: circles, rules: rules, tst: location.tst, at: Coordinate(latitude: location.lat, longitude: location.lon),
-                    accuracy: Double(location.acc), replayed: quiet)
+                    member, in: circles, rules: rules, tst: tst, at: coordinate, accuracy: Double(accuracy), replayed: quiet)
             } || extraChange
         }
         return outcome == .changed || statusChange != nil || extraChange ? .changed : .unchanged
