@@ -45,9 +45,12 @@ let package = Package(
         // MARK: YAML files: a document tree read by Debian's libyaml (no Foundation), the nesting
         // bound, errors naming key and line, and the one place validator for the circles file and
         // the places file (YAML stays out of the core).
+        // No pkgConfig here, in CSodium and in CSQLite: SwiftPM would put pkg-config's
+        // -L/usr/lib/x86_64-linux-gnu before the publisher's StaticLibraries folder, whose linker
+        // script takes SQLite from its archive (fieldDeviceLinkerSettings). The module map's link
+        // line names the library; Debian installs it on the default search path.
         .systemLibrary(
             name: "CYAML",
-            pkgConfig: "yaml-0.1",
             providers: [.apt(["libyaml-dev"])]
         ),
         .target(
@@ -84,7 +87,6 @@ let package = Package(
         // MARK: OwnTracks payload encryption: libsodium's secretbox through a system-library target.
         .systemLibrary(
             name: "CSodium",
-            pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]
         ),
         .target(name: "OwnTracksCrypto", dependencies: ["CSodium", "SystemSupport"]),
@@ -178,7 +180,7 @@ let package = Package(
 
         // MARK: SQLiteSupport: what the SQLite-backed stores (outbox, history) share, on SQLite's
         // C API (Debian's libsqlite3) so that the publisher links no GRDB and no full Foundation.
-        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         .target(name: "SQLiteSupport", dependencies: ["CSQLite", "SystemSupport"]),
 
         // MARK: Outbox: the publisher's durable FIFO of reports (SQLite's C API, SQLiteSupport).
@@ -560,8 +562,8 @@ var fieldDeviceLinkerSettings: [LinkerSetting] {
         .unsafeFlags(
             [
                 "-static-stdlib",
-                // libstdc++ from its archive (the linker script StaticLibraries/libstdc++.so): only
-                // the few functions the Swift runtime calls, not the whole shared library.
+                // libstdc++ and SQLite from their archives (the linker scripts in StaticLibraries):
+                // only the functions used, in the order file's order, not whole shared libraries.
                 "-L\(Context.packageDirectory)/Sources/whereabouts-pub/StaticLibraries",
                 // FoundationEssentials' own static dependencies, which swiftc adds only when the
                 // modules were compiled for a static stdlib (SwiftPM's --static-swift-stdlib). No
