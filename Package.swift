@@ -252,7 +252,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            // The release link's symbol order and libstdc++ script (fieldDeviceLinkerSettings), not sources.
+            // The release link's symbol order and linker scripts (fieldDeviceLinkerSettings), not sources.
             exclude: ["whereabouts-pub.order", "StaticLibraries"],
             linkerSettings: fieldDeviceLinkerSettings
         ),
@@ -556,13 +556,13 @@ let package = Package(
 // (issue 4: under 30 MB). A release build of it links the Swift runtime and Foundation statically
 // (no dynamic loading and relocation of eight Swift libraries at start, and only the parts it
 // uses), with lld packing its relative relocations (DT_RELR, glibc 2.36+) and folding identical
-// code. Measured in BENCHMARKS.md ("Publisher: resident memory"). Debug builds stay dynamic.
+// code. Measured in BENCHMARKS.md ("Resident memory while running"). Debug builds stay dynamic.
 var fieldDeviceLinkerSettings: [LinkerSetting] {
     [
         .unsafeFlags(
             [
                 "-static-stdlib",
-                // libstdc++ and SQLite from their archives (the linker scripts in StaticLibraries):
+                // libstdc++, SQLite, libyaml and libsodium from their archives (the linker scripts in StaticLibraries):
                 // only the functions used, in the order file's order, not whole shared libraries.
                 "-L\(Context.packageDirectory)/Sources/whereabouts-pub/StaticLibraries",
                 // FoundationEssentials' own static dependencies, which swiftc adds only when the
