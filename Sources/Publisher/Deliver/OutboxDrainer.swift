@@ -126,7 +126,7 @@ struct OutboxDrainer: Service {
                 if await connection.connectedSince() == nil {
                     _ = await connection.waitUntilConnected(timeout: remaining(until: deadline(), atMost: .seconds(5)))
                 } else {
-                    await waitForDoorbell(atMost: .milliseconds(100))
+                    await doorbell.wait(atMost: .milliseconds(100))
                 }
                 continue
             }
@@ -162,7 +162,7 @@ struct OutboxDrainer: Service {
                     await doorbell.wait()
                 } else {
                     // Receipts, the undecided wait and the resend timer need a look now and then.
-                    await waitForDoorbell(atMost: .seconds(1))
+                    await doorbell.wait(atMost: .seconds(1))
                 }
                 continue
             }
@@ -184,7 +184,7 @@ struct OutboxDrainer: Service {
                 var left = held
                 while left > 0, !Task.isCancelled {
                     if let end = deadline() ?? receiptDeadline, ContinuousClock.now >= end { break }
-                    await waitForDoorbell(atMost: Self.heldPublishCheckInterval)
+                    await doorbell.wait(atMost: Self.heldPublishCheckInterval)
                     left = await connection.publishesHeldAfterGiveUp()
                 }
                 logger.info(left == 0 ? "The held publishes were settled; sending again." : "Stopped waiting for held publishes (the drain deadline passed or the publisher is stopping); they stay queued on the connection.", metadata: [
@@ -441,9 +441,4 @@ extension OutboxDrainer {
     /// How often the drainer looks whether the publishes held after a timeout have cleared (a
     /// count under a lock; nothing wakes the drainer when a late acknowledgement arrives).
     static let heldPublishCheckInterval: Duration = .milliseconds(100)
-
-    /// Waits for the doorbell, at most `limit`.
-    private func waitForDoorbell(atMost limit: Duration) async {
-        await doorbell.wait(atMost: limit)
-    }
 }
