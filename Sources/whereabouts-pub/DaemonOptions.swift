@@ -16,6 +16,11 @@ struct DaemonOptions: ParsableArguments {
     var drainTimeout: Double = 10
 
     @Option(help: ArgumentHelp(
+        "How many seconds one publish may wait for the broker's acknowledgement before the drainer counts it failed and waits for it (1 to 3600). Raise it on links with long delays, e.g. satellite.",
+        valueName: "seconds"))
+    var publishTimeout: Double = 10
+
+    @Option(help: ArgumentHelp(
         "How many outbox reports may be published and awaiting the broker's acknowledgement at once (1 sends one at a time).",
         valueName: "count"))
     var maxInFlight: Int = 20
@@ -58,6 +63,7 @@ struct DaemonOptions: ParsableArguments {
         ConfigKey("outbox", .string),
         ConfigKey("outbox-max", .integer),
         ConfigKey("drain-timeout", .number),
+        ConfigKey("publish-timeout", .number),
         ConfigKey("max-in-flight", .integer),
         ConfigKey("receipt-timeout", .number),
         .word("profile", MonitoringMode.self),

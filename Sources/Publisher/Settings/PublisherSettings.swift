@@ -28,7 +28,8 @@ package struct PublisherSettings: Sendable {
     package var drainBatchSize: Int
     /// How many publishes may await their acknowledgement at once (the drainer's window). Default 20.
     package var maxInFlight: Int
-    /// How long one publish may wait for its acknowledgement before it counts as failed.
+    /// How long one publish may wait for its acknowledgement before it counts as failed
+    /// (`--publish-timeout`). Default 10 s.
     package var publishTimeout: Duration
     /// How long the drainer waits before retrying after a failed publish.
     package var retryDelay: Duration

@@ -28,6 +28,8 @@ struct CommandLineTests {
         (["--broker", "http://x"], "use mqtt:// or mqtts://"),
         (["--broker", "mqtts://x:8883"], "mqtts:// needs --tls-ca-file"),
         (["--outbox-max", "0"], "--outbox-max must be at least 1"),
+        (["--publish-timeout", "0.5"], "--publish-timeout must be 1 to 3600 seconds"),
+        (["--publish-timeout", "nan"], "--publish-timeout must be 1 to 3600 seconds"),
         (["--policy", "bounded,seed"], "exactly one policy"),
         (["--replay-speed", "fast-ish"], "--replay-speed 'fast-ish'"),
         (["--tid", "abc"], "--tid 'abc'"),

@@ -57,4 +57,38 @@ struct StalledBrokerResendTests {
         await recorder.stop()
         await broker.stop()
     }
+
+    @Test("--publish-timeout sets how long a publish waits for its PUBACK: 2 s, not the default 10 s, before the drainer counts it failed; every report still arrives")
+    func publishTimeoutOption() async throws {
+        let broker = try await Broker.start()
+        let dir = try TestPaths.makeTemporaryDirectory(prefix: "pub-timeout")
+        let outboxPath = dir.appendingPathComponent("o.sqlite").path
+        let count = 3000
+        let firstTST = 1_700_000_000
+        try await BacklogRig.writeBacklog(at: outboxPath, topic: Self.topic, count: count, firstTST: firstTST)
+        let track = try BacklogRig.staleTrack(in: dir)
+        let recorder = try await Recorder(broker: broker)
+        let pub = try PublisherProcess(arguments: [
+            "--source", "gpx:\(track.path)", "--replay-speed", "max", "--user", "cleo", "--device", "tracker",
+            "--broker", "mqtt://\(broker.host):\(broker.port)", "--outbox", outboxPath,
+            "--max-in-flight", "20", "--power-supply-path", dir.path, "--drain-timeout", "60", "--publish-timeout", "2",
+        ], logFile: dir.appendingPathComponent("pub.log"))
+        try await recorder.waitUntil("the first report", timeout: .seconds(30)) { !$0.isEmpty }
+        await broker.pause()
+        let paused = ContinuousClock.now
+        try await pub.waitForLog("Publish failed", timeout: .seconds(30))
+        let waited = ContinuousClock.now - paused
+        // The publishes in flight at the pause were sent moments before it; with the default they
+        // would fail about 10 s after it.
+        #expect(waited < .seconds(7), "the first publish failed \(waited) after the broker froze")
+        await broker.resume()
+        #expect(try await pub.waitForExit(timeout: .seconds(120)) == 0, "\(pub.log)")
+        try await recorder.waitUntil("every report", timeout: .seconds(30)) { messages in
+            Set(messages.compactMap { try? JSONDecoder().decode(LocationMessage.self, from: $0.payload).tst }).count >= count
+        }
+        #expect(Set(recorder.locations(on: Self.topic).map(\.message.tst)) == Set(firstTST..<(firstTST + count)))
+        #expect(try Outbox(path: outboxPath, logger: Logger(label: "test")).depth == 0)
+        await recorder.stop()
+        await broker.stop()
+    }
 }
