@@ -1,6 +1,8 @@
 import Foundation
 import Logging
 import Outbox
+import WhereaboutsCore
+import WhereaboutsTestSupport
 
 /// What the backlog suites set up before starting the real whereabouts-pub: an outbox holding a
 /// backlog of location reports, and a track that adds nothing to it.
@@ -28,4 +30,46 @@ enum BacklogRig {
             """.write(to: track, atomically: true, encoding: .utf8)
         return track
     }
+}
+
+/// The real whereabouts-pub started on a backlog of `count` reports, with a recorder on the broker.
+struct BacklogRun {
+    let directory: URL
+    let outboxPath: String
+    let recorder: Recorder
+    let publisher: PublisherProcess
+    let topic: String
+    let count: Int
+    let firstTST = 1_700_000_000
+
+    /// Writes the backlog for `user`'s `tracker`, starts the recorder and then the publisher with
+    /// the common flags and `arguments` (a window, timeouts).
+    init(broker: Broker, user: String, count: Int, arguments: [String]) async throws {
+        directory = try TestPaths.makeTemporaryDirectory(prefix: "pub-backlog")
+        outboxPath = directory.appendingPathComponent("o.sqlite").path
+        topic = "owntracks/\(user)/tracker"
+        self.count = count
+        try await BacklogRig.writeBacklog(at: outboxPath, topic: topic, count: count, firstTST: firstTST)
+        let track = try BacklogRig.staleTrack(in: directory)
+        recorder = try await Recorder(broker: broker)
+        publisher = try PublisherProcess(arguments: [
+            "--source", "gpx:\(track.path)", "--replay-speed", "max", "--user", user, "--device", "tracker",
+            "--broker", "mqtt://\(broker.host):\(broker.port)", "--outbox", outboxPath,
+            "--power-supply-path", directory.path,
+        ] + arguments, logFile: directory.appendingPathComponent("pub.log"))
+    }
+
+    /// Waits until the recorder has seen every report of the backlog at least once.
+    func waitForEveryReport(timeout: Duration = .seconds(30)) async throws {
+        let count = count
+        try await recorder.waitUntil("every backlog report", timeout: timeout) { messages in
+            Set(messages.compactMap { try? JSONDecoder().decode(LocationMessage.self, from: $0.payload).tst }).count >= count
+        }
+    }
+
+    /// Every `tst` of the backlog.
+    var everyTST: Set<Int> { Set(firstTST..<(firstTST + count)) }
+
+    /// The reports left in the outbox.
+    func outboxDepth() throws -> Int { try Outbox(path: outboxPath, logger: Logger(label: "test")).depth }
 }

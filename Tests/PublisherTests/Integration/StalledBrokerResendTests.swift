@@ -15,19 +15,11 @@ struct StalledBrokerResendTests {
     @Test("A broker frozen across two publish timeouts gets at most one window of copies; every report arrives; the outbox empties")
     func noWindowResentPerTimeout() async throws {
         let broker = try await Broker.start()
-        let dir = try TestPaths.makeTemporaryDirectory(prefix: "pub-stall")
-        let outboxPath = dir.appendingPathComponent("o.sqlite").path
-        let count = 3000
         let maxInFlight = 20
-        let firstTST = 1_700_000_000
-        try await BacklogRig.writeBacklog(at: outboxPath, topic: Self.topic, count: count, firstTST: firstTST)
-        let track = try BacklogRig.staleTrack(in: dir)
-        let recorder = try await Recorder(broker: broker)
-        let pub = try PublisherProcess(arguments: [
-            "--source", "gpx:\(track.path)", "--replay-speed", "max", "--user", "cleo", "--device", "tracker",
-            "--broker", "mqtt://\(broker.host):\(broker.port)", "--outbox", outboxPath,
-            "--max-in-flight", "\(maxInFlight)", "--power-supply-path", dir.path, "--drain-timeout", "60",
-        ], logFile: dir.appendingPathComponent("pub.log"))
+        let run = try await BacklogRun(broker: broker, user: "cleo", count: 3000, arguments: [
+            "--max-in-flight", "\(maxInFlight)", "--drain-timeout", "60",
+        ])
+        let (recorder, pub, count) = (run.recorder, run.publisher, run.count)
         try await recorder.waitUntil("the first report", timeout: .seconds(30)) { !$0.isEmpty }
         await broker.pause()
         // The first window times out after the publish timeout (10 s) with the TCP connection up.
@@ -38,12 +30,9 @@ struct StalledBrokerResendTests {
         try await Task.sleep(for: .seconds(13))
         await broker.resume()
         #expect(try await pub.waitForExit(timeout: .seconds(120)) == 0, "\(pub.log)")
-        try await recorder.waitUntil("every report", timeout: .seconds(30)) { messages in
-            Set(messages.compactMap { try? JSONDecoder().decode(LocationMessage.self, from: $0.payload).tst }).count >= count
-        }
+        try await run.waitForEveryReport()
         let received = recorder.locations(on: Self.topic)
-        let distinct = Set(received.map(\.message.tst))
-        #expect(distinct == Set(firstTST..<(firstTST + count)), "every report arrived")
+        #expect(Set(received.map(\.message.tst)) == run.everyTST, "every report arrived")
         // Each PUBLISH the broker received was forwarded to the recorder once. Only the window that
         // timed out may go out twice (its late PUBACK clears it, then the drainer resends it).
         #expect(received.count <= count + maxInFlight,
@@ -51,8 +40,7 @@ struct StalledBrokerResendTests {
         // The wait is told in the log, and its end.
         #expect(pub.log.contains("waiting for their acknowledgement before sending again"), "\(pub.log)")
         #expect(pub.log.contains("The held publishes were settled; sending again."), "\(pub.log)")
-        let left = try Outbox(path: outboxPath, logger: Logger(label: "test")).depth
-        #expect(left == 0, "every acknowledged row was deleted")
+        #expect(try run.outboxDepth() == 0, "every acknowledged row was deleted")
         print("stalled broker: \(received.count) PUBLISHes for \(count) reports (\(received.count - count) copies)")
         await recorder.stop()
         await broker.stop()
@@ -61,18 +49,10 @@ struct StalledBrokerResendTests {
     @Test("--publish-timeout sets how long a publish waits for its PUBACK: 2 s, not the default 10 s, before the drainer counts it failed; every report still arrives")
     func publishTimeoutOption() async throws {
         let broker = try await Broker.start()
-        let dir = try TestPaths.makeTemporaryDirectory(prefix: "pub-timeout")
-        let outboxPath = dir.appendingPathComponent("o.sqlite").path
-        let count = 3000
-        let firstTST = 1_700_000_000
-        try await BacklogRig.writeBacklog(at: outboxPath, topic: Self.topic, count: count, firstTST: firstTST)
-        let track = try BacklogRig.staleTrack(in: dir)
-        let recorder = try await Recorder(broker: broker)
-        let pub = try PublisherProcess(arguments: [
-            "--source", "gpx:\(track.path)", "--replay-speed", "max", "--user", "cleo", "--device", "tracker",
-            "--broker", "mqtt://\(broker.host):\(broker.port)", "--outbox", outboxPath,
-            "--max-in-flight", "20", "--power-supply-path", dir.path, "--drain-timeout", "60", "--publish-timeout", "2",
-        ], logFile: dir.appendingPathComponent("pub.log"))
+        let run = try await BacklogRun(broker: broker, user: "cleo", count: 3000, arguments: [
+            "--max-in-flight", "20", "--drain-timeout", "60", "--publish-timeout", "2",
+        ])
+        let (recorder, pub) = (run.recorder, run.publisher)
         try await recorder.waitUntil("the first report", timeout: .seconds(30)) { !$0.isEmpty }
         await broker.pause()
         let paused = ContinuousClock.now
@@ -83,11 +63,9 @@ struct StalledBrokerResendTests {
         #expect(waited < .seconds(7), "the first publish failed \(waited) after the broker froze")
         await broker.resume()
         #expect(try await pub.waitForExit(timeout: .seconds(120)) == 0, "\(pub.log)")
-        try await recorder.waitUntil("every report", timeout: .seconds(30)) { messages in
-            Set(messages.compactMap { try? JSONDecoder().decode(LocationMessage.self, from: $0.payload).tst }).count >= count
-        }
-        #expect(Set(recorder.locations(on: Self.topic).map(\.message.tst)) == Set(firstTST..<(firstTST + count)))
-        #expect(try Outbox(path: outboxPath, logger: Logger(label: "test")).depth == 0)
+        try await run.waitForEveryReport()
+        #expect(Set(recorder.locations(on: Self.topic).map(\.message.tst)) == run.everyTST)
+        #expect(try run.outboxDepth() == 0)
         await recorder.stop()
         await broker.stop()
     }
