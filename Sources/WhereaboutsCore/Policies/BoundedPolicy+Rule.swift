@@ -33,9 +33,6 @@ extension BoundedPolicy {
         case turnLead = "turn-lead"
         /// The receiver's estimate holds below `parkedSpeed` (0.5 m/s).
         case parked
-        /// Once the policy has sent more reports than dead reckoning (run alongside) by more than
-        /// the margin, it sends dead reckoning's reports for the rest of the track.
-        case fallback
 
         /// Rules sort in the order they are declared here (so a policy's name lists the rules
         /// it goes without in one order, whatever order they were given in).

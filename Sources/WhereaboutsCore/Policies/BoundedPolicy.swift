@@ -134,8 +134,6 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
             case parked
             /// The guard held: the velocity would already miss the reported fix.
             case ownFix = "own-fix"
-            /// Dead reckoning's report: the policy had fallen behind it and follows it now.
-            case fallback
         }
 
         /// The estimator that led (``VelocityExperts/Estimator/name``).
@@ -172,12 +170,6 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
     private var guardian: PredictionGuard
     private var history = FixHistory(capacity: Self.historyCapacity)
     private var experts: VelocityExperts
-    /// Plain dead reckoning, run alongside (the `fallback` rule; nil without it).
-    private var reckoner: DeadReckoningPolicy?
-    /// The reports sent so far by the policy and by ``reckoner``, the first not counted.
-    private var sent = -1, reckoned = -1
-    /// Whether the policy has fallen behind dead reckoning and now sends its reports.
-    private var followsReckoning = false
 
     /// Creates the policy.
     public init(parameters: Parameters = Parameters()) {
@@ -187,16 +179,7 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
             epsilon: parameters.epsilon, maxSilence: parameters.maxSilence, maxSpeed: parameters.maxSpeed,
             without: parameters.without
         )
-        if !parameters.without.contains(.fallback) {
-            reckoner = DeadReckoningPolicy(parameters: .init(epsilon: parameters.epsilon, maxSilence: parameters.maxSilence, maxSpeed: parameters.maxSpeed))
-        }
     }
-
-    /// EXPLORATION ONLY (not committed).
-    static let exploreReturn: Bool = ProcessInfo.processInfo.environment["WB_RETURN"] == "1"
-    /// Where the comparison stood when the policy last started or stopped following.
-    private var offset = 0, startCounts = (reckoned: 0, best: 0)
-    static let exploreMargin: Int = Int(ProcessInfo.processInfo.environment["WB_MARGIN"] ?? "") ?? 2
 
     /// The policy's `epsilon`.
     public var errorBound: Double { parameters.epsilon }
@@ -215,85 +198,19 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
     /// that display has stopped moving).
     public mutating func consider(_ fix: Fix) -> Report? {
         history.append(fix)
-        if followsReckoning {
-            if Self.exploreReturn {
-                experts.observe(fix, history: history)
-                let report = followReckoning(fix, forced: nil)
-                if (reckoned - startCounts.reckoned) - (experts.bestCost - startCounts.best) > margin {
-                    followsReckoning = false
-                    offset = sent - reckoned
-                }
-                return report
-            }
-            return followReckoning(fix, forced: nil)
-        }
         experts.observe(fix, history: history)
-        let reckoning = reckoner?.consider(fix)
-        if reckoning != nil { reckoned += 1 }
         guard let trigger = guardian.trigger(for: fix) else { return nil }
-        if reckoner != nil, sent - reckoned - offset > margin {
-            startCounts = (reckoned, experts.bestCost)
-            return startFollowing(fix, trigger: trigger, reckoning: reckoning)
-        }
         return report(fix, trigger: trigger)
     }
 
     /// Reports the fix with the velocity the policy would choose for it.
     public mutating func forceReport(_ fix: Fix, trigger: Trigger) -> Report {
         history.append(fix)
-        if followsReckoning, let report = followReckoning(fix, forced: trigger) { return report }
         experts.observe(fix, history: history)
-        if reckoner?.consider(fix) != nil { reckoned += 1 }
         return report(fix, trigger: trigger)
     }
 
-    /// How many reports the policy may fall behind dead reckoning before it follows it.
-    private var margin: Int {
-        Self.exploreMargin >= 0 ? Self.exploreMargin : Int(Double(max(reckoned, 0)).squareRoot())
-    }
-
-    /// The first report that follows dead reckoning: its own report at this fix, or, when it sent
-    /// none, a message that displays what its last one does (the same line from here, the rest of
-    /// its horizon), so that from now on the policy reports exactly when dead reckoning does.
-    private mutating func startFollowing(_ fix: Fix, trigger: Trigger, reckoning: Report?) -> Report {
-        followsReckoning = true
-        sent += 1
-        var choice = Choice(estimator: "dead-reckoning", shadowReports: experts.costs, estimators: experts.names)
-        choice.note(.fallback)
-        lastChoice = choice
-        if let reckoning {
-            return guardian.report(fix, trigger: trigger, velocity: reckoning.velocity, horizon: reckoning.maxSilence, turnRate: nil)
-        }
-        if let message = reckoner?.lastMessage, let velocity = message.extrapolationVelocity, let ms = message.ms {
-            let elapsed = fix.time.timeIntervalSince1970.rounded(.down) - Double(message.tst)
-            if elapsed >= 0, elapsed < Double(ms) {
-                return guardian.report(fix, trigger: trigger, velocity: velocity, horizon: ms - Int(elapsed),
-                                       position: message.displayedPosition(afterSeconds: elapsed))
-            }
-        }
-        // Dead reckoning holds its display (or none could be matched): both report this fix.
-        let forced = reckoner?.forceReport(fix, trigger: trigger)
-        return guardian.report(fix, trigger: trigger, velocity: forced?.velocity, horizon: forced?.maxSilence)
-    }
-
-    /// Sends dead reckoning's reports; when the policy's own display misses a fix dead reckoning's
-    /// does not (the re-anchored line differs from dead reckoning's by the wire's rounding), both
-    /// report it.
-    private mutating func followReckoning(_ fix: Fix, forced: Trigger?) -> Report? {
-        guard reckoner != nil else { return nil }
-        var reckoning = reckoner?.consider(fix)
-        if reckoning != nil { reckoned += 1 }
-        if reckoning == nil, let trigger = forced ?? guardian.trigger(for: fix) {
-            reckoning = reckoner?.forceReport(fix, trigger: trigger)
-            reckoned += 1
-        }
-        guard let reckoning else { return nil }
-        sent += 1
-        return guardian.report(fix, trigger: reckoning.trigger, velocity: reckoning.velocity, horizon: reckoning.maxSilence)
-    }
-
     private mutating func report(_ fix: Fix, trigger: Trigger) -> Report {
-        sent += 1
         let points = SentFrame.recentPoints(history: history, fix: fix, within: Kinematics.reach)
         let measured = fix.measuredVelocity
         var choice = Choice(estimator: experts.leader.name, shadowReports: experts.costs, estimators: experts.names)

@@ -52,9 +52,6 @@ public struct DeadReckoningPolicy: ErrorBoundedPolicy {
     public var errorBound: Double { parameters.epsilon }
 
     /// `dead-reckoning(50m)`, with the epsilon in force.
-    /// The last message sent, as dashboards display it (`nil` before the first report).
-    package var lastMessage: LocationMessage? { guardian.displayed }
-
     public var name: String { "dead-reckoning(\(formatted(parameters.epsilon))m)" }
 
     /// Reports the fix when the extrapolated display misses it or has been silent too long.

@@ -56,9 +56,6 @@ package struct PredictionGuard: Sendable {
         return maxSpeed.map { speed <= $0 } ?? true
     }
 
-    /// The last message sent (`nil` before the first report).
-    var displayed: LocationMessage? { hasDisplay ? display.message : nil }
-
     /// Whether dashboards are extrapolating the last message.
     var isMoving: Bool { hasDisplay && display.isMoving }
 

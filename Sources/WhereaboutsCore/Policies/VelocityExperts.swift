@@ -117,20 +117,9 @@ struct VelocityExperts: Sendable {
     /// The straight estimator (any but turning) whose shadow has sent the fewest reports.
     private var bestStraight: Int {
         var best = -1
-        if Self.exploreDecay > 0 {
-            for index in costs.indices where inUse[index] != .turning && (best < 0 || scores[index] < scores[best] - 1e-9) { best = index }
-            return max(best, 0)
-        }
         for index in costs.indices where inUse[index] != .turning && (best < 0 || costs[index] < costs[best]) { best = index }
         return max(best, 0)
     }
-
-    /// EXPLORATION: recent-weighted report counts.
-    static let exploreDecay: Double = Double(ProcessInfo.processInfo.environment["WB_DECAY"] ?? "") ?? 0
-    private var scores: [Double] = [0, 0, 0, 0, 0, 0]
-
-    /// The fewest reports any estimator's shadow has sent so far.
-    var bestCost: Int { costs.min() ?? 0 }
 
     /// Whether turning leads: it takes the lead when its shadow has needed fewer reports than the
     /// best straight one by more than one standard deviation of a count of that size
@@ -162,12 +151,6 @@ struct VelocityExperts: Sendable {
             lookBack = max(lookBack, Self.lookBack(of: inUse[index], for: fix))
         }
         guard reporting != 0 else { return }
-        if Self.exploreDecay > 0 {
-            for index in shadows.indices where shadows[index].hasReported {
-                scores[index] *= 1 - 1 / Self.exploreDecay
-                if reporting & (1 << UInt32(index)) != 0 { scores[index] += 1 }
-            }
-        }
         let frame = Frame(fix, time: time)
         if lookBack >= 0 { project(history, into: frame, within: lookBack) }
         for index in shadows.indices where reporting & (1 << UInt32(index)) != 0 {
