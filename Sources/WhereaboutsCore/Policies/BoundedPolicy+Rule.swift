@@ -33,9 +33,6 @@ extension BoundedPolicy {
         case turnLead = "turn-lead"
         /// The receiver's estimate holds below `parkedSpeed` (0.5 m/s).
         case parked
-        /// Plain dead reckoning's report while the policy has sent more than ``fallbackMargin``
-        /// reports above dead reckoning's shadow.
-        case fallback
 
         /// Rules sort in the order they are declared here (so a policy's name lists the rules
         /// it goes without in one order, whatever order they were given in).

@@ -134,8 +134,6 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
             case parked
             /// The guard held: the velocity would already miss the reported fix.
             case ownFix = "own-fix"
-            /// Plain dead reckoning's report: the policy had fallen behind dead reckoning's shadow.
-            case fallback
         }
 
         /// The estimator that led (``VelocityExperts/Estimator/name``).
@@ -172,12 +170,6 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
     private var guardian: PredictionGuard
     private var history = FixHistory(capacity: Self.historyCapacity)
     private var experts: VelocityExperts
-    /// The reports sent so far, the first not counted (as the shadows count theirs).
-    private var sent = -1
-    /// Whether reports are plain dead reckoning's (the `fallback` rule), and the shadows' counts
-    /// when that began.
-    private var fallingBack = false
-    private var fallbackStart = (reckoning: 0, best: 0)
 
     /// Creates the policy.
     public init(parameters: Parameters = Parameters()) {
@@ -218,42 +210,11 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
         return report(fix, trigger: trigger)
     }
 
-    /// EXPLORATION ONLY (not committed): margin and exit variant from the environment.
-    static let exploreMargin: Int = Int(ProcessInfo.processInfo.environment["WB_MARGIN"] ?? "") ?? 2
-    static let exploreMode: String = ProcessInfo.processInfo.environment["WB_MODE"] ?? "fallback"
-    static let exploreKeep: String = ProcessInfo.processInfo.environment["WB_KEEP"] ?? "le"
-    static let exploreExit: String = ProcessInfo.processInfo.environment["WB_EXIT"] ?? "gain"
-
-    private mutating func updateFallback() {
-        guard uses(.fallback), experts.reckoning != nil, Self.exploreMode == "fallback" else { return }
-        let behind = sent - experts.reckoningCost
-        if !fallingBack {
-            if behind > Self.exploreMargin {
-                fallingBack = true
-                fallbackStart = (experts.reckoningCost, experts.bestCost)
-            }
-        } else {
-            switch Self.exploreExit {
-            case "par": if behind <= 0 { fallingBack = false }
-            default:
-                let gained = (experts.reckoningCost - fallbackStart.reckoning) - (experts.bestCost - fallbackStart.best)
-                if gained > Self.exploreMargin { fallingBack = false }
-            }
-        }
-    }
-
     private mutating func report(_ fix: Fix, trigger: Trigger) -> Report {
-        updateFallback()
-        sent += 1
         let points = SentFrame.recentPoints(history: history, fix: fix, within: Kinematics.reach)
         let measured = fix.measuredVelocity
         var choice = Choice(estimator: experts.leader.name, shadowReports: experts.costs, estimators: experts.names)
         defer { lastChoice = choice }
-        if fallingBack {
-            choice.estimator = VelocityExperts.Estimator.lastTwo.name
-            choice.note(.fallback)
-            return guardian.report(fix, trigger: trigger, velocity: experts.velocity(.lastTwo, points: points, fix: fix))
-        }
         if experts.leader == .turning {
             // Turning has predicted best on this track so far: the arc, from the fix itself.
             let velocity = experts.velocity(.turning, points: points, fix: fix)

@@ -74,10 +74,6 @@ struct VelocityExperts: Sendable {
     let inUse: [Estimator]
     /// The names of ``inUse``, made once (for `BoundedPolicy.Choice`).
     let names: [String]
-    /// The index in ``inUse`` of dead reckoning's own shadow (the last two fixes' velocity), kept
-    /// to count what plain dead reckoning would have sent (`BoundedPolicy`'s `fallback` rule); it
-    /// never leads. `nil` without that rule.
-    let reckoning: Int?
     private let useParked: Bool
     private let useTurnLead: Bool
     private var shadows: [Shadow]
@@ -100,12 +96,6 @@ struct VelocityExperts: Sendable {
             }
         }
         if without.contains(.experts) || inUse.isEmpty { inUse = [.lastTwo] }
-        if !without.contains(.fallback), inUse != [.lastTwo] {
-            reckoning = inUse.count
-            inUse.append(.lastTwo)
-        } else {
-            reckoning = nil
-        }
         self.inUse = inUse
         names = inUse.map(\.name)
         useParked = !without.contains(.parked)
@@ -121,39 +111,14 @@ struct VelocityExperts: Sendable {
     /// while it holds the lead (``turningLeads``).
     var leader: Estimator {
         if turningLeads, let turning = inUse.firstIndex(of: .turning) { return inUse[turning] }
-        if BoundedPolicy.exploreMode == "lead", reckoning != nil, !challengerLeads { return .lastTwo }
         return inUse[bestStraight]
-    }
-
-    /// EXPLORATION: whether a challenger leads dead reckoning's shadow.
-    private var challengerLeads = false
-
-    private mutating func updateChallenger() {
-        guard let reckoning else { return }
-        let best = costs[bestStraight], own = costs[reckoning]
-        if challengerLeads {
-            challengerLeads = BoundedPolicy.exploreKeep == "lt" ? best < own : best <= own
-        } else {
-            let margin = BoundedPolicy.exploreMargin < 0 ? Double(own).squareRoot() : Double(BoundedPolicy.exploreMargin)
-            challengerLeads = Double(best) + margin < Double(own)
-        }
     }
 
     /// The straight estimator (any but turning) whose shadow has sent the fewest reports.
     private var bestStraight: Int {
         var best = -1
-        for index in costs.indices where inUse[index] != .turning && index != reckoning && (best < 0 || costs[index] < costs[best]) { best = index }
+        for index in costs.indices where inUse[index] != .turning && (best < 0 || costs[index] < costs[best]) { best = index }
         return max(best, 0)
-    }
-
-    /// The reports dead reckoning's shadow has sent so far (the first not counted); 0 without it.
-    var reckoningCost: Int { reckoning.map { costs[$0] } ?? 0 }
-
-    /// The fewest reports any leading candidate's shadow has sent so far.
-    var bestCost: Int {
-        var best = Int.max
-        for index in costs.indices where index != reckoning { best = min(best, costs[index]) }
-        return best == Int.max ? 0 : best
     }
 
     /// Whether turning leads: it takes the lead when its shadow has needed fewer reports than the
@@ -165,7 +130,7 @@ struct VelocityExperts: Sendable {
 
     private mutating func updateTurningLead() {
         guard let turning = inUse.firstIndex(of: .turning) else { return }
-        guard inUse.count - (reckoning == nil ? 0 : 1) > 1 else { turningLeads = true; return }
+        guard inUse.count > 1 else { turningLeads = true; return }
         let straight = costs[bestStraight], own = costs[turning]
         if !useTurnLead || turningLeads {
             turningLeads = own < straight
@@ -194,7 +159,6 @@ struct VelocityExperts: Sendable {
             let rate = inUse[index] == .turning && velocity != nil ? Self.turnRate(points: points) : nil
             shadows[index].report(from: frame, velocity: velocity, maxSilence: maxSilence, turnRate: rate)
         }
-        updateChallenger()
         updateTurningLead()
     }
 
