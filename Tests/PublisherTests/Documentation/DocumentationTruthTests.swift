@@ -16,7 +16,9 @@ struct DocumentationTruthTests {
 
     /// Files other engineers edit this session: their mismatches are printed, not failed. The lead
     /// fixes them and then empties this list.
-    static let filesWithMismatchesLeftToTheLead: Set<String> = []
+    /// BENCHMARKS.md: lines 305 and 310 cite broker/run-local-cluster and broker/machine-node.conf,
+    /// which are in broker/nats/.
+    static let filesWithMismatchesLeftToTheLead: Set<String> = ["BENCHMARKS.md"]
 
     /// Flags the docs show for programs that are not ours, keyed by flag, valued by the program.
     /// A bare `--flag` in a code span is checked against our three programs' `--help`, the flags
@@ -47,11 +49,13 @@ struct DocumentationTruthTests {
         let ours = programs.values.reduce(into: Set<String>()) { $0.formUnion($1) }
         let elsewhere = try Self.flagsOfScriptsAndBenchmarks().union(Self.flagsOfOtherPrograms.keys)
         var mismatches: [Mismatch] = []
+        var checked = 0
         for document in try Self.documents() {
             for segment in document.codeSegments() {
                 for command in Self.commands(in: segment.text) {
                     let flags = Self.matches(Self.flagPattern, in: command.text)
                     if let program = command.program, let known = programs[program] {
+                        checked += flags.count
                         for flag in flags where !known.contains(flag) {
                             mismatches.append(Mismatch(document.path, segment.line, "\(program) has no \(flag) (not in its --help): `\(command.text)`"))
                         }
@@ -65,12 +69,15 @@ struct DocumentationTruthTests {
                 }
             }
         }
+        // Not vacuous: the docs show well over a hundred flags in commands of our programs.
+        #expect(checked > 100, "only \(checked) flags of whereabouts-pub, -sub and -eval found in the docs' commands")
         Self.report(mismatches)
     }
 
     @Test("Every whereabouts_... metric the docs name is registered in Sources")
     func metricsRegistered() throws {
         let registered = try Self.metricNamesInSources()
+        #expect(registered.count > 20, "only \(registered.count) metric names found in Sources")
         var mismatches: [Mismatch] = []
         for document in try Self.documents() {
             for (index, line) in document.lines.enumerated() {
@@ -93,6 +100,7 @@ struct DocumentationTruthTests {
     @Test("Every repository path and Swift file the docs cite exists")
     func pathsExist() throws {
         let files = try Self.repositoryFiles()
+        #expect(files.contains("Sources/Subscriber/SubscriberApp.swift") && !files.contains { $0.hasPrefix(".build") })
         var mismatches: [Mismatch] = []
         for document in try Self.documents() {
             for (index, line) in document.lines.enumerated() {
@@ -116,6 +124,7 @@ struct DocumentationTruthTests {
     @Test("Every test suite and test the docs cite exists in Tests")
     func citedTestsExist() throws {
         let tests = try Self.testSources()
+        #expect(!tests.declaring("DocumentationTruthTests").isEmpty, "this suite's own declaration not found in Tests")
         var mismatches: [Mismatch] = []
         for document in try Self.documents() {
             for (index, line) in document.lines.enumerated() {
@@ -144,7 +153,11 @@ struct DocumentationTruthTests {
 
     struct Mismatch: CustomStringConvertible {
         var file: String, line: Int, problem: String
-        init(_ file: String, _ line: Int, _ problem: String) { (self.file, self.line, self.problem) = (file, line, problem) }
+        init(_ file: String, _ line: Int, _ problem: String) {
+            self.file = file
+            self.line = line
+            self.problem = problem
+        }
         var description: String { "\(file):\(line): \(problem)" }
     }
 
@@ -286,7 +299,7 @@ struct DocumentationTruthTests {
     static func metricNamesInSources() throws -> Set<String> {
         var names: Set<String> = []
         for file in try repositoryFiles() where file.hasPrefix("Sources/") || file.hasPrefix("Benchmarks/") {
-            guard [".swift", ".c", ".h"].contains(where: file.hasSuffix) else { continue }
+            guard [".swift", ".c", ".h"].contains(where: { file.hasSuffix($0) }) else { continue }
             let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
             for line in text.components(separatedBy: "\n") where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
                 names.formUnion(matches(metricPattern, in: line))
@@ -332,7 +345,7 @@ struct DocumentationTruthTests {
 
     static func testSources() throws -> TestSources {
         let testFiles = try repositoryFiles().filter { $0.hasPrefix("Tests/") && $0.hasSuffix(".swift") }
-        let files = try testFiles.map { ($0, try String(contentsOf: root.appendingPathComponent($0), encoding: .utf8)) }
+        let files = try testFiles.map { (path: $0, text: try String(contentsOf: root.appendingPathComponent($0), encoding: .utf8)) }
         let targets = Set(try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Tests").path))
         return TestSources(files: files, targets: targets)
     }
