@@ -38,15 +38,16 @@ struct DocumentationTruthTests {
 
     // MARK: The checks
 
-    @Test("Every --flag shown for whereabouts-pub, -sub and -eval is in that program's --help")
+    @Test("Every --flag shown for whereabouts-pub, -sub and -eval is in that program's (and subcommand's) --help")
     func flagsExist() async throws {
-        var programs: [String: Set<String>] = [:]
+        var programs: [String: ProgramHelp] = [:]
         for name in Self.programNames {
             let executable = try #require(
                 TestPaths.builtExecutable(named: name), "\(name) is not built: run swift build --build-tests first")
-            programs[name] = try await Self.helpFlags(of: executable.path)
+            programs[name] = try await Self.help(of: executable.path)
         }
-        let ours = programs.values.reduce(into: Set<String>()) { $0.formUnion($1) }
+        let ours = programs.values.reduce(into: Set<String>()) { $0.formUnion($1.allFlags) }
+        #expect(programs["whereabouts-sub"]?.subcommands["acl"] != nil, "whereabouts-sub's subcommands not found in its --help")
         let elsewhere = try Self.flagsOfScriptsAndBenchmarks().union(Self.flagsOfOtherPrograms.keys)
         var mismatches: [Mismatch] = []
         var checked = 0
@@ -54,10 +55,15 @@ struct DocumentationTruthTests {
             for segment in document.codeSegments() {
                 for command in Self.commands(in: segment.text) {
                     let flags = Self.matches(Self.flagPattern, in: command.text)
-                    if let program = command.program, let known = programs[program] {
+                    if let program = command.program, let help = programs[program] {
+                        guard let known = help.flags(after: command.arguments) else {
+                            mismatches.append(Mismatch(document.path, segment.line, "\(program) has no subcommand \(command.arguments[0]): `\(command.text)`"))
+                            continue
+                        }
                         checked += flags.count
+                        let named = command.arguments.first.flatMap { help.subcommands[$0] == nil ? nil : program + " " + $0 } ?? program
                         for flag in flags where !known.contains(flag) {
-                            mismatches.append(Mismatch(document.path, segment.line, "\(program) has no \(flag) (not in its --help): `\(command.text)`"))
+                            mismatches.append(Mismatch(document.path, segment.line, "\(named) has no \(flag) (not in its --help): `\(command.text)`"))
                         }
                     } else if command.isBareFlag && !segment.fenced {
                         for flag in flags where !(ours.contains(flag) || elsewhere.contains(flag)) {
@@ -232,6 +238,8 @@ struct DocumentationTruthTests {
         var program: String?
         /// A span that is only flags (`--outbox-max 100`), without the program's name.
         var isBareFlag: Bool
+        /// The words after the program's name.
+        var arguments: [String]
     }
 
     /// The commands of a code segment: split at pipes, `&&`, `;` and `$(`, comments dropped, and
@@ -252,26 +260,49 @@ struct DocumentationTruthTests {
                 let base = first.split(separator: "/").last.map(String.init) ?? first
                 let trimmedPart = part.trimmingCharacters(in: .whitespaces)
                 return Command(
-                    text: trimmedPart, program: programNames.contains(base) ? base : nil, isBareFlag: first.hasPrefix("--"))
+                    text: trimmedPart, program: programNames.contains(base) ? base : nil, isBareFlag: first.hasPrefix("--"),
+                    arguments: Array(words.dropFirst()))
             }
     }
 
-    /// The long flags a program's help lists, its subcommands' included (hidden flags too).
-    static func helpFlags(of executable: String) async throws -> Set<String> {
+    /// What a program's `--help-hidden` lists: its own flags and each subcommand's.
+    struct ProgramHelp {
+        var flags: Set<String> = []
+        var subcommands: [String: Set<String>] = [:]
+        /// The subcommand that runs when none is named (`run (default)`).
+        var defaultSubcommand: String?
+
+        var allFlags: Set<String> { subcommands.values.reduce(into: flags) { $0.formUnion($1) } }
+
+        /// The flags a command line may use: those of the subcommand it names (its first word,
+        /// when that is a lower-case word), else the default subcommand's; `nil` when it names a
+        /// subcommand the program does not have.
+        func flags(after arguments: [String]) -> Set<String>? {
+            guard !subcommands.isEmpty else { return flags }
+            if let first = arguments.first, first.range(of: "^[a-z][a-z0-9-]*$", options: .regularExpression) != nil {
+                if first == "help" { return allFlags }
+                return subcommands[first].map { $0.union(flags) }
+            }
+            return flags.union(defaultSubcommand.flatMap { subcommands[$0] } ?? [])
+        }
+    }
+
+    static func help(of executable: String) async throws -> ProgramHelp {
         let help = try await ToolRun.run(executable, ["--help-hidden"])
         #expect(help.status == 0, "\(executable) --help-hidden exited with \(help.status): \(help.stderr)")
-        var flags = Set(matches(flagPattern, in: help.stdout))
+        var program = ProgramHelp(flags: Set(matches(flagPattern, in: help.stdout)))
         var inSubcommands = false
         for line in help.stdout.components(separatedBy: "\n") {
             if line.hasPrefix("SUBCOMMANDS:") { inSubcommands = true; continue }
             guard inSubcommands else { continue }
             if !line.isEmpty && !line.hasPrefix(" ") { inSubcommands = false; continue }
             guard let name = captures(subcommandPattern, in: line).first?[0] else { continue }
+            if line.contains("(default)") { program.defaultSubcommand = name }
             let subcommand = try await ToolRun.run(executable, [name, "--help-hidden"])
             #expect(subcommand.status == 0, "\(executable) \(name) --help-hidden exited with \(subcommand.status)")
-            flags.formUnion(matches(flagPattern, in: subcommand.stdout))
+            program.subcommands[name] = Set(matches(flagPattern, in: subcommand.stdout))
         }
-        return flags
+        return program
     }
 
     /// Flags the shell scripts in scripts/ and broker/ parse, and the benchmarks' options
