@@ -3,10 +3,11 @@ import Testing
 import WhereaboutsTestSupport
 
 /// The documentation (docs/*.md, README.md, BENCHMARKS.md) against the code, on the real files and
-/// the real built programs: every `--flag` shown for whereabouts-pub, whereabouts-sub or
-/// whereabouts-eval is in that program's `--help`, every `whereabouts_...` metric is registered in
-/// Sources, every repository path and Swift file cited exists, and every test suite or test cited
-/// as proof exists in Tests. A failure names the file, the line and what is wrong.
+/// the real built programs: every `--flag` shown for whereabouts-pub, whereabouts-sub (per
+/// subcommand) or whereabouts-eval is in that program's `--help`, every `whereabouts_...` metric
+/// is registered in Sources, every repository path and Swift file cited exists, every test suite
+/// or test cited as proof exists in Tests, and every `Type.member` cited of one of our types names
+/// a member that exists. A failure names the file, the line and what is wrong.
 ///
 /// It lives in PublisherTests because that target already runs the built programs and reads
 /// repository files; whereabouts-sub is found beside the test binary like SubscriberTests does.
@@ -152,6 +153,34 @@ struct DocumentationTruthTests {
                 }
             }
         }
+        Self.report(mismatches)
+    }
+
+    @Test("Every `Type.member` the docs cite, of a type declared here, names a member that exists")
+    func citedMembersExist() throws {
+        var types: Set<String> = [], members: Set<String> = []
+        for file in try Self.repositoryFiles() where file.hasSuffix(".swift") {
+            let text = try String(contentsOf: Self.root.appendingPathComponent(file), encoding: .utf8)
+            types.formUnion(Self.captures(Self.typeDeclarationPattern, in: text).compactMap { $0[0] })
+            members.formUnion(Self.captures(Self.memberDeclarationPattern, in: text).compactMap { $0[0] })
+            for list in Self.captures(Self.caseListPattern, in: text).compactMap({ $0[0] }) {  // `case a, b(Int)`
+                members.formUnion(Self.matches("[A-Za-z_][A-Za-z0-9_]*", in: list))
+            }
+        }
+        var mismatches: [Mismatch] = []
+        var checked = 0
+        for document in try Self.documents() {
+            for (index, line) in document.lines.enumerated() {
+                for match in Self.captures(Self.memberCitationPattern, in: line) {
+                    guard let type = match[0], let member = match[1], types.contains(type), member != "swift" else { continue }
+                    checked += 1
+                    if !members.contains(member) {
+                        mismatches.append(Mismatch(document.path, index + 1, "\(type).\(member): no member \(member) is declared anywhere in the code"))
+                    }
+                }
+            }
+        }
+        #expect(checked > 50, "only \(checked) `Type.member` citations of our types found in the docs")
         Self.report(mismatches)
     }
 
@@ -397,6 +426,10 @@ struct DocumentationTruthTests {
         + "(?<![A-Za-z0-9_./-])((?:Sources|Tests|scripts|broker|examples|Benchmarks|Fuzz|docs)/[A-Za-z0-9_./+*-]*)"
     static let swiftFilePattern = "(?<![A-Za-z0-9_./-])[A-Za-z0-9_+/-]+\\.swift\\b"
     static let testPattern = "(?<![A-Za-z0-9_])([A-Z][A-Za-z0-9]*Tests)(?:[/.]([A-Za-z_][A-Za-z0-9_]*))?"
+    static let typeDeclarationPattern = "\\b(?:struct|class|enum|actor|protocol|typealias)\\s+([A-Za-z_][A-Za-z0-9_]*)"
+    static let memberDeclarationPattern = "\\b(?:func|var|let|case)\\s+`?([A-Za-z_][A-Za-z0-9_]*)"
+    static let caseListPattern = "\\bcase\\s+([^\\n:=]*)"
+    static let memberCitationPattern = "`([A-Z][A-Za-z0-9]+)\\.([a-z][A-Za-z0-9]*)"
     static let subcommandPattern = "^  ([a-z][a-z0-9-]*)\\b"
     static let optionPattern = "@(?:Option|Flag)\\b[\\s\\S]*?\\bvar\\s+([A-Za-z][A-Za-z0-9]*)"
 
