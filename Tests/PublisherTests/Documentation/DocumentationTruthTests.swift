@@ -319,7 +319,8 @@ struct DocumentationTruthTests {
     static func help(of executable: String) async throws -> ProgramHelp {
         let help = try await ToolRun.run(executable, ["--help-hidden"])
         #expect(help.status == 0, "\(executable) --help-hidden exited with \(help.status): \(help.stderr)")
-        var program = ProgramHelp(flags: Set(matches(flagPattern, in: help.stdout)))
+        // Plus what ArgumentParser gives every command without listing it.
+        var program = ProgramHelp(flags: Set(matches(flagPattern, in: help.stdout)).union(["--help-hidden", "--generate-completion-script"]))
         var inSubcommands = false
         for line in help.stdout.components(separatedBy: "\n") {
             if line.hasPrefix("SUBCOMMANDS:") { inSubcommands = true; continue }
