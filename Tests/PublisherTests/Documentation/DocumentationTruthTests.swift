@@ -39,7 +39,7 @@ struct DocumentationTruthTests {
 
     // MARK: The checks
 
-    @Test("Every --flag shown for whereabouts-pub, -sub and -eval is in that program's (and subcommand's) --help")
+    @Test("Every --flag shown for whereabouts-pub, -sub and -eval is in that program's (and subcommand's) --help; a script's in the script")
     func flagsExist() async throws {
         var programs: [String: ProgramHelp] = [:]
         for name in Self.programNames {
@@ -65,6 +65,11 @@ struct DocumentationTruthTests {
                         let named = command.arguments.first.flatMap { help.subcommands[$0] == nil ? nil : program + " " + $0 } ?? program
                         for flag in flags where !known.contains(flag) {
                             mismatches.append(Mismatch(document.path, segment.line, "\(named) has no \(flag) (not in its --help): `\(command.text)`"))
+                        }
+                    } else if let script = Self.repositoryScript(command.executable) {
+                        // A script of ours (scripts/fuzz, broker/run-broker): it parses each flag it takes by name.
+                        for flag in flags where !script.text.contains(flag) {
+                            mismatches.append(Mismatch(document.path, segment.line, "\(script.path) does not take \(flag): `\(command.text)`"))
                         }
                     } else if command.isBareFlag && !segment.fenced {
                         for flag in flags where !(ours.contains(flag) || elsewhere.contains(flag)) {
@@ -269,6 +274,8 @@ struct DocumentationTruthTests {
         var isBareFlag: Bool
         /// The words after the program's name.
         var arguments: [String]
+        /// The program as written (`scripts/fuzz`, `./broker/run-broker`, `whereabouts-pub`).
+        var executable: String
     }
 
     /// The commands of a code segment: split at pipes, `&&`, `;` and `$(`, comments dropped, and
@@ -290,7 +297,7 @@ struct DocumentationTruthTests {
                 let trimmedPart = part.trimmingCharacters(in: .whitespaces)
                 return Command(
                     text: trimmedPart, program: programNames.contains(base) ? base : nil, isBareFlag: first.hasPrefix("--"),
-                    arguments: Array(words.dropFirst()))
+                    arguments: Array(words.dropFirst()), executable: first)
             }
     }
 
@@ -333,6 +340,14 @@ struct DocumentationTruthTests {
             program.subcommands[name] = Set(matches(flagPattern, in: subcommand.stdout))
         }
         return program
+    }
+
+    /// The text of a script of this repository (under scripts/ or broker/) that a command runs.
+    static func repositoryScript(_ executable: String) -> (path: String, text: String)? {
+        let path = executable.hasPrefix("./") ? String(executable.dropFirst(2)) : executable
+        guard path.hasPrefix("scripts/") || path.hasPrefix("broker/"),
+              let text = try? String(contentsOf: root.appendingPathComponent(path), encoding: .utf8) else { return nil }
+        return (path, text)
     }
 
     /// Flags the shell scripts in scripts/ and broker/ parse, and the benchmarks' options
