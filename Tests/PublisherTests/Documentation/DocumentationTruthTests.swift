@@ -32,9 +32,11 @@ struct DocumentationTruthTests {
         "--gc-sections": "lld",
     ]
 
-    /// Test suites the docs cite from another branch (an experiment kept out of main), with where.
-    static let testsOnOtherBranches: [String: String] = [
-        "TrackGapTests": "docs/policies.md: branch policy, commit efdcd9c",
+    /// Test suites the docs cite from an experiment not kept (docs/policies.md: "branch `policy`,
+    /// commit efdcd9c, with `TrackGapTests`"), with the commit and path that hold them; checked
+    /// with git when the repository is a git checkout.
+    static let testsOfExperimentsNotKept: [String: (commit: String, path: String)] = [
+        "TrackGapTests": ("efdcd9c", "Tests/WhereaboutsCoreTests/TrackGapTests.swift"),
     ]
 
     // MARK: The checks
@@ -143,7 +145,12 @@ struct DocumentationTruthTests {
                 for match in Self.captures(Self.testPattern, in: line) {
                     guard let suite = match[0] else { continue }
                     let test = match[1].flatMap { $0 == "swift" || $0 == "md" ? nil : $0 }  // a file name, not a test
-                    if Self.testsOnOtherBranches[suite] != nil { continue }
+                    if let kept = Self.testsOfExperimentsNotKept[suite] {
+                        if let held = Self.gitHolds(kept.commit, kept.path), !held {
+                            mismatches.append(Mismatch(document.path, index + 1, "\(suite): commit \(kept.commit) holds no \(kept.path)"))
+                        }
+                        continue
+                    }
                     let isTarget = tests.targets.contains(suite)
                     let files = isTarget ? tests.files.filter { $0.path.hasPrefix("Tests/\(suite)/") } : tests.declaring(suite)
                     guard !files.isEmpty else {
@@ -424,6 +431,14 @@ struct DocumentationTruthTests {
         let files = try testFiles.map { (path: $0, text: try String(contentsOf: root.appendingPathComponent($0), encoding: .utf8)) }
         let targets = Set(try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("Tests").path))
         return TestSources(files: files, targets: targets)
+    }
+
+    /// Whether `commit` holds `path`, or `nil` when git or the history is not there to ask.
+    static func gitHolds(_ commit: String, _ path: String) -> Bool? {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/git"),
+              let repository = try? ToolRun.runBlocking("/usr/bin/git", ["-C", root.path, "cat-file", "-e", commit]),
+              repository.status == 0 else { return nil }
+        return (try? ToolRun.runBlocking("/usr/bin/git", ["-C", root.path, "cat-file", "-e", "\(commit):\(path)"]))?.status == 0
     }
 
     static func declares(_ name: String, in text: String, kinds: [String]) -> Bool {
