@@ -13,13 +13,7 @@ import WhereaboutsTestSupport
 /// repository files; whereabouts-sub is found beside the test binary like SubscriberTests does.
 @Suite("The documentation matches the code")
 struct DocumentationTruthTests {
-    // MARK: Lists the lead can shorten
-
-    /// Files other engineers edit this session: their mismatches are printed, not failed. The lead
-    /// fixes them and then empties this list.
-    /// BENCHMARKS.md: lines 305 and 310 cite broker/run-local-cluster and broker/machine-node.conf,
-    /// which are in broker/nats/.
-    static let filesWithMismatchesLeftToTheLead: Set<String> = ["BENCHMARKS.md"]
+    // MARK: Lists
 
     /// Flags the docs show for programs that are not ours, keyed by flag, valued by the program.
     /// A bare `--flag` in a code span is checked against our three programs' `--help`, the flags
@@ -210,11 +204,7 @@ struct DocumentationTruthTests {
 
     private static func report(_ mismatches: [Mismatch], sourceLocation: SourceLocation = #_sourceLocation) {
         for mismatch in mismatches {
-            if filesWithMismatchesLeftToTheLead.contains(mismatch.file) {
-                print("documentation mismatch left to the lead: \(mismatch)")
-            } else {
-                Issue.record("\(mismatch)", sourceLocation: sourceLocation)
-            }
+            Issue.record("\(mismatch)", sourceLocation: sourceLocation)
         }
     }
 
