@@ -99,6 +99,11 @@ extension MosquittoSession {
                 return pollErrno == EINTR ? Pass(rc: MosquittoCode.success) : Pass(rc: MosquittoCode.errno, savedErrno: pollErrno)
             }
             if descriptors[1].revents != 0 { wakeup.reset() }
+            // A timeout with a packet queued that was not queued before the wait: whoever queued
+            // it did not wake this thread, and it waited the whole timeout (counted for tests).
+            if count == 0, socketEvents & Int16(POLLOUT) == 0, mosquitto_want_write(handle) {
+                hub.noteWriteAfterTimeout()
+            }
             return Pass(rc: MosquittoCode.success, socketMayHoldMore: descriptors[0].revents != 0)
         }
     }
@@ -136,8 +141,7 @@ extension MosquittoSession {
 /// loaded, and then no connection has an `SSL` object to ask about either.
 private enum OpenSSL {
     typealias Pending = @convention(c) (UnsafeMutableRawPointer) -> Int32
-    nonisolated(unsafe) static let pending: Pending? = {
-        // nonisolated(unsafe): written once by Swift's thread-safe lazy initialisation, then only read.
+    static let pending: Pending? = {
         guard let symbol = dlsym(nil, "SSL_pending") else { return nil }
         return unsafeBitCast(symbol, to: Pending.self)
     }()
