@@ -64,8 +64,8 @@ struct LoopTests {
         let messages = subscriber.messages
         try await subscriber.subscribe(to: "loop/tls/#", qos: .exactlyOnce)
         let received = Task { try await messages.collect(count, timeout: .seconds(60)) }
-        // Many PUBLISH packets per TLS record: the loop asks OpenSSL whether it holds more. (Bursts
-        // of QoS 2 stall in mosquitto 2.0.11 with the old loop as with this one; not tested here.)
+        // Many PUBLISH packets per TLS record: the loop asks OpenSSL whether it holds more. (QoS 2
+        // bursts lose messages in mosquitto 2.0.11 whichever loop: docs/mqtt.md, "QoS 2 bursts".)
         try await Self.publishConcurrently(publisher, count: count, topic: "loop/tls/burst")
         let payloads = try await received.value.compactMap { $0.payloadString.flatMap(Int.init) }
         #expect(payloads.count == count)
