@@ -7,7 +7,7 @@ import Glibc
 /// packet (publish, subscribe, unsubscribe) or asked the session to stop.
 ///
 /// libmosquitto wakes its own `mosquitto_loop` through an internal socket pair, which the
-/// session thread no longer waits on (`MosquittoSession.pollConnection`), so the wake-up is ours.
+/// session thread no longer waits on (`MosquittoSession+Loop.swift`), so the wake-up is ours.
 /// It is written only when the session thread has said, under the session lock, that it is
 /// about to wait (``SessionState/takeWakeRequest()``): a thread that queues a packet while the
 /// session thread is busy costs no system call, since the busy thread writes what is queued at
