@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <sys/eventfd.h>
 
 /// Turns TCP_NODELAY on (1) or off (0) for `socket`; returns setsockopt's result. Turning it on
 /// also sends at once whatever Nagle's algorithm was holding back.

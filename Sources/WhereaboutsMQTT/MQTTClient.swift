@@ -131,6 +131,10 @@ public final class MQTTClient: Sendable {
     /// it start to (``MQTTConfiguration/coalescesAcknowledgementsDuringBursts``; for tests).
     var acknowledgementCoalescing: (isOn: Bool, periods: Int) { hub.coalescing }
 
+    /// How many times a packet queued while the connection's thread waited in `poll` (a publish,
+    /// a subscription) was written only once that wait had timed out: a lost wake-up (for tests).
+    var writesAfterTimeout: Int { hub.writesAfterTimeout }
+
     /// How many operations wait for an acknowledgement right now (for tests).
     var pendingAcknowledgements: Int {
         guard let session = current.withLock({ $0 }) else { return 0 }

@@ -48,6 +48,9 @@ final class ClientHub: Sendable {
         /// it started to (`coalescesAcknowledgementsDuringBursts`; for tests and diagnostics).
         var coalescing = false
         var coalescingPeriods = 0
+        /// How many times a packet queued while the connection's thread waited was written only
+        /// after the wait timed out (`MosquittoSession+Loop.swift`; for tests and diagnostics).
+        var writesAfterTimeout = 0
         /// The subscriptions in the order they were first made.
         var subscriptions: [Subscription] = []
         /// Failed subscription attempts since the client was made, by reason
@@ -126,6 +129,16 @@ final class ClientHub: Sendable {
     /// Whether acknowledgements are being coalesced now, and how many bursts started so far.
     var coalescing: (isOn: Bool, periods: Int) {
         state.withLock { ($0.coalescing, $0.coalescingPeriods) }
+    }
+
+    /// Records that a queued packet waited out the connection thread's whole `poll` timeout.
+    func noteWriteAfterTimeout() {
+        state.withLock { $0.writesAfterTimeout += 1 }
+    }
+
+    /// How many times a queued packet waited out the connection thread's whole `poll` timeout.
+    var writesAfterTimeout: Int {
+        state.withLock { $0.writesAfterTimeout }
     }
 
     /// How many messages were delivered since the client started (wrapping).

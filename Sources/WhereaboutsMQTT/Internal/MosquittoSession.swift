@@ -16,7 +16,7 @@ import Synchronization
 /// `mosquitto_destroy`.
 ///
 /// Threads: the session's own thread makes every blocking call (connect, which may wait on DNS,
-/// and `mosquitto_loop`) and receives every callback. Other threads only make libmosquitto's
+/// and the `poll` of its loop, `MosquittoSession+Loop.swift`) and receives every callback. Other threads only make libmosquitto's
 /// non-blocking, thread-safe calls (publish, subscribe, unsubscribe, disconnect) through
 /// `start(_:...)` ("Operations" below), which counts them in ``SessionState`` so that the handle
 /// is neither reconnected nor destroyed under them. The operations, the callbacks and the thread's
@@ -34,8 +34,10 @@ import Synchronization
 /// is no lock-order cycle.
 final class MosquittoSession: @unchecked Sendable {
     // @unchecked Sendable: `handle`, a C pointer, is used only on the session thread or inside a C
-    // call that `state`'s lock admitted and counts (`SessionState.beginCall`); every other stored
-    // property is immutable and Sendable (`state` a LockedState, `operationSerials` an Atomic).
+    // call that `state`'s lock admitted and counts (`SessionState.beginCall`); `packetsHandled` is
+    // read and written only on the session thread (in libmosquitto's callbacks, which run there,
+    // and in its loop); every other stored property is immutable and Sendable (`state` a
+    // LockedState, `operationSerials` an Atomic, `wakeup` an eventfd).
     let configuration: MQTTConfiguration
     let logger: Logger
     let hub: ClientHub
@@ -50,15 +52,23 @@ final class MosquittoSession: @unchecked Sendable {
     /// section, and an atomic increment costs less than another one (the thread sanitizer
     /// follows atomics).
     private let operationSerials = Atomic<UInt64>(0)
+    /// Wakes the session thread from its `poll` when another thread queued a packet or asked it
+    /// to stop (``SessionState/takeWakeRequest()``).
+    let wakeup: SessionWakeup
+    /// How many packets libmosquitto's callbacks have reported on the session thread (a message,
+    /// an acknowledgement, a CONNACK): how the loop tells that `mosquitto_loop_read` completed a
+    /// packet (`MosquittoSession+Loop.swift`). Session thread only.
+    var packetsHandled: UInt64 = 0
 
-    /// The longest `mosquitto_loop` waits for the socket before checking for stop and timeouts.
+    /// The longest the session thread waits for the socket before checking for stop and timeouts.
     static let loopTimeoutMilliseconds: Int32 = 100
 
     private init(
-        handle: OpaquePointer, id: UInt64, configuration: MQTTConfiguration, logger: Logger,
+        handle: OpaquePointer, wakeup: SessionWakeup, id: UInt64, configuration: MQTTConfiguration, logger: Logger,
         hub: ClientHub, retriesFirstConnection: Bool
     ) {
         self.handle = handle
+        self.wakeup = wakeup
         self.id = id
         self.configuration = configuration
         self.logger = logger
@@ -71,9 +81,10 @@ final class MosquittoSession: @unchecked Sendable {
         id: UInt64, configuration: MQTTConfiguration, logger: Logger, hub: ClientHub,
         retriesFirstConnection: Bool
     ) throws(MQTTError) -> MosquittoSession {
+        let wakeup = try SessionWakeup()
         let handle = try makeHandle(configuration)
         let session = MosquittoSession(
-            handle: handle, id: id, configuration: configuration, logger: logger, hub: hub,
+            handle: handle, wakeup: wakeup, id: id, configuration: configuration, logger: logger, hub: hub,
             retriesFirstConnection: retriesFirstConnection)
         mosquitto_user_data_set(handle, Unmanaged.passUnretained(session).toOpaque())
         session.installCallbacks()
@@ -95,12 +106,17 @@ final class MosquittoSession: @unchecked Sendable {
 
     /// Asks the session to disconnect and end; returns at once (never blocks on the thread).
     ///
-    /// The session thread sends DISCONNECT itself (within `loopTimeoutMilliseconds`): calling
+    /// The session thread sends DISCONNECT itself (woken from its `poll`, or at the end of the
+    /// pass it is in): calling
     /// `mosquitto_disconnect` from here would mark the connection disconnected while the thread
     /// may still read an incoming PUBLISH, which libmosquitto then treats as a protocol error and
     /// closes the socket without DISCONNECT, so the broker would publish the will.
     func requestStop(_ reason: MQTTDisconnectReason) {
-        state.withLock { $0.requestStop(reason) }
+        let wake = state.withLock { state in
+            state.requestStop(reason)
+            return state.takeWakeRequest()
+        }
+        if wake { wakeup.signal() }
     }
 
     /// How many operations wait for an acknowledgement.
@@ -204,20 +220,23 @@ extension MosquittoSession {
         let rc = call(handle, &mid)
 
         // Ending the call wakes the session thread if it waits for the handle (`withLock`).
-        let outcome: Result<Ack, any Error>? = state.withLock { state in
+        // A packet the call queued must also wake the session thread if it waits in `poll`
+        // (`wake`): libmosquitto's own wake-up goes to a socket pair the loop does not watch.
+        let (outcome, wake): (Result<Ack, any Error>?, Bool) = state.withLock { state in
             defer { state.acks.endCall() }
             if rc == MosquittoCode.success {
                 let waiter = AckTable.Waiter(
                     continuation: continuation, operation: operation, timeout: timeout,
                     deadline: .now + timeout, stillQueuedOnGiveUp: stillQueuedOnGiveUp, serial: serial)
-                return state.acks.register(mid, waiter).map { .success($0) }
+                return (state.acks.register(mid, waiter).map { .success($0) }, state.takeWakeRequest())
             }
             // A QoS>0 publish that found no connection is still queued by libmosquitto (it got
             // an id) and is resent after a reconnect: say so, and drop its late acknowledgement.
             let queued = rc == MosquittoCode.noConnection && stillQueuedOnGiveUp && mid != 0
             if queued { state.acks.abandon(mid) }
-            return .failure(MosquittoCode.operationError(rc, topic: subject, queued: queued))
+            return (.failure(MosquittoCode.operationError(rc, topic: subject, queued: queued)), false)
         }
+        if wake { wakeup.signal() }
 
         if let outcome {
             continuation.resume(with: outcome)
@@ -239,26 +258,37 @@ private func session(_ userdata: UnsafeMutableRawPointer?) -> MosquittoSession {
 }
 
 extension MosquittoSession {
-    /// Registers the C callbacks. They run on the session thread (`mosquitto_loop`), except the
-    /// log callback, which may also run on a thread calling publish or subscribe.
+    /// Registers the C callbacks. They run on the session thread (inside `mosquitto_loop_read` or
+    /// `mosquitto_loop_write`), except the log callback, which may also run on a thread calling publish or subscribe.
     func installCallbacks() {
+        // Each callback also counts the packet for the loop (`packetsHandled`).
         mosquitto_connect_v5_callback_set(handle) { _, userdata, rc, flags, _ in
-            session(userdata).didConnect(code: rc, sessionPresent: flags & 1 != 0)
+            let owner = session(userdata)
+            owner.packetsHandled &+= 1
+            owner.didConnect(code: rc, sessionPresent: flags & 1 != 0)
         }
         mosquitto_publish_v5_callback_set(handle) { _, userdata, mid, reasonCode, _ in
-            session(userdata).didAcknowledge(mid, .published(reasonCode: reasonCode))
+            let owner = session(userdata)
+            owner.packetsHandled &+= 1
+            owner.didAcknowledge(mid, .published(reasonCode: reasonCode))
         }
         mosquitto_subscribe_v5_callback_set(handle) { _, userdata, mid, count, granted, _ in
+            let owner = session(userdata)
+            owner.packetsHandled &+= 1
             let codes = granted.map { Array(UnsafeBufferPointer(start: $0, count: Int(count))) } ?? []
-            session(userdata).didAcknowledge(mid, .subscribed(granted: codes))
+            owner.didAcknowledge(mid, .subscribed(granted: codes))
         }
         mosquitto_unsubscribe_v5_callback_set(handle) { _, userdata, mid, _ in
-            session(userdata).didAcknowledge(mid, .unsubscribed)
+            let owner = session(userdata)
+            owner.packetsHandled &+= 1
+            owner.didAcknowledge(mid, .unsubscribed)
         }
         mosquitto_message_v5_callback_set(handle) { _, userdata, message, _ in
+            let owner = session(userdata)
+            owner.packetsHandled &+= 1
             guard let message = message?.pointee, let topic = message.topic else { return }
             let payload = message.payload.map { Data(bytes: $0, count: Int(message.payloadlen)) } ?? Data()
-            session(userdata).hub.deliver(
+            owner.hub.deliver(
                 MQTTMessage(
                     topic: String(cString: topic), payload: payload,
                     qos: QoS(received: message.qos), retained: message.retain))
@@ -331,7 +361,7 @@ extension MosquittoSession {
         var mid: Int32 = 0
         let rc = mosquitto_subscribe_v5(handle, &mid, subscription.filter, Int32(subscription.qos.rawValue), 0, nil)
         if rc == MosquittoCode.success {
-            // The SUBACK comes through this thread's `mosquitto_loop`, after this registration.
+            // The SUBACK comes through this thread's loop, after this registration.
             let deadline = ContinuousClock.now + configuration.operationTimeout
             state.withLock { $0.resubscribing(mid, filter: subscription.filter, deadline: deadline) }
             logger.debug("MQTT resubscribing", metadata: ["whereabouts.mqtt.filter": "\(subscription.filter)"])
@@ -343,7 +373,7 @@ extension MosquittoSession {
         }
     }
 
-    /// Queues the waiter of `mid` to be resumed after this `mosquitto_loop` pass
+    /// Queues the waiter of `mid` to be resumed after this pass of the loop
     /// (``SessionState/acknowledged(_:_:)``), or checks the SUBACK of a subscription this thread sent.
     private func didAcknowledge(_ mid: Int32, _ ack: Ack) {
         if case .subscribed(let granted) = ack, let filter = state.withLock({ $0.resubscribed(mid) }) {
@@ -441,6 +471,8 @@ extension MosquittoSession {
         defer { if coalescing.isOn { hub.noteCoalescing(false) } }
         // Read with the deadlines' sweep at the end of each pass (one lock section, not two).
         var stopRequested = currentStopReason() != nil
+        // Whether the last pass stopped reading at its budget (`drivePass`): then no `poll` first.
+        var socketMayHoldMore = false
         while true {
             if disconnectDeadline == nil, stopRequested {
                 // Send DISCONNECT (so the broker does not publish the will) and write it at once,
@@ -454,8 +486,12 @@ extension MosquittoSession {
             // While received messages wait for their consumers to be woken, the loop waits at
             // most a millisecond for more, so that the wake-up follows within ``wakeLinger``.
             let timeout = firstUnwokenMessage == nil ? Self.loopTimeoutMilliseconds : Self.lingerLoopTimeoutMilliseconds
-            let rc = mosquitto_loop(handle, timeout, 1)
-            let loopErrno = errno
+            let pass = drivePass(
+                timeoutMilliseconds: timeout, wait: !socketMayHoldMore,
+                willWait: { state.withLock { $0.sessionThreadWillWait() } },
+                woke: { state.withLock { $0.sessionThreadWoke() } })
+            let rc = pass.rc, loopErrno = pass.savedErrno
+            socketMayHoldMore = pass.socketMayHoldMore
             // One clock reading per pass serves the wake-up, the coalescing rule and the deadlines.
             let now = ContinuousClock.now
             wakeMessageConsumersWhenDue(connectionFailed: rc != MosquittoCode.success, now: now, since: &firstUnwokenMessage)
@@ -497,7 +533,7 @@ extension MosquittoSession {
     /// are woken: 1 ms.
     static let wakeLinger = Duration.milliseconds(1)
 
-    /// `mosquitto_loop`'s timeout while messages wait for their consumers to be woken.
+    /// The loop's `poll` timeout while messages wait for their consumers to be woken.
     static let lingerLoopTimeoutMilliseconds: Int32 = 1
 
     /// Wakes waiting `messages` consumers once the first message delivered since they were last

@@ -62,7 +62,7 @@ struct SessionState {
         let dropped: [AckTable.Waiter]
     }
 
-    /// An operation libmosquitto acknowledged during the current `mosquitto_loop` pass, whose
+    /// An operation libmosquitto acknowledged during the current pass of the session's loop, whose
     /// waiter the session thread resumes once the pass has returned.
     struct Completion {
         let continuation: UnsafeContinuation<Ack, any Error>
@@ -98,6 +98,9 @@ struct SessionState {
     /// Subscriptions the session thread sent itself (restored after a connect, or retried after
     /// a refusal), by message id, with the instant their SUBACK is due.
     private var resubscriptions: [Int32: (filter: String, deadline: ContinuousClock.Instant)] = [:]
+    /// Whether the session thread waits (or is about to wait) in `poll`, so that the next thread
+    /// that queues a packet or asks it to stop must wake it (``takeWakeRequest()``).
+    private var sessionThreadWaits = false
     private var connectWaiters: [UInt64: ConnectWaiter] = [:]
     private var exitWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
     private var nextWaiterID: UInt64 = 0
@@ -189,7 +192,7 @@ struct SessionState {
 
     /// libmosquitto acknowledged `mid` (a callback on the session thread). The waiter is not
     /// resumed here but queued, and the session thread resumes every waiter acknowledged in a
-    /// `mosquitto_loop` pass after the pass (``takeCompletions(into:)``): a pass often reads
+    /// pass of its loop after the pass (``takeCompletions(into:)``): a pass often reads
     /// many PUBACKs, and resuming their tasks back to back lets the pool's worker that picks up
     /// the first find the rest queued, instead of each PUBACK waking a worker of its own.
     mutating func acknowledged(_ mid: Int32, _ ack: Ack) {
@@ -203,7 +206,7 @@ struct SessionState {
         if !completions.isEmpty { swap(&completions, &batch) }
     }
 
-    /// `mosquitto_loop` failed: the connection is gone.
+    /// The loop failed (a read, a write, the keepalive, or the socket closed): the connection is gone.
     mutating func connectionEnded() -> ConnectionEnd {
         // Their SUBACKs will not come; the next connection restores the filters anyway.
         resubscriptions.removeAll()
@@ -238,7 +241,26 @@ struct SessionState {
         return (operations, connects)
     }
 
+    /// The session thread is about to wait in `poll` for the socket or its wake-up. It then checks
+    /// for queued packets (`mosquitto_want_write`): a packet queued before this lock section is
+    /// seen there, one queued after it finds the flag set and wakes the thread.
+    mutating func sessionThreadWillWait() {
+        sessionThreadWaits = true
+    }
+
+    /// The session thread returned from `poll`: nobody needs to wake it until it waits again.
+    mutating func sessionThreadWoke() {
+        sessionThreadWaits = false
+    }
+
     // MARK: Other threads
+
+    /// Whether the caller, which has just queued a packet or asked the session to stop, must
+    /// signal the session's wake-up: true for the first caller while the session thread waits.
+    mutating func takeWakeRequest() -> Bool {
+        defer { sessionThreadWaits = false }
+        return sessionThreadWaits
+    }
 
     /// Asks the session to stop; the first reason given wins.
     mutating func requestStop(_ reason: MQTTDisconnectReason) {
