@@ -567,8 +567,9 @@ var fieldDeviceLinkerSettings: [LinkerSetting] {
         .unsafeFlags(
             [
                 "-static-stdlib",
-                // libstdc++, SQLite, libyaml and libsodium from their archives (the linker scripts in StaticLibraries):
-                // only the functions used, in the order file's order, not whole shared libraries.
+                // libstdc++, SQLite, libyaml, libsodium and libgcc's unwinder from their archives (the linker
+                // scripts in StaticLibraries): only the functions used, in the order file's order, not whole
+                // shared libraries.
                 "-L\(Context.packageDirectory)/Sources/whereabouts-pub/StaticLibraries",
                 // FoundationEssentials' own static dependencies, which swiftc adds only when the
                 // modules were compiled for a static stdlib (SwiftPM's --static-swift-stdlib). No
