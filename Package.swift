@@ -91,6 +91,10 @@ let package = Package(
         ),
         .target(name: "OwnTracksCrypto", dependencies: ["CSodium", "SystemSupport"]),
 
+        // glibc's <malloc.h> (mallopt), which the Glibc module does not export: the publisher
+        // keeps to one malloc arena (Sources/whereabouts-pub/Entry.swift). Nothing to link.
+        .systemLibrary(name: "CMalloc"),
+
         // MARK: Subscriber: circles file, ingest, circle views (issue 5).
         .target(
             name: "Subscriber",
@@ -248,6 +252,7 @@ let package = Package(
                 "WhereaboutsMQTT",
                 "Publisher",
                 "PolicyOptions",
+                "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -562,8 +567,9 @@ var fieldDeviceLinkerSettings: [LinkerSetting] {
         .unsafeFlags(
             [
                 "-static-stdlib",
-                // libstdc++, SQLite, libyaml and libsodium from their archives (the linker scripts in StaticLibraries):
-                // only the functions used, in the order file's order, not whole shared libraries.
+                // libstdc++, SQLite, libyaml, libsodium and libgcc's unwinder from their archives (the linker
+                // scripts in StaticLibraries): only the functions used, in the order file's order, not whole
+                // shared libraries.
                 "-L\(Context.packageDirectory)/Sources/whereabouts-pub/StaticLibraries",
                 // FoundationEssentials' own static dependencies, which swiftc adds only when the
                 // modules were compiled for a static stdlib (SwiftPM's --static-swift-stdlib). No
