@@ -30,6 +30,22 @@ enum BacklogRig {
             """.write(to: track, atomically: true, encoding: .utf8)
         return track
     }
+
+    /// A track of `points` fixes one second apart, moving east, from `firstTST` (after any backlog
+    /// written here): replayed at 10× with a report every second of it, it keeps the publisher
+    /// publishing for `points / 10` seconds, so a broker frozen at any moment of that time holds a
+    /// publish of it, however far the backlog's drain had gone.
+    static func movingTrack(in folder: URL, points: Int, firstTST: Int) throws -> URL {
+        let track = folder.appendingPathComponent("moving.gpx")
+        let format = ISO8601DateFormatter()
+        var gpx = #"<?xml version="1.0"?><gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>"#
+        for i in 0..<points {
+            let time = format.string(from: Date(timeIntervalSince1970: Double(firstTST + i)))
+            gpx += #"<trkpt lat="52.0" lon="\#(-8.0 + Double(i) * 0.0001)"><time>\#(time)</time></trkpt>"#
+        }
+        try (gpx + "</trkseg></trk></gpx>").write(to: track, atomically: true, encoding: .utf8)
+        return track
+    }
 }
 
 /// The real whereabouts-pub started on a backlog of `count` reports, with a recorder on the broker.
@@ -42,18 +58,34 @@ struct BacklogRun {
     let count: Int
     let firstTST = 1_700_000_000
 
+    /// What the publisher replays beside the backlog.
+    enum Track {
+        /// One fix older than the backlog: it adds nothing, and the publisher exits once drained.
+        case stale
+        /// ``BacklogRig/movingTrack(in:points:firstTST:)`` at 10×, a report per second of it: the
+        /// publisher keeps publishing until the track ends or it is stopped.
+        case moving(points: Int)
+    }
+
     /// Writes the backlog for `user`'s `tracker`, starts the recorder and then the publisher with
-    /// the common flags and `arguments` (a window, timeouts).
-    init(broker: Broker, user: String, count: Int, arguments: [String]) async throws {
+    /// the common flags, `track` and `arguments` (a window, timeouts).
+    init(broker: Broker, user: String, count: Int, track: Track = .stale, arguments: [String]) async throws {
         directory = try TestPaths.makeTemporaryDirectory(prefix: "pub-backlog")
         outboxPath = directory.appendingPathComponent("o.sqlite").path
         topic = "owntracks/\(user)/tracker"
         self.count = count
         try await BacklogRig.writeBacklog(at: outboxPath, topic: topic, count: count, firstTST: firstTST)
-        let track = try BacklogRig.staleTrack(in: directory)
+        let replay: [String]
+        switch track {
+        case .stale:
+            replay = ["--source", "gpx:\(try BacklogRig.staleTrack(in: directory).path)", "--replay-speed", "max"]
+        case .moving(let points):
+            let file = try BacklogRig.movingTrack(in: directory, points: points, firstTST: firstTST + count + 100)
+            replay = ["--source", "gpx:\(file.path)", "--replay-speed", "10x", "--policy", "interval", "--interval", "1"]
+        }
         recorder = try await Recorder(broker: broker)
-        publisher = try PublisherProcess(arguments: [
-            "--source", "gpx:\(track.path)", "--replay-speed", "max", "--user", user, "--device", "tracker",
+        publisher = try PublisherProcess(arguments: replay + [
+            "--user", user, "--device", "tracker",
             "--broker", "mqtt://\(broker.host):\(broker.port)", "--outbox", outboxPath,
             "--power-supply-path", directory.path,
         ] + arguments, logFile: directory.appendingPathComponent("pub.log"))

@@ -16,10 +16,12 @@ struct StalledBrokerResendTests {
     func noWindowResentPerTimeout() async throws {
         let broker = try await Broker.start()
         let maxInFlight = 20
-        let run = try await BacklogRun(broker: broker, user: "cleo", count: 3000, arguments: [
+        // The moving track keeps reports coming (60 s of them), so the freeze catches publishes in
+        // flight even if the backlog's drain ended before it: a race that had failed a loaded run.
+        let run = try await BacklogRun(broker: broker, user: "cleo", count: 3000, track: .moving(points: 600), arguments: [
             "--max-in-flight", "\(maxInFlight)", "--drain-timeout", "60",
         ])
-        let (recorder, pub, count) = (run.recorder, run.publisher, run.count)
+        let (recorder, pub) = (run.recorder, run.publisher)
         try await recorder.waitUntil("the first report", timeout: .seconds(30)) { !$0.isEmpty }
         await broker.pause()
         // The first window times out after the publish timeout (10 s) with the TCP connection up.
@@ -29,19 +31,23 @@ struct StalledBrokerResendTests {
         // keep-alive (30 s), so the connection never drops.
         try await Task.sleep(for: .seconds(13))
         await broker.resume()
+        // Stopped, it drains what is left (within --drain-timeout) and exits 0.
+        try await pub.waitForLog("The held publishes were settled; sending again.", timeout: .seconds(60))
+        pub.signal(SIGTERM)
         #expect(try await pub.waitForExit(timeout: .seconds(120)) == 0, "\(pub.log)")
         try await run.waitForEveryReport()
         let received = recorder.locations(on: Self.topic)
-        #expect(Set(received.map(\.message.tst)) == run.everyTST, "every report arrived")
+        let distinct = Set(received.map(\.message.tst))
+        #expect(distinct.isSuperset(of: run.everyTST), "every backlog report arrived")
         // Each PUBLISH the broker received was forwarded to the recorder once. Only the window that
         // timed out may go out twice (its late PUBACK clears it, then the drainer resends it).
-        #expect(received.count <= count + maxInFlight,
-                "\(received.count) PUBLISHes for \(count) reports: \(received.count - count) copies")
+        let copies = received.count - distinct.count
+        #expect(copies <= maxInFlight, "\(received.count) PUBLISHes for \(distinct.count) reports: \(copies) copies")
         // The wait is told in the log, and its end.
         #expect(pub.log.contains("waiting for their acknowledgement before sending again"), "\(pub.log)")
         #expect(pub.log.contains("The held publishes were settled; sending again."), "\(pub.log)")
         #expect(try run.outboxDepth() == 0, "every acknowledged row was deleted")
-        print("stalled broker: \(received.count) PUBLISHes for \(count) reports (\(received.count - count) copies)")
+        print("stalled broker: \(received.count) PUBLISHes for \(distinct.count) reports (\(copies) copies)")
         await recorder.stop()
         await broker.stop()
     }
@@ -49,7 +55,7 @@ struct StalledBrokerResendTests {
     @Test("--publish-timeout sets how long a publish waits for its PUBACK: 2 s, not the default 10 s, before the drainer counts it failed; every report still arrives")
     func publishTimeoutOption() async throws {
         let broker = try await Broker.start()
-        let run = try await BacklogRun(broker: broker, user: "cleo", count: 3000, arguments: [
+        let run = try await BacklogRun(broker: broker, user: "cleo", count: 3000, track: .moving(points: 600), arguments: [
             "--max-in-flight", "20", "--drain-timeout", "60", "--publish-timeout", "2",
         ])
         let (recorder, pub) = (run.recorder, run.publisher)
@@ -62,9 +68,11 @@ struct StalledBrokerResendTests {
         // would fail about 10 s after it.
         #expect(waited < .seconds(7), "the first publish failed \(waited) after the broker froze")
         await broker.resume()
+        // Stopped, it drains what is left (within --drain-timeout) and exits 0.
+        pub.signal(SIGTERM)
         #expect(try await pub.waitForExit(timeout: .seconds(120)) == 0, "\(pub.log)")
         try await run.waitForEveryReport()
-        #expect(Set(recorder.locations(on: Self.topic).map(\.message.tst)) == run.everyTST)
+        #expect(Set(recorder.locations(on: Self.topic).map(\.message.tst)).isSuperset(of: run.everyTST))
         #expect(try run.outboxDepth() == 0)
         await recorder.stop()
         await broker.stop()
