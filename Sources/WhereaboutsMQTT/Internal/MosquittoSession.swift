@@ -257,35 +257,33 @@ private func session(_ userdata: UnsafeMutableRawPointer?) -> MosquittoSession {
     return Unmanaged<MosquittoSession>.fromOpaque(userdata).takeUnretainedValue()
 }
 
+/// The session behind `userdata`, once it has counted the packet its callback reports: how the
+/// loop tells that `mosquitto_loop_read` completed one (`packetsHandled`). Session thread only.
+private func sessionCountingPacket(_ userdata: UnsafeMutableRawPointer?) -> MosquittoSession {
+    let owner = session(userdata)
+    owner.packetsHandled &+= 1
+    return owner
+}
+
 extension MosquittoSession {
     /// Registers the C callbacks. They run on the session thread (inside `mosquitto_loop_read` or
     /// `mosquitto_loop_write`), except the log callback, which may also run on a thread calling publish or subscribe.
     func installCallbacks() {
-        // Each callback also counts the packet for the loop (`packetsHandled`).
         mosquitto_connect_v5_callback_set(handle) { _, userdata, rc, flags, _ in
-            let owner = session(userdata)
-            owner.packetsHandled &+= 1
-            owner.didConnect(code: rc, sessionPresent: flags & 1 != 0)
+            sessionCountingPacket(userdata).didConnect(code: rc, sessionPresent: flags & 1 != 0)
         }
         mosquitto_publish_v5_callback_set(handle) { _, userdata, mid, reasonCode, _ in
-            let owner = session(userdata)
-            owner.packetsHandled &+= 1
-            owner.didAcknowledge(mid, .published(reasonCode: reasonCode))
+            sessionCountingPacket(userdata).didAcknowledge(mid, .published(reasonCode: reasonCode))
         }
         mosquitto_subscribe_v5_callback_set(handle) { _, userdata, mid, count, granted, _ in
-            let owner = session(userdata)
-            owner.packetsHandled &+= 1
             let codes = granted.map { Array(UnsafeBufferPointer(start: $0, count: Int(count))) } ?? []
-            owner.didAcknowledge(mid, .subscribed(granted: codes))
+            sessionCountingPacket(userdata).didAcknowledge(mid, .subscribed(granted: codes))
         }
         mosquitto_unsubscribe_v5_callback_set(handle) { _, userdata, mid, _ in
-            let owner = session(userdata)
-            owner.packetsHandled &+= 1
-            owner.didAcknowledge(mid, .unsubscribed)
+            sessionCountingPacket(userdata).didAcknowledge(mid, .unsubscribed)
         }
         mosquitto_message_v5_callback_set(handle) { _, userdata, message, _ in
-            let owner = session(userdata)
-            owner.packetsHandled &+= 1
+            let owner = sessionCountingPacket(userdata)
             guard let message = message?.pointee, let topic = message.topic else { return }
             let payload = message.payload.map { Data(bytes: $0, count: Int(message.payloadlen)) } ?? Data()
             owner.hub.deliver(
