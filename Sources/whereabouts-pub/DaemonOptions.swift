@@ -1,5 +1,6 @@
 import ArgumentParser
 import CommandLineDialect
+import CommandLineSupport
 import WhereaboutsCore
 
 /// The outbox, profiles, battery, metrics and logging.
@@ -15,10 +16,7 @@ struct DaemonOptions: ParsableArguments {
     @Option(help: ArgumentHelp("How many seconds a shutdown may spend publishing what is left in the outbox.", valueName: "seconds"))
     var drainTimeout: Double = 10
 
-    @Option(help: ArgumentHelp(
-        "How many seconds one publish may wait for the broker's acknowledgement before the drainer counts it failed and waits for it (1 to 3600). Raise it on links with long delays, e.g. satellite.",
-        valueName: "seconds"))
-    var publishTimeout: Double = 10
+    @OptionGroup var publishTimeout: PublishTimeoutOption
 
     @Option(help: ArgumentHelp(
         "How many outbox reports may be published and awaiting the broker's acknowledgement at once (1 sends one at a time).",
@@ -63,7 +61,6 @@ struct DaemonOptions: ParsableArguments {
         ConfigKey("outbox", .string),
         ConfigKey("outbox-max", .integer),
         ConfigKey("drain-timeout", .number),
-        ConfigKey("publish-timeout", .number),
         ConfigKey("max-in-flight", .integer),
         ConfigKey("receipt-timeout", .number),
         .word("profile", MonitoringMode.self),
@@ -73,5 +70,5 @@ struct DaemonOptions: ParsableArguments {
         ConfigKey("power-supply-path", .string),
         ConfigKey("metrics-port", .integer),
         ConfigKey("metrics-address", .string),
-    ] + LoggingOptions.configKeys
+    ] + PublishTimeoutOption.configKeys + LoggingOptions.configKeys
 }

@@ -56,9 +56,6 @@ extension WhereaboutsPub {
         guard daemon.drainTimeout.isFinite, daemon.drainTimeout >= 0 else {
             throw ValidationError("--drain-timeout must be zero or a positive number of seconds.")
         }
-        guard daemon.publishTimeout.isFinite, (1...3600).contains(daemon.publishTimeout) else {
-            throw ValidationError("--publish-timeout must be 1 to 3600 seconds (default 10), not \(daemon.publishTimeout).")
-        }
         guard (1...1000).contains(daemon.maxInFlight) else {
             throw ValidationError("--max-in-flight must be between 1 and 1000, not \(daemon.maxInFlight).")
         }
@@ -83,7 +80,7 @@ extension WhereaboutsPub {
         settings.card = try owntracks.card(tid: tid)
         settings.heartbeat = publication.heartbeat
         settings.receiptTimeout = .milliseconds(Int64(daemon.receiptTimeout * 1000))
-        settings.publishTimeout = .milliseconds(Int64(daemon.publishTimeout * 1000))
+        settings.publishTimeout = daemon.publishTimeout.duration
         settings.receipts = publication.receipts
         // NATS acknowledges a QoS 1 message before its streams store it (RecentAcknowledgements).
         if broker.brokerKind == .nats { settings.acknowledgementGrace = .seconds(5) }

@@ -79,6 +79,7 @@ extension RunCommand {
             circlesPath: self.circles, statusPath: Self.statusPath(stateFile, clientID: mqtt.clientID))
         configuration.brokerKind = brokerOptions.brokerKind
         configuration.receipts = receipts
+        configuration.publishTimeout = publishTimeout.duration
         // NATS makes each QoS 1 subscription a JetStream consumer: two wildcards, not two per member.
         if brokerOptions.brokerKind == .nats { configuration.subscription = .wildcard }
         let retention = HistoryRetention(days: historyDays, circleDays: circleDays, maxBytes: historyMaxMb.map { $0 * 1_048_576 })

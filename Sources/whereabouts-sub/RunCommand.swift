@@ -41,6 +41,8 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var prefixes: TopicPrefixOptions
 
+    @OptionGroup var publishTimeout: PublishTimeoutOption
+
     @Option(help: "Publish each circle's view at most once per this many seconds, and only when it changed.")
     var viewInterval: Double = 1
 
@@ -161,7 +163,8 @@ struct RunCommand: AsyncParsableCommand {
         ConfigKey("history-max-mb", .integer),
         ConfigKey("shard", .string),
         ConfigKey("receipts", .boolean),
-    ] + BrokerOptions.configKeys + DashboardOptions.configKeys + TopicPrefixOptions.configKeys + LoggingOptions.configKeys
+    ] + BrokerOptions.configKeys + PublishTimeoutOption.configKeys + DashboardOptions.configKeys + TopicPrefixOptions.configKeys
+        + LoggingOptions.configKeys
         + DashboardInviteOptions.configKeys + PlaceRuleOptions.configKeys
 
     func validate() throws {

@@ -16,6 +16,8 @@ struct ReceiptSender<Connection: BrokerConnection> {
     /// At most how often a device's receipt is retained (``SubscriberConfiguration/receiptRetainInterval``);
     /// `nil`: every receipt is.
     var retainInterval: Duration? = nil
+    /// How long one receipt's publish may wait for the broker (``SubscriberConfiguration/publishTimeout``).
+    var publishTimeout: Duration = .seconds(10)
     /// Tickets up to this value are durable (history committed, status file written, or all).
     let durableThrough: @Sendable () -> Int
     let logger: Logger
@@ -61,7 +63,7 @@ struct ReceiptSender<Connection: BrokerConnection> {
                 let payload = Self.encode(ReceiptMessage(epoch: receipt.epoch, seq: receipt.seq, tst: now))
                 let retain = retainable(receipt.member)
                 do {
-                    try await connection.publish(to: topic(receipt.member), payload: payload, qos: qos, retain: retain, timeout: .seconds(10))
+                    try await connection.publish(to: topic(receipt.member), payload: payload, qos: qos, retain: retain, timeout: publishTimeout)
                     if retainInterval != nil {
                         if retain {
                             retainedAt[receipt.member] = instant
@@ -93,7 +95,7 @@ struct ReceiptSender<Connection: BrokerConnection> {
         var failures = 0
         for member in members where !ledger.hasAnswered(member) {
             do {
-                try await connection.publish(to: topic(member), payload: payload, qos: qos, retain: true, timeout: .seconds(10))
+                try await connection.publish(to: topic(member), payload: payload, qos: qos, retain: true, timeout: publishTimeout)
             } catch {
                 failures += 1
             }
@@ -115,7 +117,7 @@ struct ReceiptSender<Connection: BrokerConnection> {
         for member in members {
             ledger.forget(member)
             do {
-                try await connection.publish(to: topic(member), payload: Data(), qos: qos, retain: true, timeout: .seconds(10))
+                try await connection.publish(to: topic(member), payload: Data(), qos: qos, retain: true, timeout: publishTimeout)
             } catch {
                 logger.warning("Could not clear a removed member's receipt.", metadata: [
                     "whereabouts.member": "\(member)", "whereabouts.error": "\(error)",

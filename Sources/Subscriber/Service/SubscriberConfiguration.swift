@@ -32,6 +32,9 @@ package struct SubscriberConfiguration: Sendable {
     var receiptID: String?
     /// Whether ``SubscriberApp`` confirms receipts (with the client id as ``receiptID``). Default true.
     package var receipts: Bool = true
+    /// How long one publish (a view, an event, a receipt) may wait for the broker's
+    /// acknowledgement before it counts as failed and is sent again (`--publish-timeout`). Default 10 s.
+    package var publishTimeout: Duration = .seconds(10)
 
     /// How the subscriber subscribes to the members' topics.
     package enum Subscription: Sendable, Hashable {

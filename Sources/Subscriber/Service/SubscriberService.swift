@@ -56,7 +56,8 @@ package struct SubscriberService<Connection: BrokerConnection>: Service {
         }
         return ReceiptSender(
             ledger: receipts, connection: connection, subscriberID: id, qos: configuration.receiptQoS,
-            retainInterval: configuration.receiptRetainInterval, durableThrough: durable, logger: logger)
+            retainInterval: configuration.receiptRetainInterval, publishTimeout: configuration.publishTimeout,
+            durableThrough: durable, logger: logger)
     }
 
     /// Subscribes and runs ingest, view publishing and reloading until graceful shutdown.

@@ -104,7 +104,7 @@ struct ViewPublisher<Connection: BrokerConnection> {
     @discardableResult
     private func send(to topic: String, retain: Bool, circle: String, qos: QoS? = nil, payload: () throws -> Data) async -> Bool {
         do {
-            try await connection.publish(to: topic, payload: try payload(), qos: qos ?? configuration.qos, retain: retain, timeout: nil)
+            try await connection.publish(to: topic, payload: try payload(), qos: qos ?? configuration.qos, retain: retain, timeout: configuration.publishTimeout)
             return true
         } catch {
             store.metrics.publishFailed()
