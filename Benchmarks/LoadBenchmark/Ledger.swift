@@ -13,6 +13,8 @@ final class Ledger: Sendable {
         var resent = 0
         var newestShown: [Int]
         var latencies: [Double] = []
+        /// Each timed report's sending instant, beside its latency in ``latencies``.
+        var timedAt: [ContinuousClock.Instant] = []
         var sent = 0
         var acknowledged = 0
     }
@@ -91,7 +93,10 @@ final class Ledger: Sendable {
         state.withLock { state in
             for (index, tst) in shown where tst > state.newestShown[index] {
                 state.newestShown[index] = tst
-                if let sent = state.sentAt[index].removeValue(forKey: tst) { state.latencies.append((now - sent).seconds * 1000) }
+                if let sent = state.sentAt[index].removeValue(forKey: tst) {
+                    state.latencies.append((now - sent).seconds * 1000)
+                    state.timedAt.append(sent)
+                }
             }
         }
     }
@@ -144,6 +149,24 @@ final class Ledger: Sendable {
             let sorted = state.latencies.sorted()
             func percentile(_ p: Double) -> Double { sorted.isEmpty ? .nan : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] }
             return (state.sent, state.acknowledged, sorted.count, lost, percentile(0.5), percentile(0.99))
+        }
+    }
+
+    /// Where in the run the latency's tail sits: per `window` of sending time from `start`, the
+    /// timed reports, their p99 and the largest, as "0-5 s 1,234 p99 120 max 900 ms; ...".
+    func latencyProfile(from start: ContinuousClock.Instant, window: Duration) -> String {
+        state.withLock { state in
+            var buckets: [Int: [Double]] = [:]
+            for (sent, ms) in zip(state.timedAt, state.latencies) {
+                let index = Int(max(0, (sent - start) / window))
+                buckets[index, default: []].append(ms)
+            }
+            let width = Int(window.components.seconds)
+            return buckets.keys.sorted().map { index in
+                let sorted = buckets[index, default: []].sorted()
+                let p99 = sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))]
+                return "\(index * width)-\((index + 1) * width) s \(sorted.count) p99 \(Int(p99)) max \(Int(sorted.last ?? 0)) ms"
+            }.joined(separator: "; ")
         }
     }
 

@@ -128,6 +128,7 @@ struct LoadBenchmark: AsyncParsableCommand {
                 if let jetStream = r.jetStream { Self.say("<!-- JetStream, \(r.label): \(jetStream) -->") }
                 if let node = r.nodeDiagnostics { Self.say("<!-- killed node, \(r.label): \(node) -->") }
                 if let missed = r.missedViews { Self.say("<!-- views lost, \(r.label): \(missed) -->") }
+                Self.say("<!-- latency by sending time, \(r.label): \(r.latencyProfile) -->")
             } catch {
                 Self.say("| \(run.broker.rawValue) \(run.devices) | failed: \(error) |")
             }

@@ -62,6 +62,8 @@ struct LoadRun {
         var missedViews: String?
         /// With a node killed and not current in time: when it was, and where its logs were kept.
         var nodeDiagnostics: String? = nil
+        /// The latency per 5 s of sending time (``Ledger/latencyProfile(from:window:)``): where the tail sits.
+        var latencyProfile: String = ""
     }
 
     /// What a run started, so that a run that fails half-way stops it all: left running, one
@@ -313,7 +315,7 @@ struct LoadRun {
             brokerCPUPercent: Double(brokerAfter - brokerBefore) / ticks / runSeconds * 100,
             connectSeconds: connectSeconds, nodeCurrentSeconds: nodeNotCurrent ? .infinity : nodeCurrent?.seconds,
             loadAverages: (loadAtStart, loadAtEnd), jetStream: jetStream, missedViews: missedViews,
-            nodeDiagnostics: nodeDiagnostics)
+            nodeDiagnostics: nodeDiagnostics, latencyProfile: ledger.latencyProfile(from: started, window: .seconds(5)))
     }
 
     /// Every retained circle view a fresh clean session on `port` gets when it subscribes (QoS 0),
