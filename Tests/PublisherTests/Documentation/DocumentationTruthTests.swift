@@ -202,7 +202,7 @@ struct DocumentationTruthTests {
         var description: String { "\(file):\(line): \(problem)" }
     }
 
-    private static func report(_ mismatches: [Mismatch], sourceLocation: SourceLocation = #_sourceLocation) {
+    static func report(_ mismatches: [Mismatch], sourceLocation: SourceLocation = #_sourceLocation) {
         for mismatch in mismatches {
             Issue.record("\(mismatch)", sourceLocation: sourceLocation)
         }
