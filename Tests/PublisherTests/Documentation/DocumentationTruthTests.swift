@@ -8,8 +8,8 @@ import WhereaboutsTestSupport
 /// is registered in Sources, every repository path and Swift file cited exists, every test suite
 /// or test cited as proof exists in Tests, and every `Type.member` cited of one of our types names
 /// a member that exists. Every YAML block of the docs and every examples/*.yaml is read by the
-/// program that reads such a file (DocumentationYAMLKeysTests.swift), and the keys
-/// examples/publisher.yaml sets have --help's defaults (DocumentationExampleDefaultsTests.swift).
+/// program that reads such a file (DocumentationYAMLKeys.swift), and the keys
+/// examples/publisher.yaml sets have --help's defaults (DocumentationExampleDefaults.swift).
 /// A failure names the file, the line and what is wrong.
 ///
 /// It lives in PublisherTests because that target already runs the built programs and reads
