@@ -7,7 +7,10 @@ import WhereaboutsTestSupport
 /// subcommand) or whereabouts-eval is in that program's `--help`, every `whereabouts_...` metric
 /// is registered in Sources, every repository path and Swift file cited exists, every test suite
 /// or test cited as proof exists in Tests, and every `Type.member` cited of one of our types names
-/// a member that exists. A failure names the file, the line and what is wrong.
+/// a member that exists. Every YAML block of the docs and every examples/*.yaml is read by the
+/// program that reads such a file (DocumentationYAMLKeys.swift), and the keys
+/// examples/publisher.yaml sets have --help's defaults (DocumentationExampleDefaults.swift).
+/// A failure names the file, the line and what is wrong.
 ///
 /// It lives in PublisherTests because that target already runs the built programs and reads
 /// repository files; whereabouts-sub is found beside the test binary like SubscriberTests does.
@@ -202,7 +205,7 @@ struct DocumentationTruthTests {
         var description: String { "\(file):\(line): \(problem)" }
     }
 
-    private static func report(_ mismatches: [Mismatch], sourceLocation: SourceLocation = #_sourceLocation) {
+    static func report(_ mismatches: [Mismatch], sourceLocation: SourceLocation = #_sourceLocation) {
         for mismatch in mismatches {
             Issue.record("\(mismatch)", sourceLocation: sourceLocation)
         }
