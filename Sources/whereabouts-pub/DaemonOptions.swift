@@ -28,8 +28,10 @@ struct DaemonOptions: ParsableArguments {
         valueName: "seconds"))
     var receiptTimeout: Double = 30
 
-    @Option(help: "The profile to start in: active (the configured policy) or significant (at least 500 m and 5 min between reports).")
-    var profile: MonitoringMode = .active
+    // Optional, with its default in the text: ArgumentParser would show an `Int`-backed
+    // enumeration's default as its raw value ("default: 2").
+    @Option(help: "The profile to start in (default: active):")
+    var profile: MonitoringMode?
 
     @Option(help: ArgumentHelp("The battery level in percent at or below which the significant profile is forced while unplugged.", valueName: "percent"))
     var batteryLow: Int = 20

@@ -92,7 +92,7 @@ extension WhereaboutsPub {
         var launch = PublisherLaunch(
             settings: settings, source: sourceSpec, mqtt: mqtt,
             outboxPath: outboxPath,
-            outboxMax: daemon.outboxMax, initialProfile: daemon.profile,
+            outboxMax: daemon.outboxMax, initialProfile: daemon.profile ?? .active,
             lowBattery: LowBatteryRule(threshold: daemon.batteryLow, hysteresis: daemon.batteryHysteresis),
             batteryInterval: .milliseconds(Int64(daemon.batteryInterval * 1000)), powerSupplyPath: daemon.powerSupplyPath,
             metricsPort: daemon.metricsPort, metricsAddress: daemon.metricsAddress, logLevel: daemon.logging.logLevel,

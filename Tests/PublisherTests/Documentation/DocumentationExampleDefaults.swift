@@ -6,25 +6,20 @@ import WhereaboutsTestSupport
 /// the example sets (not commented out) whose flag shows a default in `whereabouts-pub --help` has
 /// that default, so a changed default makes the example fail here rather than mislead.
 extension DocumentationTruthTests {
-    /// Keys whose `--help` default is not shown as the value a config file takes, with why.
-    static let helpDefaultsNotComparable: [String: String] = [
-        "profile": "--help shows MonitoringMode's raw value (default: 2) rather than its name, active",
-    ]
-
     @Test("examples/publisher.yaml gives each key it sets the default whereabouts-pub --help shows")
     func publisherExampleHasDefaults() async throws {
         let executable = try #require(TestPaths.builtExecutable(named: "whereabouts-pub"), "whereabouts-pub is not built")
         let help = try await ToolRun.run(executable.path, ["--help-hidden"])
         #expect(help.status == 0, "\(help.stderr)")
         let defaults = Self.helpDefaults(help.stdout)
-        #expect(defaults["outbox-max"] == "100000" && defaults["retain"] == "--retain", "\(defaults)")
+        #expect(defaults["outbox-max"] == "100000" && defaults["retain"] == "--retain" && defaults["profile"] == "active", "\(defaults)")
         let path = "examples/publisher.yaml"
         let text = try String(contentsOf: Self.root.appendingPathComponent(path), encoding: .utf8)
         var mismatches: [Mismatch] = []
         var compared = 0
         for (index, line) in text.components(separatedBy: "\n").enumerated() {
             guard let match = Self.captures(Self.topLevelKeyPattern, in: line).first, let key = match[0],
-                  let shown = defaults[key], Self.helpDefaultsNotComparable[key] == nil else { continue }
+                  let shown = defaults[key] else { continue }
             let value = (match[1] ?? "").components(separatedBy: " #")[0].trimmingCharacters(in: .whitespaces)
             compared += 1
             if !Self.isSameSetting(value, shown, key: key) {
