@@ -9,6 +9,19 @@ import WhereaboutsTestSupport
 /// the keepalive and an operation's timeout (`MosquittoSession.pollTimeout`).
 @Suite("An idle connection's thread")
 struct IdleLoopTests {
+    /// When mosquitto received each packet from `clientID` (its CONNECT included), in the
+    /// Unix seconds its log stamps lines with.
+    private static func clientPacketStamps(in broker: Broker, clientID: String) -> [Int] {
+        let log = (try? String(contentsOf: broker.logFile, encoding: .utf8)) ?? ""
+        return log.split(separator: "\n").compactMap { line -> Int? in
+            // "Received PINGREQ from id", "Received PUBLISH from id (d0, ...)", "New client connected from ... as id (p2, ...)."
+            let received = line.contains(": Received ") && (line.hasSuffix(" from \(clientID)") || line.contains(" from \(clientID) ("))
+            let fromClient = received || (line.contains(": New client connected from ") && line.contains(" as \(clientID) "))
+            guard fromClient, let colon = line.firstIndex(of: ":") else { return nil }
+            return Int(line[..<colon])
+        }
+    }
+
     @Test("An idle connected client's thread waits for seconds at a time, not 100 ms")
     func idleThreadSleeps() async throws {
         let broker = try await Broker.start()
@@ -58,6 +71,13 @@ struct IdleLoopTests {
             #expect(!log.contains("Client \(clientID) has exceeded timeout"), "\(broker.logTail())")
             // Still a working connection, not only a state.
             try await client.publish(to: "idle/after", payload: "1", qos: .atLeastOnce, timeout: .seconds(5))
+            // mosquitto 2.0.11 is not strict about the limit, so check the client kept it: from
+            // the CONNECT to the PUBLISH just sent, no gap between packets it received from the
+            // client (mosquitto's log stamps, whole seconds) may reach 1.5 keepalives. Waking
+            // every quarter keepalive, the PINGREQ leaves 5 to 6.25 s after the last packet.
+            let stamps = Self.clientPacketStamps(in: broker, clientID: clientID)
+            let gaps = zip(stamps.dropFirst(), stamps).map { $0 - $1 }
+            #expect(stamps.count >= 3 && gaps.allSatisfy { $0 <= 7 }, "client packets at \(stamps): gaps \(gaps)")
         }
         await broker.stop()
     }
@@ -90,5 +110,38 @@ struct IdleLoopTests {
             await broker.resume()
         }
         await broker.stop()
+    }
+
+    @Test("A publish still waiting when the connection drops times out on time during a long backoff")
+    func operationTimeoutDuringBackoff() async throws {
+        let broker = try await Broker.start()
+        // An 8 s backoff: the thread's wait between connections must end at the publish's
+        // timeout, not at the next attempt.
+        let client = broker.client("idle-backoff") {
+            $0.keepAlive = .seconds(30)
+            $0.reconnect = MQTTReconnectPolicy(initialDelay: .seconds(8), maximumDelay: .seconds(8), jitter: 0)
+        }
+        try await client.connect()
+        await broker.pause()  // the PUBLISH is written but never answered
+        let timeout = Duration.seconds(3)
+        let started = ContinuousClock.now
+        let publish = Task { () -> String in
+            do {
+                try await client.publish(to: "idle/backoff", payload: "1", qos: .atLeastOnce, timeout: timeout)
+                return "no error"
+            } catch MQTTError.timedOut(.publish, _, _) {
+                return "timed out"
+            } catch {
+                return "\(error)"
+            }
+        }
+        try await Task.sleep(for: .milliseconds(500))  // the publish is on its way
+        await broker.kill()  // the connection drops; QoS 1 stays queued, its caller waiting
+        try await client.waitForState(timeout: .seconds(5), "reconnecting") { $0.isReconnecting }
+        let outcome = await publish.value
+        let elapsed = ContinuousClock.now - started
+        #expect(outcome == "timed out")
+        #expect(elapsed >= timeout && elapsed < timeout + .milliseconds(750), "timed out after \(elapsed)")
+        await client.disconnect()
     }
 }
