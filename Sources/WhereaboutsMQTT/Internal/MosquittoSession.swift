@@ -563,10 +563,12 @@ extension MosquittoSession {
     /// write, a stop request or a deadline that another thread sets meanwhile wakes the thread
     /// through `wakeup` (``SessionState/takeWakeRequest()``).
     ///
-    /// Measured (2026-11-28, `/proc/PID/task/*/status` `voluntary_ctxt_switches` of an idle
-    /// `whereabouts-pub` with no fix for 10 minutes, over 30 s): with the loop's former fixed
-    /// 100 ms timeout each connection thread woke about 9 times a second; with this timeout and
-    /// the default 30 s keepalive, about once every 7.5 s (docs/mqtt.md, "The connection's loop").
+    /// Measured (2026-11-28, `voluntary_ctxt_switches` in `/proc/PID/task/*/status` of an idle
+    /// `whereabouts-pub` with no fix, over 30 s, debug builds side by side): with the loop's
+    /// former fixed 100 ms timeout each connection thread woke 9.5-9.8 times a second; with this
+    /// timeout and the default 30 s keepalive 0.13-0.17 times (every 7.5 s, and for the
+    /// PINGRESP). docs/mqtt.md, "The connection's loop"; docs/publisher.md, "Wake-ups of an idle
+    /// device".
     private func pollTimeout(
         due: SessionState.Due, lingering: Bool, coalescing: Bool, connackDeadline: ContinuousClock.Instant,
         disconnectDeadline: ContinuousClock.Instant?, nextSubscriptionCheck: ContinuousClock.Instant
@@ -583,8 +585,8 @@ extension MosquittoSession {
         if due.connected {
             // Both are handled only by the subscription check, which runs at most every
             // `subscriptionCheckInterval`: waking before it would find nothing to do, and again.
-            let subscriptions = [due.resubscription, hub.nextSubscriptionRetry].compactMap { $0 }.min()
-            consider(subscriptions.map { max($0, nextSubscriptionCheck) })
+            consider(due.resubscription.map { max($0, nextSubscriptionCheck) })
+            consider(hub.nextSubscriptionRetry.map { max($0, nextSubscriptionCheck) })
         } else {
             consider(connackDeadline)
         }

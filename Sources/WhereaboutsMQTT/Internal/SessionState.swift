@@ -263,7 +263,7 @@ struct SessionState {
 
     /// The deadlines the session thread must wake for (``Due``).
     var due: Due {
-        Due(expiry: nextExpiry, resubscription: resubscriptions.values.map(\.deadline).min(), connected: isConnected)
+        Due(expiry: nextExpiry, resubscription: resubscriptions.values.lazy.map(\.deadline).min(), connected: isConnected)
     }
 
     /// The session thread is about to wait in `poll` for the socket or its wake-up, until the
