@@ -135,6 +135,10 @@ public final class MQTTClient: Sendable {
     /// a subscription) was written only once that wait had timed out: a lost wake-up (for tests).
     var writesAfterTimeout: Int { hub.writesAfterTimeout }
 
+    /// How many times the connection's thread has waited in `poll` since the client was made:
+    /// an upper bound on its wake-ups (for tests that the thread sleeps while idle).
+    var pollWaitCount: Int { hub.pollWaitCount }
+
     /// How many operations wait for an acknowledgement right now (for tests).
     var pendingAcknowledgements: Int {
         guard let session = current.withLock({ $0 }) else { return 0 }

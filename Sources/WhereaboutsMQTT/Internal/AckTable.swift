@@ -32,7 +32,10 @@ struct AckTable {
     /// content again would put a copy beside it.
     private(set) var held: Set<Int32> = []
     private(set) var callsInProgress = 0
-    private var earliestDeadline: ContinuousClock.Instant?
+    /// No later than the earliest deadline of a waiting operation (`nil` when none waits): when
+    /// the session thread must wake to expire one at the latest. It may be earlier than the real
+    /// earliest after an acknowledgement removed that waiter; ``expire(now:)`` then recomputes it.
+    private(set) var earliestDeadline: ContinuousClock.Instant?
 
     /// A C call that may produce an acknowledgement is about to start.
     mutating func beginCall() { callsInProgress += 1 }
@@ -47,7 +50,11 @@ struct AckTable {
 
     /// Records an acknowledgement from libmosquitto. Returns the waiter to resume, if any.
     mutating func acknowledge(_ mid: Int32, _ ack: Ack) -> Waiter? {
-        if let waiter = waiters.removeValue(forKey: mid) { return waiter }
+        if let waiter = waiters.removeValue(forKey: mid) {
+            // The last waiter answered: no wake-up for its deadline (the usual idle case).
+            if waiters.isEmpty { earliestDeadline = nil }
+            return waiter
+        }
         if abandoned.remove(mid) != nil {
             held.remove(mid)
             return nil
@@ -86,6 +93,7 @@ struct AckTable {
         guard waiters[mid]?.serial == serial, let waiter = waiters.removeValue(forKey: mid) else { return nil }
         abandoned.insert(mid)
         if waiter.stillQueuedOnGiveUp { held.insert(mid) }
+        if waiters.isEmpty { earliestDeadline = nil }
         return waiter
     }
 
@@ -120,6 +128,7 @@ struct AckTable {
             abandoned.insert(mid)
             removed.append(waiter)
         }
+        if waiters.isEmpty { earliestDeadline = nil }
         return removed
     }
 

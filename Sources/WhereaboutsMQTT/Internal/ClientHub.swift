@@ -8,6 +8,7 @@ import Glibc
 #endif
 internal import WhereaboutsCore
 internal import SystemSupport
+import Synchronization
 
 /// What outlives a single connection of an `MQTTClient`: the current state, the listeners of
 /// `messages` and `stateUpdates`, and the subscriptions to restore after a reconnect.
@@ -53,6 +54,10 @@ final class ClientHub: Sendable {
         var writesAfterTimeout = 0
         /// The subscriptions in the order they were first made.
         var subscriptions: [Subscription] = []
+        /// No later than the earliest `retryAt` of `subscriptions` (`nil`: none scheduled): set
+        /// with each retry scheduled, recomputed by `subscriptionsDue(now:)`, left as it was
+        /// when a retry is cleared otherwise (the session thread then wakes once for nothing).
+        var earliestRetry: ContinuousClock.Instant?
         /// Failed subscription attempts since the client was made, by reason
         /// (``MQTTReasonCode/name``, or `no_answer` when no SUBACK came in time).
         var subscriptionFailures: [String: Int] = [:]
@@ -62,6 +67,10 @@ final class ClientHub: Sendable {
     }
 
     private let state = LockedState(State())
+    /// How many times a connection's thread has waited in `poll` (each wait is at most one
+    /// wake-up of that thread; for tests of an idle client). An atomic counter, not a field of
+    /// `state`: the loop adds to it on every wait, and a relaxed increment costs no lock section.
+    private let pollWaits = Atomic<Int>(0)
 
     var connectionState: MQTTConnectionState { state.withLock { $0.connection } }
 
@@ -139,6 +148,16 @@ final class ClientHub: Sendable {
     /// How many times a queued packet waited out the connection thread's whole `poll` timeout.
     var writesAfterTimeout: Int {
         state.withLock { $0.writesAfterTimeout }
+    }
+
+    /// Records that the connection's thread is about to wait in `poll` (session thread).
+    func notePollWait() {
+        pollWaits.add(1, ordering: .relaxed)
+    }
+
+    /// How many times a connection's thread has waited in `poll` since the client was made.
+    var pollWaitCount: Int {
+        pollWaits.load(ordering: .relaxed)
     }
 
     /// How many messages were delivered since the client started (wrapping).
@@ -269,6 +288,7 @@ final class ClientHub: Sendable {
             let failures = state.subscriptions[index].failures
             let delay = policy.delay(forAttempt: failures)
             state.subscriptions[index].retryAt = now + delay
+            if state.earliestRetry.map({ now + delay < $0 }) ?? true { state.earliestRetry = now + delay }
             return (failures, delay)
         }
     }
@@ -277,14 +297,27 @@ final class ClientHub: Sendable {
     /// subscribes now, and a failure schedules the next one).
     func subscriptionsDue(now: ContinuousClock.Instant) -> [Subscription] {
         state.withLock { state in
+            guard let earliest = state.earliestRetry, earliest <= now else { return [] }
             var due: [Subscription] = []
+            var nextEarliest: ContinuousClock.Instant?
             for index in state.subscriptions.indices {
-                guard let at = state.subscriptions[index].retryAt, at <= now else { continue }
+                guard let at = state.subscriptions[index].retryAt else { continue }
+                guard at <= now else {
+                    if nextEarliest.map({ at < $0 }) ?? true { nextEarliest = at }
+                    continue
+                }
                 state.subscriptions[index].retryAt = nil
                 due.append(state.subscriptions[index])
             }
+            state.earliestRetry = nextEarliest
             return due
         }
+    }
+
+    /// When the earliest scheduled subscription retry is due (``subscriptionsDue(now:)``), or
+    /// `nil` when none is scheduled: the session thread wakes for it.
+    var nextSubscriptionRetry: ContinuousClock.Instant? {
+        state.withLock { $0.earliestRetry }
     }
 
     /// The subscriptions to send on a new connection (every one when the broker kept no session,

@@ -42,15 +42,14 @@ extension MosquittoSession {
     }
 
     /// One pass: waits for the socket (unless `wait` is false: the last pass left packets to
-    /// read) at most `timeoutMilliseconds`, reads what it holds, checks the keepalive, and
-    /// writes what is queued. `willWait` and `woke` are the lock sections around the wait that
-    /// let other threads know whether to wake it (``SessionState/sessionThreadWillWait()``).
-    func drivePass(
-        timeoutMilliseconds: Int32, wait: Bool, willWait: () -> Void, woke: () -> Void
-    ) -> Pass {
+    /// read) at most the milliseconds `willWait` returns, reads what it holds, checks the
+    /// keepalive, and writes what is queued. `willWait` and `woke` are the lock sections around
+    /// the wait that let other threads know whether to wake it
+    /// (``SessionState/sessionThreadWillWait()``).
+    func drivePass(wait: Bool, willWait: () -> Int32, woke: () -> Void) -> Pass {
         var socketReady = !wait
         if wait {
-            willWait()
+            let timeoutMilliseconds = willWait()
             let waited = waitForSocket(timeoutMilliseconds: timeoutMilliseconds)
             woke()
             if waited.rc != MosquittoCode.success { return waited }

@@ -39,6 +39,9 @@ extension MosquittoSession {
 
     private func subscriptionFailed(_ filter: String, reason: String, error: String) {
         guard let retry = hub.subscriptionFailed(filter, reason: reason, policy: configuration.reconnect) else { return }
+        // A new deadline for the session thread, which may be waiting in `poll` (when this runs
+        // on a `subscribe()` caller's thread).
+        wakeForNewDeadline()
         logger.error(
             "MQTT subscription not granted; subscribing again later",
             metadata: [

@@ -60,9 +60,6 @@ final class MosquittoSession: @unchecked Sendable {
     /// packet (`MosquittoSession+Loop.swift`). Session thread only.
     var packetsHandled: UInt64 = 0
 
-    /// The longest the session thread waits for the socket before checking for stop and timeouts.
-    static let loopTimeoutMilliseconds: Int32 = 100
-
     private init(
         handle: OpaquePointer, wakeup: SessionWakeup, id: UInt64, configuration: MQTTConfiguration, logger: Logger,
         hub: ClientHub, retriesFirstConnection: Bool
@@ -119,6 +116,12 @@ final class MosquittoSession: @unchecked Sendable {
         if wake { wakeup.signal() }
     }
 
+    /// Wakes the session thread if it waits in `poll`, so that it takes a deadline that another
+    /// thread has just set outside `state` (a subscription retry) into its wait.
+    func wakeForNewDeadline() {
+        if state.withLock({ $0.takeWakeRequest() }) { wakeup.signal() }
+    }
+
     /// How many operations wait for an acknowledgement.
     var pendingAcknowledgements: Int {
         state.withLock { $0.acks.waiters.count }
@@ -160,10 +163,16 @@ final class MosquittoSession: @unchecked Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let waiter = SessionState.ConnectWaiter(continuation: continuation, deadline: deadline)
-                switch state.withLock({ $0.addConnectWaiter(waiterID, waiter) }) {
+                let (wait, wake) = state.withLock { state in
+                    let wait = state.addConnectWaiter(waiterID, waiter)
+                    // Its deadline is new: a waiting session thread must know it.
+                    if case .registered = wait { return (wait, state.takeWakeRequest()) }
+                    return (wait, false)
+                }
+                switch wait {
                 case .connected: continuation.resume()
                 case .failed(let error): continuation.resume(throwing: error)
-                case .registered: break
+                case .registered: if wake { wakeup.signal() }
                 }
             }
         } onCancel: {
@@ -481,12 +490,16 @@ extension MosquittoSession {
                 }
                 disconnectDeadline = .now + Self.disconnectGrace
             }
-            // While received messages wait for their consumers to be woken, the loop waits at
-            // most a millisecond for more, so that the wake-up follows within ``wakeLinger``.
-            let timeout = firstUnwokenMessage == nil ? Self.loopTimeoutMilliseconds : Self.lingerLoopTimeoutMilliseconds
             let pass = drivePass(
-                timeoutMilliseconds: timeout, wait: !socketMayHoldMore,
-                willWait: { state.withLock { $0.sessionThreadWillWait() } },
+                wait: !socketMayHoldMore,
+                willWait: {
+                    let due = state.withLock { $0.sessionThreadWillWait() }
+                    hub.notePollWait()
+                    return pollTimeout(
+                        due: due, lingering: firstUnwokenMessage != nil, coalescing: coalescing.isOn,
+                        connackDeadline: connackDeadline, disconnectDeadline: disconnectDeadline,
+                        nextSubscriptionCheck: nextSubscriptionCheck)
+                },
                 woke: { state.withLock { $0.sessionThreadWoke() } })
             let rc = pass.rc, loopErrno = pass.savedErrno
             socketMayHoldMore = pass.socketMayHoldMore
@@ -520,8 +533,77 @@ extension MosquittoSession {
         }
     }
 
-    /// How often the session thread looks for subscriptions to retry and overdue SUBACKs.
+    /// How often at most the session thread looks for subscriptions to retry and overdue SUBACKs
+    /// (a lock section in each of two locks, not worth taking on every pass of a stream). It
+    /// wakes for them only when one is scheduled (``pollTimeout(due:lingering:coalescing:connackDeadline:disconnectDeadline:nextSubscriptionCheck:)``).
     static let subscriptionCheckInterval = Duration.milliseconds(100)
+
+    /// The loop's `poll` timeout while acknowledgements are coalesced (``AcknowledgementCoalescing``):
+    /// the pass after a burst, at most this much later, turns `TCP_NODELAY` back on (which
+    /// flushes the last acknowledgements), as the loop's fixed 100 ms timeout did before.
+    static let coalescingCheckInterval = Duration.milliseconds(100)
+
+    /// How long the session thread may wait in `poll` at most while connected: a quarter of the
+    /// keepalive. libmosquitto sends PINGREQ only from `mosquitto_loop_misc`, called once per
+    /// pass, once a keepalive has passed since it last wrote or read (lib/util_mosq.c
+    /// `mosquitto__check_keepalive`, whole seconds of a monotonic clock); mosquitto drops a
+    /// client silent for 1.5 keepalives. Waking every quarter keepalive sends PINGREQ at most
+    /// 1.25 keepalives after the last packet out, and notices a missing PINGRESP (libmosquitto
+    /// then closes the connection) at most 1.25 keepalives after the PINGREQ. With a half
+    /// keepalive the PINGREQ could leave right at the broker's 1.5-keepalive limit.
+    var keepAliveCheckInterval: Duration { configuration.keepAlive / 4 }
+
+    /// The loop's `poll` timeout in milliseconds: until the earliest thing the session thread
+    /// must do without another thread waking it. That is an operation's or a `connect()`
+    /// caller's timeout, the CONNACK deadline before the broker answered, the disconnect grace
+    /// while stopping, an overdue SUBACK or a subscription retry (not before the next
+    /// subscription check is allowed), the pass that ends coalescing, and the keepalive
+    /// (``keepAliveCheckInterval``). While received messages wait for their consumers to be
+    /// woken (`lingering`), 1 ms, so that the wake-up follows within ``wakeLinger``. A packet to
+    /// write, a stop request or a deadline that another thread sets meanwhile wakes the thread
+    /// through `wakeup` (``SessionState/takeWakeRequest()``).
+    ///
+    /// Measured (2026-11-28, `voluntary_ctxt_switches` in `/proc/PID/task/*/status` of an idle
+    /// `whereabouts-pub` with no fix, over 30 s, debug builds side by side): with the loop's
+    /// former fixed 100 ms timeout each connection thread woke 9.5-9.8 times a second; with this
+    /// timeout and the default 30 s keepalive 0.13-0.17 times (every 7.5 s, and for the
+    /// PINGRESP). docs/mqtt.md, "The connection's loop"; docs/publisher.md, "Wake-ups of an idle
+    /// device".
+    private func pollTimeout(
+        due: SessionState.Due, lingering: Bool, coalescing: Bool, connackDeadline: ContinuousClock.Instant,
+        disconnectDeadline: ContinuousClock.Instant?, nextSubscriptionCheck: ContinuousClock.Instant
+    ) -> Int32 {
+        if lingering { return Self.lingerLoopTimeoutMilliseconds }
+        let now = ContinuousClock.now
+        var wakeAt = now + keepAliveCheckInterval
+        func consider(_ deadline: ContinuousClock.Instant?) {
+            if let deadline, deadline < wakeAt { wakeAt = deadline }
+        }
+        if coalescing { consider(now + Self.coalescingCheckInterval) }
+        consider(due.expiry)
+        consider(disconnectDeadline)
+        if due.connected {
+            // Both are handled only by the subscription check, which runs at most every
+            // `subscriptionCheckInterval`: waking before it would find nothing to do, and again.
+            consider(due.resubscription.map { max($0, nextSubscriptionCheck) })
+            consider(hub.nextSubscriptionRetry.map { max($0, nextSubscriptionCheck) })
+        } else {
+            consider(connackDeadline)
+        }
+        return Self.milliseconds(from: now, to: wakeAt)
+    }
+
+    /// The whole milliseconds from `now` to `deadline`, rounded up (so that a wait does not end
+    /// just before its deadline and the next one wait 0 ms), at least 1: whatever is due is
+    /// handled at the end of the pass that follows, and a deadline the loop somehow failed to
+    /// clear costs a wake-up a millisecond, not a spinning thread.
+    static func milliseconds(from now: ContinuousClock.Instant, to deadline: ContinuousClock.Instant) -> Int32 {
+        let (seconds, attoseconds) = (deadline - now).components
+        guard seconds >= 0, attoseconds >= 0 else { return 1 }
+        let milliseconds = seconds.multipliedReportingOverflow(by: 1000).partialValue
+            + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        return Int32(clamping: max(1, milliseconds))
+    }
 
     /// At most this many received messages wait in `messages` buffers before their consumers
     /// are woken.
@@ -579,13 +661,18 @@ extension MosquittoSession {
         return (rc, errno)
     }
 
-    /// Waits `delay` before the next attempt, waking early to stop and to expire operations.
+    /// Waits `delay` before the next attempt, waking early to stop and to expire operations (at
+    /// their timeout, not on a fixed tick: an offline device backs off for minutes).
     private func backOff(for delay: Duration) {
         let wakeAt = ContinuousClock.now + delay
         var completed: [SessionState.Completion] = []
         while ContinuousClock.now < wakeAt {
-            let slice = min(wakeAt, ContinuousClock.now + .milliseconds(Int(Self.loopTimeoutMilliseconds)))
-            if state.wait(until: { $0.stopReason != nil }, deadline: slice) { return }
+            let expiry = state.withLock { $0.nextExpiry }
+            let until = expiry.map { min($0, wakeAt) } ?? wakeAt
+            // Every lock section of `state` wakes this wait to check again (`LockedState`), so an
+            // operation or a `connect()` caller that registers an earlier deadline ends it too.
+            let changed = state.wait(until: { $0.stopReason != nil || $0.nextExpiry != expiry }, deadline: until)
+            if changed, currentStopReason() != nil { return }
             sweepDeadlines(completing: &completed)
         }
     }

@@ -241,11 +241,40 @@ struct SessionState {
         return (operations, connects)
     }
 
-    /// The session thread is about to wait in `poll` for the socket or its wake-up. It then checks
-    /// for queued packets (`mosquitto_want_write`): a packet queued before this lock section is
-    /// seen there, one queued after it finds the flag set and wakes the thread.
-    mutating func sessionThreadWillWait() {
+    /// What the session thread must wake for, read as it is about to wait.
+    struct Due: Equatable {
+        /// The earliest timeout of an operation or a `connect()` caller (``expire(now:)``).
+        var expiry: ContinuousClock.Instant?
+        /// The earliest SUBACK deadline of a subscription the session thread sent.
+        var resubscription: ContinuousClock.Instant?
+        /// Whether the broker has accepted the current connection.
+        var connected: Bool
+    }
+
+    /// The earliest timeout of an operation or a `connect()` caller, no later than the real one
+    /// (``AckTable/earliestDeadline``); `nil` when nothing waits.
+    var nextExpiry: ContinuousClock.Instant? {
+        var expiry = acks.earliestDeadline
+        for waiter in connectWaiters.values where expiry.map({ waiter.deadline < $0 }) ?? true {
+            expiry = waiter.deadline
+        }
+        return expiry
+    }
+
+    /// The deadlines the session thread must wake for (``Due``).
+    var due: Due {
+        Due(expiry: nextExpiry, resubscription: resubscriptions.values.lazy.map(\.deadline).min(), connected: isConnected)
+    }
+
+    /// The session thread is about to wait in `poll` for the socket or its wake-up, until the
+    /// earliest of the returned deadlines at the latest. It then checks for queued packets
+    /// (`mosquitto_want_write`): a packet queued before this lock section is seen there, one
+    /// queued after it finds the flag set and wakes the thread. Likewise a deadline set after
+    /// this lock section by another thread wakes it (``takeWakeRequest()``), so that the wait
+    /// is recomputed with it.
+    mutating func sessionThreadWillWait() -> Due {
         sessionThreadWaits = true
+        return due
     }
 
     /// The session thread returned from `poll`: nobody needs to wake it until it waits again.
@@ -255,8 +284,9 @@ struct SessionState {
 
     // MARK: Other threads
 
-    /// Whether the caller, which has just queued a packet or asked the session to stop, must
-    /// signal the session's wake-up: true for the first caller while the session thread waits.
+    /// Whether the caller, which has just queued a packet, set a deadline or asked the session to
+    /// stop, must signal the session's wake-up: true for the first caller while the session
+    /// thread waits.
     mutating func takeWakeRequest() -> Bool {
         defer { sessionThreadWaits = false }
         return sessionThreadWaits
