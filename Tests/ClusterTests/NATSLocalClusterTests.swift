@@ -86,12 +86,15 @@ struct NATSLocalClusterTests {
         let node = try #require(leader.flatMap { Int($0.dropFirst("node-".count)) }.map { $0 - 1 }, "leader \(leader ?? "none")")
 
         let current = try await cluster.killAndAwaitRestart(node: node, timeout: .seconds(60))
+        // The figure docs/cluster.md tabulates, for runs in a loop (a passing test prints nothing else).
+        print("idleConsumerLeaderKilled: node \(node + 1) current \(current) after SIGKILL")
         // Without the script's repair the replica stays behind for minutes (docs/cluster.md).
         #expect(current < .seconds(40), "node \(node + 1) current after \(current); the script's log:\n\(cluster.scriptLog)")
-        // The goal, 20 s, the 2 s restart delay included: met in 26 of 28 runs (7.1-17.8 s), missed
-        // in 2 of 6 with both cores kept busy besides (22.5 and 24.4 s, 2026-11-28): NATS' own
-        // elections (the killed node's consumer, then the step-down's) stretch under load. The
-        // script's log says when each leader reported the replica behind and when it asked.
+        // The goal, 20 s, the 0.5 s restart delay included: met in 53 of 54 runs (4.2-18.0 s; 21.9 s
+        // once with both cores kept busy and other builds, load 13; docs/cluster.md), not every
+        // time: it waits for two of NATS' own elections (the killed node's consumer's, then the
+        // step-down's), each up to 9 s and longer under load. The script's log says when each
+        // leader reported the replica behind and when it asked.
         withKnownIssue("a killed node current after more than 20 s (NATS' leader elections slow on a loaded machine)", isIntermittent: true) {
             #expect(current < .seconds(20), "node \(node + 1) current after \(current); the script's log:\n\(cluster.scriptLog)")
         }

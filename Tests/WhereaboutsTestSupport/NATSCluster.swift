@@ -36,7 +36,7 @@ public final class NATSCluster: Sendable {
     ///   - restartDelay: Seconds after which the script starts a node that stopped again.
     ///   - configuration: A node configuration instead of the shipped `broker/nats/local-node.conf`
     ///     (to measure other settings side by side).
-    public static func start(users: URL? = nil, restartDelay: Double = 2, configuration: URL? = nil) async throws -> NATSCluster {
+    public static func start(users: URL? = nil, restartDelay: Double = 0.5, configuration: URL? = nil) async throws -> NATSCluster {
         let directory = try TestPaths.makeTemporaryDirectory(prefix: "nats-cluster")
         let ports = try (0..<12).map { _ in try FreePort.find() }
         func list(_ range: Range<Int>) -> String { ports[range].map(String.init).joined(separator: ",") }
