@@ -59,6 +59,9 @@ struct LoadBenchmark: AsyncParsableCommand {
     @Option(help: "The brokers to run against, comma-separated: mosquitto, nats or both.")
     var brokers = CommaSeparated<LoadRun.BrokerChoice>([.mosquitto, .nats])
 
+    @Option(help: "Seconds to wait between the last device's connection and the first report (default 0: the reports follow the connection storm at once).")
+    var settle = 0.0
+
     @Flag(help: "Also run NATS at the largest number of devices with node 1 killed (SIGKILL) half-way.")
     var killNode = false
 
@@ -78,6 +81,7 @@ struct LoadBenchmark: AsyncParsableCommand {
         guard devices.values.allSatisfy({ $0 >= 1 }) else { throw ValidationError("--devices must each be at least 1.") }
         guard seconds > 0, seconds.isFinite else { throw ValidationError("--seconds must be a positive number of seconds.") }
         guard watcherQos == 0 || watcherQos == 1 else { throw ValidationError("--watcher-qos must be 0 or 1.") }
+        guard settle >= 0, settle.isFinite else { throw ValidationError("--settle must be zero or a positive number of seconds.") }
         guard killNodeRuns >= 1 else { throw ValidationError("--kill-node-runs must be at least 1.") }
     }
 
@@ -100,7 +104,7 @@ struct LoadBenchmark: AsyncParsableCommand {
         func variants(_ broker: LoadRun.BrokerChoice, size: Int, killNode: Bool) -> [LoadRun] {
             (broker == .nats ? configurations : [nil]).flatMap { configuration in
                 binaries.map { subscriber in
-                    LoadRun(broker: broker, devices: size, seconds: seconds, killNode: killNode, subscriberBinary: subscriber,
+                    LoadRun(broker: broker, devices: size, seconds: seconds, settle: settle, killNode: killNode, subscriberBinary: subscriber,
                             natsConfiguration: configuration, labelsSubscriber: binaries.count > 1,
                             watcherQoS: watcherQos == 1 ? .atLeastOnce : .atMostOnce)
                 }

@@ -20,6 +20,8 @@ struct LoadRun {
     var broker: BrokerChoice
     var devices: Int
     var seconds: Double
+    /// Seconds between the last connection and the first report (`--settle`).
+    var settle: Double = 0
     var killNode: Bool
     var subscriberBinary: String
     /// NATS: a node configuration instead of the shipped one (`--nats-configs`).
@@ -195,6 +197,7 @@ struct LoadRun {
             }
         }
         let connectSeconds = Double((ContinuousClock.now - connectStart).components.seconds)
+        if settle > 0 { try await Task.sleep(for: .milliseconds(Int64(settle * 1000))) }
 
         // Publishing: each device on its own schedule for `seconds`.
         let loadAtStart = Self.loadAverage()
