@@ -221,6 +221,28 @@ struct DocumentationTruthTests {
         var path: String
         var lines: [String]
 
+        /// Each fenced code block: its language tag (lowercased, empty when none), the 1-based
+        /// line of its first content line, the indentation of its opening fence, and its lines.
+        func fencedBlocks() -> [(language: String, line: Int, indent: Int, lines: [String])] {
+            var blocks: [(language: String, line: Int, indent: Int, lines: [String])] = []
+            var open: (language: String, line: Int, indent: Int, lines: [String])?
+            for (index, line) in lines.enumerated() {
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                guard trimmed.hasPrefix("```") else {
+                    open?.lines.append(line)
+                    continue
+                }
+                if let block = open {
+                    blocks.append(block)
+                    open = nil
+                } else {
+                    let language = trimmed.dropFirst(3).trimmingCharacters(in: .whitespaces).lowercased()
+                    open = (language, index + 2, line.prefix { $0 == " " }.count, [])
+                }
+            }
+            return blocks
+        }
+
         /// The lines of fenced code blocks (a line ending in `\` joined with the next) and the
         /// inline code spans of the text (a span may run over a line break), each with the line it starts on.
         func codeSegments() -> [(line: Int, text: String, fenced: Bool)] {

@@ -65,24 +65,9 @@ extension DocumentationTruthTests {
     static func yamlExamples() throws -> [YAMLExample] {
         var examples: [YAMLExample] = []
         for document in try documents() {
-            var fence: (indent: Int, isYAML: Bool, start: Int, lines: [String])?
-            for (index, line) in document.lines.enumerated() {
-                let trimmed = line.trimmingCharacters(in: .whitespaces)
-                guard trimmed.hasPrefix("```") else {
-                    fence?.lines.append(line)
-                    continue
-                }
-                if let open = fence {
-                    if open.isYAML {
-                        let text = open.lines.map { dedented($0, by: open.indent) }.joined(separator: "\n")
-                        examples.append(YAMLExample(path: document.path, line: open.start, text: text,
-                                                    reader: reader(of: text, in: document.path)))
-                    }
-                    fence = nil
-                } else {
-                    let language = trimmed.dropFirst(3).trimmingCharacters(in: .whitespaces).lowercased()
-                    fence = (line.prefix { $0 == " " }.count, ["yaml", "yml"].contains(language), index + 2, [])
-                }
+            for block in document.fencedBlocks() where ["yaml", "yml"].contains(block.language) {
+                let text = block.lines.map { dedented($0, by: block.indent) }.joined(separator: "\n")
+                examples.append(YAMLExample(path: document.path, line: block.line, text: text, reader: reader(of: text, in: document.path)))
             }
         }
         let folder = root.appendingPathComponent("examples")
