@@ -36,15 +36,8 @@ struct HistoryIntegrityProcessTests {
 
     @Test("A damaged, deleted or orphaned log is reported at restart with the rows lost, and the count is the truth", arguments: Damage.allCases)
     func damaged(_ damage: Damage) async throws {
-        let broker = try await Broker.start()
-        let directory = try TestPaths.makeTemporaryDirectory(prefix: "history-damage")
-        let circles = directory.appendingPathComponent("circles.yaml")
-        try OwnTracksPayloads.circles.write(to: circles, atomically: true, encoding: .utf8)
-        let path = directory.appendingPathComponent("history.sqlite").path
-        var arguments = [
-            "--circles", circles.path, "--broker", "mqtt://\(broker.host):\(broker.port)", "--client-id", "sub-damage",
-            "--state-file", "none", "--history", path, "--history-days", "0",
-        ]
+        var rig = try await HistoryProcessRig.start(clientID: "sub-damage", prefix: "history-damage")
+        let broker = rig.broker, directory = rig.directory, path = rig.historyPath
         let publisher = try await MQTTClient.connected(to: broker)
         let now = Int(Date().timeIntervalSince1970)
         var sent = 0
@@ -57,22 +50,14 @@ struct HistoryIntegrityProcessTests {
             let expected = sent
             try await waitUntil("\(expected) rows committed", timeout: .seconds(20)) { (try? Self.rowsOnDisk(path)) == expected }
         }
-        func start(_ name: String) async throws -> (ChildProcess, URL) {
-            let log = directory.appendingPathComponent("\(name).log")
-            let process = try ChildProcess.spawn(HistoryProcessTests.executable!.path, arguments, logFile: log)
-            try await waitUntil("\(name): subscribed") {
-                ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("Subscribed to the circles' members.")
-            }
-            return (process, log)
-        }
 
         // A first run stopped cleanly: its 100 rows are checkpointed into the main file.
-        let (first, _) = try await start("first")
+        let (first, _) = try await rig.spawnSubscribed("first")
         try await burst(100)
         first.signal(SIGTERM)
         #expect(try await withTimeout(.seconds(20), "the first run to stop") { await first.waitForExit() } == 0)
         // A second run killed after five commits: those are in the log only.
-        let (second, _) = try await start("second")
+        let (second, _) = try await rig.spawnSubscribed("second")
         for _ in 0..<5 { try await burst(100) }
         second.signal(SIGKILL)
         _ = try await withTimeout(.seconds(10), "the killed subscriber") { await second.waitForExit() }
@@ -108,8 +93,8 @@ struct HistoryIntegrityProcessTests {
         }
 
         let port = try FreePort.find()
-        arguments += ["--http-port", "\(port)"]
-        let (third, thirdLog) = try await start("third")
+        rig.arguments += ["--http-port", "\(port)"]
+        let (third, thirdLog) = try await rig.spawnSubscribed("third")
         try await waitUntil("the dashboard") { ((try? String(contentsOf: thirdLog, encoding: .utf8)) ?? "").contains("Dashboard listening") }
         let metrics = try await HistoryFullDiskProcessTests.get(port, "/metrics").1
         third.signal(SIGTERM)
