@@ -12,17 +12,6 @@ import WhereaboutsTestSupport
 /// lost, and that number must be the truth.
 @Suite("whereabouts-sub process: damaged history files", .serialized, .enabled(if: HistoryProcessTests.executable != nil))
 struct HistoryIntegrityProcessTests {
-    enum Damage: String, CaseIterable, Sendable {
-        /// The main file truncated to 0 bytes, its log left: SQLite would delete the log.
-        case emptiedWithLog
-        /// The log deleted, its index (`-shm`) left.
-        case deletedLog
-        /// The log and its index deleted.
-        case deletedLogAndIndex
-        /// One byte flipped in the first frame of the log: SQLite ignores the log from there.
-        case damagedLog
-    }
-
     static let dave = MemberID(user: "Dave", device: "handheld")
 
     /// Locations in the file, read without the store (no mark written, nothing checked).
@@ -34,8 +23,8 @@ struct HistoryIntegrityProcessTests {
         return try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM location") ?? 0 }
     }
 
-    @Test("A damaged, deleted or orphaned log is reported at restart with the rows lost, and the count is the truth", arguments: Damage.allCases)
-    func damaged(_ damage: Damage) async throws {
+    @Test("A damaged, deleted or orphaned log is reported at restart with the rows lost, and the count is the truth", arguments: SQLiteFileDamage.allCases)
+    func damaged(_ damage: SQLiteFileDamage) async throws {
         var rig = try await HistoryProcessRig.start(clientID: "sub-damage", prefix: "history-damage")
         let broker = rig.broker, directory = rig.directory, path = rig.historyPath
         let publisher = try await MQTTClient.connected(to: broker)
@@ -73,24 +62,7 @@ struct HistoryIntegrityProcessTests {
             #expect(intact.damage.isEmpty, "a kill -9 alone is no damage: \(intact.damage)")
         }
 
-        let wal = path + "-wal"
-        switch damage {
-        case .emptiedWithLog:
-            try Data().write(to: URL(fileURLWithPath: path))
-        case .deletedLog:
-            try FileManager.default.removeItem(atPath: wal)
-        case .deletedLogAndIndex:
-            try FileManager.default.removeItem(atPath: wal)
-            try FileManager.default.removeItem(atPath: path + "-shm")
-        case .damagedLog:
-            let handle = try #require(FileHandle(forUpdatingAtPath: wal))
-            let offset: UInt64 = 32 + 24 + 100  // page data of the first frame
-            try handle.seek(toOffset: offset)
-            let byte = try #require(try handle.read(upToCount: 1)?.first)
-            try handle.seek(toOffset: offset)
-            try handle.write(contentsOf: Data([byte ^ 0xFF]))
-            try handle.close()
-        }
+        try damage.inflict(onDatabaseAt: path)
 
         let port = try FreePort.find()
         rig.arguments += ["--http-port", "\(port)"]

@@ -228,6 +228,9 @@ struct DamagedOutboxTests {
     // write torn by the crash, which the check deliberately does not report. The checksum walk
     // (`OutboxFileCheck.checkLog`) still needs a test of its own on a longer log.
     @Test("A deleted write-ahead log or an emptied outbox file is reported with a warning naming the file", arguments: [Damage.deletedLog, .emptyFile])
+            // A byte of page data in the first frame of the log's current generation: the
+            // commits after it are then lost to SQLite.
+            try SQLiteFileDamage.flipByteInFirstFrame(ofLogAt: wal)
     func damaged(_ damage: Damage) async throws {
         let dir = try TestPaths.makeTemporaryDirectory(prefix: "pub-damaged")
         let outbox = dir.appendingPathComponent("o.sqlite")
@@ -248,14 +251,6 @@ struct DamagedOutboxTests {
             let handle = try #require(FileHandle(forUpdatingAtPath: wal))
             let size = try handle.seekToEnd()
             try #require(size > 32 + 4120, "the log holds frames (\(size) bytes)")
-            // A byte of page data in the first frame of the log's current generation (32-byte
-            // header, then frames of a 24-byte header and a 4096-byte page): the commits after
-            // it are then lost to SQLite.
-            let offset: UInt64 = 32 + 24 + 100
-            try handle.seek(toOffset: offset)
-            let byte = try #require(try handle.read(upToCount: 1)?.first)
-            try handle.seek(toOffset: offset)
-            try handle.write(contentsOf: Data([byte ^ 0xFF]))
             try handle.close()
         case .deletedLog:
             try FileManager.default.removeItem(atPath: wal)
