@@ -22,14 +22,6 @@ struct ClusterEndToEndTests {
               - {user: alice, device: phone, name: Alice}
         """
 
-    /// The `tst` of every log line containing `text` (`whereabouts.tst=` metadata).
-    static func tsts(in log: String, of text: String) -> Set<Int> {
-        Set(log.split(separator: "\n").filter { $0.contains(text) }.compactMap { line in
-            guard let range = line.range(of: "whereabouts.tst=") else { return nil }
-            return Int(line[range.upperBound...].prefix { $0.isNumber })
-        })
-    }
-
     /// A session on node `node` (failing over to the others), persistent at QoS 1 unless told
     /// otherwise, that collects the `tst` of every location on `owntracks/alice/phone`.
     static func recorder(
@@ -115,7 +107,7 @@ struct ClusterEndToEndTests {
             logFile: pubLog)
         defer { pub.signal(SIGKILL) }
         @Sendable func publisherLog() -> String { (try? String(contentsOf: pubLog, encoding: .utf8)) ?? "" }
-        @Sendable func committed() -> Set<Int> { Self.tsts(in: publisherLog(), of: "Report committed.") }
+        @Sendable func committed() -> Set<Int> { loggedTimestamps(in: publisherLog(), of: "Report committed.") }
 
         // Each node in turn, while the replay runs (about 60 s at 4x): the publisher starts on
         // node 2, the subscriber on node 1.
@@ -228,7 +220,7 @@ struct ClusterEndToEndTests {
             "--power-supply-path", dir.appendingPathComponent("no-sysfs").path, "--policy", "interval", "--interval", "2",
         ]
         @Sendable func committed() -> Set<Int> {
-            Self.tsts(in: (try? String(contentsOf: pubLog, encoding: .utf8)) ?? "", of: "Report committed.")
+            loggedTimestamps(in: (try? String(contentsOf: pubLog, encoding: .utf8)) ?? "", of: "Report committed.")
         }
         @Sendable func memberStatus() async -> String? {
             let answer = try? await RawHTTP.send(port: httpPort, ["GET /api/circles/family HTTP/1.1", "Host: 127.0.0.1:\(httpPort)", "Connection: close"])

@@ -30,32 +30,13 @@ struct BrokerPageTests {
 
     private static func run(broker: Broker) async throws {
         let logger = Logger.test("dashboard", level: .warning)
-        var subscriberConfiguration = broker.clientConfiguration(clientID: "whereabouts-sub-dashboard-test")
-        subscriberConfiguration.cleanSession = false
-        let subscriberClient = MQTTClient(configuration: subscriberConfiguration, logger: logger)
-        let store = CircleViewStore(circles: Fixtures.circles, viewInterval: 0.05, logger: logger)
-        let (subscribed, subscribedSink) = AsyncStream.makeStream(of: Void.self)
-        let subscriber = SubscriberService(  // before connect, as whereabouts-sub does
-            store: store, connection: subscriberClient, configuration: SubscriberConfiguration(viewInterval: 0.05),
-            logger: logger, onSubscribed: { subscribedSink.yield() }
-        )
-        try await subscriberClient.connect()
-
-        let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
-        let group = ServiceGroup(
-            services: [
-                subscriber,
-                DashboardService(source: store, configuration: .init(port: 0), logger: logger, onListening: { portSink.yield($0) }),
-            ],
-            logger: logger
-        )
+        let services = try await SubscriberDashboardGroup.connect(
+            broker: broker, circles: Fixtures.circles, clientID: "whereabouts-sub-dashboard-test", logger: logger)
         let publisher = MQTTClient(configuration: broker.clientConfiguration(clientID: "alice-phone"), logger: logger)
 
         try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await group.run() }
-            for await _ in subscribed { break }
-            var portIterator = ports.makeAsyncIterator()
-            let port = try #require(await portIterator.next())
+            tasks.addTask { try await services.group.run() }
+            let port = try await services.port()
             try await publisher.connect()
 
             try await HeadlessChromium.withPage(width: 390, height: 844, mobile: true) { page in
@@ -78,10 +59,10 @@ struct BrokerPageTests {
                 #expect(row == "offline")
             }
             await publisher.disconnect()
-            await group.triggerGracefulShutdown()
+            await services.group.triggerGracefulShutdown()
             try await tasks.waitForAll()
         }
-        await subscriberClient.disconnect()
+        await services.client.disconnect()
     }
 
     private static func publish(_ client: MQTTClient, _ message: LocationMessage) async throws {

@@ -31,17 +31,13 @@ struct FrontendSetupTests {
         let directory = try TestPaths.makeTemporaryDirectory()
         var logger = Logger(label: "FrontendSetupTests")
         logger.logLevel = .critical
-        let history = try HistoryStore(path: directory.appendingPathComponent("history.sqlite").path, logger: logger)
         let now = Int(Date().timeIntervalSince1970)
-        _ = try await history.write([
-            HistoryRow.location(Fixtures.alice.id, LocationMessage(tid: "al", tst: now - 30, lat: 52.6638, lon: -8.6267, acc: 8), receivedAt: Double(now - 30)),
-        ])
         var configuration = DashboardConfiguration(port: 0, allowedHosts: allowedHosts, allowedOrigins: allowedOrigins, corsOrigins: corsOrigins)
-        configuration.history = history
+        configuration.history = try await Fixtures.history([
+            HistoryRow.location(Fixtures.alice.id, LocationMessage(tid: "al", tst: now - 30, lat: 52.6638, lon: -8.6267, acc: 8), receivedAt: Double(now - 30)),
+        ], in: directory, logger: logger)
         if logins {
-            let users = directory.appendingPathComponent("users.yaml")
-            try UsersFile().settingPassword(await PasswordHashing.hash(password, cost: 4), for: "alice").write(to: users.path)
-            configuration.login = try Authenticator(configuration: LoginConfiguration(usersPath: users.path), logger: logger)
+            configuration.login = try await Fixtures.logins(["alice"], password: password, in: directory, logger: logger).authenticator
         }
         let app = DashboardApplication.make(source: await Fixtures.store(), configuration: configuration, logger: logger)
         try await app.test(.live) { client in try await body(try #require(client.port)) }

@@ -16,15 +16,10 @@ struct LoginBurstTests {
     static let password = "a long test password"
 
     static func withDashboard(_ body: @escaping @Sendable (_ port: Int, _ authenticator: Authenticator) async throws -> Void) async throws {
-        let directory = try TestPaths.makeTemporaryDirectory()
-        let users = directory.appendingPathComponent("users.yaml")
-        let hash = await PasswordHashing.hash(password, cost: 4)
-        var file = UsersFile()
-        for name in ["alice", "bob", "carol", "dave", "erin"] { file = try file.settingPassword(hash, for: name) }
-        try file.write(to: users.path)
         var logger = Logger(label: "LoginBurstTests")
         logger.logLevel = .critical
-        let authenticator = try Authenticator(configuration: LoginConfiguration(usersPath: users.path), logger: logger)
+        let (authenticator, _) = try await Fixtures.logins(
+            ["alice", "bob", "carol", "dave", "erin"], password: password, in: try TestPaths.makeTemporaryDirectory(), logger: logger)
         var configuration = DashboardConfiguration(port: 0)
         configuration.login = authenticator
         let app = DashboardApplication.make(source: await Fixtures.store(), configuration: configuration, logger: logger)

@@ -35,21 +35,13 @@ struct PageHistoryTests {
     @Test("Log in through the form, draw a member's trail from the history, play it back, export GPX")
     func loginTrailPlaybackExport() async throws {
         let directory = try TestPaths.makeTemporaryDirectory()
-        let users = directory.appendingPathComponent("users.yaml")
-        let hash = await PasswordHashing.hash(Self.password, cost: 4)
-        try UsersFile().settingPassword(hash, for: "alice").write(to: users.path)
         let logger = Logger(label: "PageHistoryTests")
-        let history = try HistoryStore(path: directory.appendingPathComponent("history.sqlite").path, logger: logger)
         // 120 points of Alice over the last hour, heading north.
         let start = Int(Date().timeIntervalSince1970) - 3_600
-        let rows = (0..<120).map { i in
-            HistoryRow.location(Fixtures.alice.id, LocationMessage(tid: "al", tst: start + i * 30, lat: 52.66 + Double(i) * 0.0005, lon: -8.62, acc: 8),
-                                receivedAt: Double(start + i * 30))
-        }
-        _ = try await history.write(rows)
         var configuration = DashboardConfiguration(port: 0)
-        configuration.history = history
-        configuration.login = try Authenticator(configuration: LoginConfiguration(usersPath: users.path), logger: logger)
+        configuration.history = try await Fixtures.history(
+            Fixtures.aliceHeadingNorth(count: 120, from: start, every: 30, step: 0.0005), in: directory, logger: logger)
+        configuration.login = try await Fixtures.logins(["alice"], password: Self.password, in: directory, logger: logger).authenticator
 
         let store = await Fixtures.store()
         let app = DashboardApplication.make(source: store, configuration: configuration, logger: logger)

@@ -17,18 +17,14 @@ struct PageOutliersTests {
     func showAndRestore() async throws {
         let directory = try TestPaths.makeTemporaryDirectory()
         let logger = Logger(label: "PageOutliersTests")
-        let history = try HistoryStore(path: directory.appendingPathComponent("history.sqlite").path, logger: logger)
         let start = Int(Date().timeIntervalSince1970) - 3_600
         let member = Fixtures.alice.id
-        var rows = (0..<10).map { i in
-            HistoryRow.location(member, LocationMessage(tid: "al", tst: start + i * 60, lat: 52.66 + Double(i) * 0.001, lon: -8.62, acc: 8),
-                                receivedAt: Double(start + i * 60))
-        }
+        var rows = Fixtures.aliceHeadingNorth(count: 10, from: start, every: 60, step: 0.001)
         rows.append(.rejected(member, LocationMessage(tid: "al", tst: start + 150, lat: 53.35, lon: -6.26, acc: 8),
                               reason: "implied_speed", receivedAt: Double(start + 151)))
         rows.append(.rejected(member, LocationMessage(tid: "al", tst: start + 330, lat: 52.70, lon: -8.60, acc: 9_000),
                               reason: "poor_accuracy", receivedAt: Double(start + 331)))
-        _ = try await history.write(rows)
+        let history = try await Fixtures.history(rows, in: directory, logger: logger)
         var configuration = DashboardConfiguration(port: 0)
         configuration.history = history
 
@@ -76,18 +72,14 @@ struct PageOutliersTests {
     func restoreAll() async throws {
         let directory = try TestPaths.makeTemporaryDirectory()
         let logger = Logger(label: "PageOutliersTests")
-        let history = try HistoryStore(path: directory.appendingPathComponent("history.sqlite").path, logger: logger)
         let start = Int(Date().timeIntervalSince1970) - 3_600
         let member = Fixtures.alice.id
-        var rows = (0..<5).map { i in
-            HistoryRow.location(member, LocationMessage(tid: "al", tst: start + i * 60, lat: 52.66 + Double(i) * 0.001, lon: -8.62, acc: 8),
-                                receivedAt: Double(start + i * 60))
-        }
+        var rows = Fixtures.aliceHeadingNorth(count: 5, from: start, every: 60, step: 0.001)
         for (i, reason) in ["implied_speed", "poor_accuracy", "implied_speed"].enumerated() {
             rows.append(.rejected(member, LocationMessage(tid: "al", tst: start + 30 + i * 60, lat: 53.35, lon: -6.26, acc: 8),
                                   reason: reason, receivedAt: Double(start + 31 + i * 60)))
         }
-        _ = try await history.write(rows)
+        let history = try await Fixtures.history(rows, in: directory, logger: logger)
         var configuration = DashboardConfiguration(port: 0)
         configuration.history = history
         let app = DashboardApplication.make(source: await Fixtures.store(), configuration: configuration, logger: logger)

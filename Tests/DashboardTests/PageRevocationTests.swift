@@ -20,13 +20,10 @@ struct PageRevocationTests {
 
     @Test("Logout elsewhere and a changed password close the page's socket; the page goes to the login form")
     func socketClosesWithTheSession() async throws {
-        let directory = try TestPaths.makeTemporaryDirectory()
-        let users = directory.appendingPathComponent("users.yaml")
-        try UsersFile().settingPassword(await PasswordHashing.hash(Self.password, cost: 4), for: "alice").write(to: users.path)
         var logger = Logger(label: "PageRevocationTests")
         logger.logLevel = .critical
         var configuration = DashboardConfiguration(port: 0)
-        let authenticator = try Authenticator(configuration: LoginConfiguration(usersPath: users.path), logger: logger)
+        let (authenticator, users) = try await Fixtures.logins(["alice"], password: Self.password, in: try TestPaths.makeTemporaryDirectory(), logger: logger)
         configuration.login = authenticator
         let app = DashboardApplication.make(source: await Fixtures.store(), configuration: configuration, logger: logger)
         try await app.test(.live) { client in

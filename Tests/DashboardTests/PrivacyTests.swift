@@ -70,22 +70,7 @@ struct PrivacyTests {
         let broker = try await Broker.start()
         let logger = Logger.test("privacy", level: .warning)
         let file = try CirclesFile.parse(yaml: Self.yaml)
-        var subscriberConfiguration = broker.clientConfiguration(clientID: "whereabouts-sub-privacy")
-        subscriberConfiguration.cleanSession = false
-        let subscriberClient = MQTTClient(configuration: subscriberConfiguration, logger: logger)
-        let store = CircleViewStore(circles: file, viewInterval: 0.05, logger: logger)
-        let (subscribed, subscribedSink) = AsyncStream.makeStream(of: Void.self)
-        let subscriber = SubscriberService(  // before connect, as whereabouts-sub does
-            store: store, connection: subscriberClient, configuration: SubscriberConfiguration(viewInterval: 0.05),
-            logger: logger, onSubscribed: { subscribedSink.yield() })
-        try await subscriberClient.connect()
-        let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
-        let group = ServiceGroup(
-            services: [
-                subscriber,
-                DashboardService(source: store, configuration: .init(port: 0), logger: logger, onListening: { portSink.yield($0) }),
-            ],
-            logger: logger)
+        let services = try await SubscriberDashboardGroup.connect(broker: broker, circles: file, clientID: "whereabouts-sub-privacy", logger: logger)
         let audience = MQTTClient(configuration: broker.clientConfiguration(clientID: "audience"), logger: logger)
         let captured = Captured()
         let messages = audience.messages
@@ -100,10 +85,8 @@ struct PrivacyTests {
 
         try await withTimeout(.seconds(60), "the privacy audit") {
             try await withThrowingTaskGroup(of: Void.self) { tasks in
-                tasks.addTask { try await group.run() }
-                for await _ in subscribed { break }
-                var portIterator = ports.makeAsyncIterator()
-                let port = try #require(await portIterator.next())
+                tasks.addTask { try await services.group.run() }
+                let port = try await services.port()
                 // A dashboard socket per circle, open before anything is published, so it gets
                 // the events too.
                 let (socketsOpen, socketOpened) = AsyncStream.makeStream(of: Void.self)
@@ -192,13 +175,13 @@ struct PrivacyTests {
                 let shyTree = captured.text(prefix: "whereabouts-circles-shy/")
                 #expect(!shyTree.contains(#""_type":"location""#) && !shyTree.contains(#""_type":"transition""#))
                 await publisher.disconnect()
-                await group.triggerGracefulShutdown()
+                await services.group.triggerGracefulShutdown()
                 try await tasks.waitForAll()
             }
         }
         capture.cancel()
         await audience.disconnect()
-        await subscriberClient.disconnect()
+        await services.client.disconnect()
         await broker.stop()
     }
 }

@@ -33,15 +33,13 @@ struct RecorderLastDetailsTests {
         let directory = try TestPaths.makeTemporaryDirectory()
         var logger = Logger(label: "RecorderLastDetailsTests")
         logger.logLevel = .critical
-        let history = try HistoryStore(path: directory.appendingPathComponent("history.sqlite").path, logger: logger)
         var fix = LocationMessage(tid: "al", tst: tst, lat: 52.6638, lon: -8.6267, acc: 14)
         fix.alt = 80; fix.vel = 12; fix.batt = 81
-        _ = try await history.write([
+        var configuration = DashboardConfiguration(port: 0)
+        configuration.history = try await Fixtures.history([
             HistoryRow.location(Fixtures.alice.id, fix, receivedAt: Double(tst)),
             HistoryRow.location(Fixtures.bob.id, LocationMessage(tid: "bo", tst: tst - 5, lat: 52.66, lon: -8.62, acc: 30), receivedAt: Double(tst)),
-        ])
-        var configuration = DashboardConfiguration(port: 0)
-        configuration.history = history
+        ], in: directory, logger: logger)
         let app = DashboardApplication.make(source: store, configuration: configuration, logger: logger)
         try await app.test(.router) { client in try await body(client) }
     }

@@ -48,19 +48,15 @@ struct SessionRevocationTests {
     /// users file.
     static func withDashboard(_ body: @escaping @Sendable (_ port: Int, _ users: URL, _ store: CircleViewStore) async throws -> Void) async throws {
         let directory = try TestPaths.makeTemporaryDirectory()
-        let users = directory.appendingPathComponent("users.yaml")
-        let hash = await PasswordHashing.hash(password, cost: 4)
-        try UsersFile().settingPassword(hash, for: "alice").settingPassword(hash, for: "bob").write(to: users.path)
         var logger = Logger(label: "SessionRevocationTests")
         logger.logLevel = .critical
-        let history = try HistoryStore(path: directory.appendingPathComponent("history.sqlite").path, logger: logger)
         let now = Int(Date().timeIntervalSince1970)
-        _ = try await history.write([
-            HistoryRow.location(Fixtures.bob.id, LocationMessage(tid: "bo", tst: now - 60, lat: 52.668, lon: -8.62, acc: 8), receivedAt: Double(now - 60)),
-        ])
         var configuration = DashboardConfiguration(port: 0)
-        configuration.history = history
-        configuration.login = try Authenticator(configuration: LoginConfiguration(usersPath: users.path), logger: logger)
+        configuration.history = try await Fixtures.history([
+            HistoryRow.location(Fixtures.bob.id, LocationMessage(tid: "bo", tst: now - 60, lat: 52.668, lon: -8.62, acc: 8), receivedAt: Double(now - 60)),
+        ], in: directory, logger: logger)
+        let (authenticator, users) = try await Fixtures.logins(["alice", "bob"], password: password, in: directory, logger: logger)
+        configuration.login = authenticator
         let store = await Fixtures.store()
         let app = DashboardApplication.make(source: store, configuration: configuration, logger: logger)
         try await app.test(.live) { client in

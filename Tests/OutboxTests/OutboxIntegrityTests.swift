@@ -12,17 +12,6 @@ import SQLiteSupport
 @Suite("Outbox integrity after kill -9 (real whereabouts-pub, real SQLite files)", .serialized,
        .enabled(if: TestPaths.builtExecutable(named: "whereabouts-pub") != nil))
 struct OutboxIntegrityTests {
-    enum Damage: String, CaseIterable, Sendable {
-        /// The main file truncated to 0 bytes, its log left: SQLite would delete the log on opening.
-        case emptiedWithLog
-        /// The log deleted, the index (`-shm`) left.
-        case deletedLog
-        /// The log and its index both deleted.
-        case deletedLogAndIndex
-        /// One byte flipped in the first frame of the log.
-        case damagedLog
-    }
-
     /// Runs the publisher until its source ended, kills it, and returns the outbox path.
     private static func killedPublisher(in dir: TemporaryDirectory) async throws -> String {
         let outbox = dir.path("o.sqlite")
@@ -54,34 +43,18 @@ struct OutboxIntegrityTests {
         return (opened.depth, opened.damage)
     }
 
-    @Test("Each damage is a warning with the reports lost, and that count is the truth", arguments: Damage.allCases)
-    func damaged(_ damage: Damage) async throws {
+    @Test("Each damage is a warning with the reports lost, and that count is the truth", arguments: SQLiteFileDamage.allCases)
+    func damaged(_ damage: SQLiteFileDamage) async throws {
         let dir = try TemporaryDirectory()
         let outbox = try await Self.killedPublisher(in: dir)
-        let wal = outbox + "-wal", shm = outbox + "-shm"
+        let wal = outbox + "-wal"
         let (before, copyDamage) = try await Self.reportsInCopy(of: outbox, in: dir)
         #expect(before > 60, "the drive makes 80 reports at a 3 s interval: \(before)")
         #expect(copyDamage.isEmpty, "a kill -9 alone is no damage: \(copyDamage)")
         let walBytes = (try FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int) ?? 0
         try #require(walBytes > 32, "the kill left a log with frames")
 
-        switch damage {
-        case .emptiedWithLog:
-            try Data().write(to: URL(fileURLWithPath: outbox))
-        case .deletedLog:
-            try FileManager.default.removeItem(atPath: wal)
-        case .deletedLogAndIndex:
-            try FileManager.default.removeItem(atPath: wal)
-            try FileManager.default.removeItem(atPath: shm)
-        case .damagedLog:
-            let handle = try #require(FileHandle(forUpdatingAtPath: wal))
-            let offset: UInt64 = 32 + 24 + 100  // page data of the first frame
-            try handle.seek(toOffset: offset)
-            let byte = try #require(try handle.read(upToCount: 1)?.first)
-            try handle.seek(toOffset: offset)
-            try handle.write(contentsOf: Data([byte ^ 0xFF]))
-            try handle.close()
-        }
+        try damage.inflict(onDatabaseAt: outbox)
 
         let (logger, logs) = Logger.capturing(label: "test.outbox")
         let reopened = try Outbox(path: outbox, logger: logger)

@@ -77,10 +77,33 @@ struct InviteEndToEndTests {
 
         /// Runs the app script with the configuration `configuration` shaped as `shape`.
         func app(_ configuration: AppConfiguration, shape: String, _ arguments: [String]) async throws -> ToolRun.Output {
-            let file = directory.appendingPathComponent("\(configuration.clientId)-\(UUID().uuidString.prefix(6)).json")
-            try configuration.otrc.write(to: file)
-            return try await ToolRun.run("/usr/bin/timeout", ["-s", "KILL", "60", "/usr/bin/python3", InviteEndToEndTests.app, file.path, "--shape", shape] + arguments)
+            try await InviteEndToEndTests.runApp(configuration, in: directory, shape: shape, arguments, killAfter: 60)
         }
+    }
+
+    /// Runs the app script (Tests/Fixtures/owntracks-app.py) shaped as `shape` with `arguments`
+    /// and the configuration `configuration`, written to a new file in `directory`; the script is
+    /// killed after `seconds`.
+    static func runApp(
+        _ configuration: AppConfiguration, in directory: URL, shape: String, _ arguments: [String], killAfter seconds: Int
+    ) async throws -> ToolRun.Output {
+        let file = directory.appendingPathComponent("\(configuration.clientId)-\(UUID().uuidString.prefix(6)).json")
+        try configuration.otrc.write(to: file)
+        return try await ToolRun.run("/usr/bin/timeout", ["-s", "KILL", "\(seconds)", "/usr/bin/python3", app, file.path, "--shape", shape] + arguments)
+    }
+
+    /// A new folder for an invite that writes the broker's account files itself (`--accounts
+    /// mosquitto` or `nats`): `passwords/` and `out/`, and the circles file (``circles``) with
+    /// alice's secret file replaced by a colour, as such an invite is not encrypted.
+    static func makeAccountsFolder(prefix: String) throws -> (directory: URL, circles: URL) {
+        let directory = try TestPaths.makeTemporaryDirectory(prefix: prefix)
+        for folder in ["passwords", "out"] {
+            try FileManager.default.createDirectory(at: directory.appendingPathComponent(folder), withIntermediateDirectories: true)
+        }
+        let circles = directory.appendingPathComponent("circles.yaml")
+        try InviteEndToEndTests.circles.replacingOccurrences(of: "secretFile: secrets/alice-phone", with: "color: \"#e6194b\"")
+            .write(to: circles, atomically: true, encoding: .utf8)
+        return (directory, circles)
     }
 
     /// The messages an app run reported, by topic (the last one of each).

@@ -10,14 +10,8 @@ struct InviteMosquittoFilesTests {
     @Test("The invited phone logs in with the files invite wrote, and is refused after --revoke",
           .enabled(if: InviteEndToEndTests.ready), .timeLimit(.minutes(2)))
     func loginThenRefused() async throws {
-        let directory = try TestPaths.makeTemporaryDirectory(prefix: "invite-acl")
+        let (directory, circles) = try InviteEndToEndTests.makeAccountsFolder(prefix: "invite-acl")
         defer { try? FileManager.default.removeItem(at: directory) }
-        for folder in ["passwords", "out"] {
-            try FileManager.default.createDirectory(at: directory.appendingPathComponent(folder), withIntermediateDirectories: true)
-        }
-        let circles = directory.appendingPathComponent("circles.yaml")
-        try InviteEndToEndTests.circles.replacingOccurrences(of: "secretFile: secrets/alice-phone", with: "color: \"#e6194b\"")
-            .write(to: circles, atomically: true, encoding: .utf8)
         let acl = directory.appendingPathComponent("acl")
         let passwd = directory.appendingPathComponent("passwd")
         try "# written by invite\n".write(to: acl, atomically: true, encoding: .utf8)
@@ -33,12 +27,8 @@ struct InviteMosquittoFilesTests {
             ] + extra)
         }
         func app(_ configuration: AppConfiguration) async throws -> ToolRun.Output {
-            let file = directory.appendingPathComponent("alice-\(UUID().uuidString.prefix(6)).json")
-            try configuration.otrc.write(to: file)
-            return try await ToolRun.run("/usr/bin/timeout", [
-                "-s", "KILL", "30", "/usr/bin/python3", InviteEndToEndTests.app, file.path, "--shape", "android", "--lat", "52.5", "--lon", "13.4",
-                "--timeout", "10",
-            ])
+            try await InviteEndToEndTests.runApp(configuration, in: directory, shape: "android",
+                                                 ["--lat", "52.5", "--lon", "13.4", "--timeout", "10"], killAfter: 30)
         }
 
         let made = try await invite()

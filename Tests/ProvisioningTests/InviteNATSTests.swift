@@ -12,14 +12,8 @@ struct InviteNATSTests {
     @Test("The invited phone logs in to a NATS node, and is refused once --revoke reloaded the nodes",
           .enabled(if: ready), .timeLimit(.minutes(3)))
     func loginThenRefused() async throws {
-        let directory = try TestPaths.makeTemporaryDirectory(prefix: "invite-nats")
+        let (directory, circles) = try InviteEndToEndTests.makeAccountsFolder(prefix: "invite-nats")
         defer { try? FileManager.default.removeItem(at: directory) }
-        for folder in ["passwords", "out"] {
-            try FileManager.default.createDirectory(at: directory.appendingPathComponent(folder), withIntermediateDirectories: true)
-        }
-        let circles = directory.appendingPathComponent("circles.yaml")
-        try InviteEndToEndTests.circles.replacingOccurrences(of: "secretFile: secrets/alice-phone", with: "color: \"#e6194b\"")
-            .write(to: circles, atomically: true, encoding: .utf8)
 
         func invite(accounts: URL, _ extra: [String] = []) async throws -> ToolRun.Output {
             try await ToolRun.run(try #require(InviteEndToEndTests.executable).path, [
@@ -38,12 +32,8 @@ struct InviteNATSTests {
         let cluster = try await NATSCluster.start(users: directory.appendingPathComponent("users.conf"))
         configuration.port = cluster.mqttPorts[0]  // the node's port is known only now
         func app() async throws -> ToolRun.Output {
-            let file = directory.appendingPathComponent("alice-\(UUID().uuidString.prefix(6)).json")
-            try configuration.otrc.write(to: file)
-            return try await ToolRun.run("/usr/bin/timeout", [
-                "-s", "KILL", "30", "/usr/bin/python3", InviteEndToEndTests.app, file.path, "--shape", "android", "--lat", "52.5", "--lon", "13.4",
-                "--timeout", "10",
-            ])
+            try await InviteEndToEndTests.runApp(configuration, in: directory, shape: "android",
+                                                 ["--lat", "52.5", "--lon", "13.4", "--timeout", "10"], killAfter: 30)
         }
         let admitted = try await app()
         #expect(admitted.status == 0 && admitted.stdout.contains("\"connack\": 0"), "\(admitted.stdout)\(admitted.stderr)")

@@ -14,17 +14,9 @@ struct HistoryDeviceFieldsTests {
     @Test("Android's and iOS's payloads through the real whereabouts-sub and mosquitto come back from the history field for field",
           .enabled(if: HistoryProcessTests.executable != nil))
     func roundTripThroughTheProcess() async throws {
-        let broker = try await Broker.start()
-        let directory = try TestPaths.makeTemporaryDirectory(prefix: "history-fields")
-        let circles = directory.appendingPathComponent("circles.yaml")
-        try OwnTracksPayloads.circles.write(to: circles, atomically: true, encoding: .utf8)
-        let path = directory.appendingPathComponent("history.sqlite").path
-        let log = directory.appendingPathComponent("sub.log")
-        let sub = try ChildProcess.spawn(HistoryProcessTests.executable!.path, [
-            "--circles", circles.path, "--broker", "mqtt://\(broker.host):\(broker.port)", "--client-id", "sub-fields",
-            "--state-file", "none", "--history", path, "--history-days", "0",
-        ], logFile: log)
-        try await waitUntil("subscribed") { ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("Subscribed to the circles' members.") }
+        let rig = try await HistoryProcessRig.start(clientID: "sub-fields", prefix: "history-fields")
+        let broker = rig.broker, path = rig.historyPath
+        let (sub, _) = try await rig.spawnSubscribed("sub")
         let publisher = try await MQTTClient.connected(to: broker)
         let tst = Int(Date().timeIntervalSince1970) - 120
         try await publisher.publish(to: "owntracks/Dave/handheld", payload: Data(OwnTracksPayloads.androidLocation(tst: tst).utf8),

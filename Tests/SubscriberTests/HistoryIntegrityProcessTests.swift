@@ -12,17 +12,6 @@ import WhereaboutsTestSupport
 /// lost, and that number must be the truth.
 @Suite("whereabouts-sub process: damaged history files", .serialized, .enabled(if: HistoryProcessTests.executable != nil))
 struct HistoryIntegrityProcessTests {
-    enum Damage: String, CaseIterable, Sendable {
-        /// The main file truncated to 0 bytes, its log left: SQLite would delete the log.
-        case emptiedWithLog
-        /// The log deleted, its index (`-shm`) left.
-        case deletedLog
-        /// The log and its index deleted.
-        case deletedLogAndIndex
-        /// One byte flipped in the first frame of the log: SQLite ignores the log from there.
-        case damagedLog
-    }
-
     static let dave = MemberID(user: "Dave", device: "handheld")
 
     /// Locations in the file, read without the store (no mark written, nothing checked).
@@ -34,17 +23,10 @@ struct HistoryIntegrityProcessTests {
         return try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM location") ?? 0 }
     }
 
-    @Test("A damaged, deleted or orphaned log is reported at restart with the rows lost, and the count is the truth", arguments: Damage.allCases)
-    func damaged(_ damage: Damage) async throws {
-        let broker = try await Broker.start()
-        let directory = try TestPaths.makeTemporaryDirectory(prefix: "history-damage")
-        let circles = directory.appendingPathComponent("circles.yaml")
-        try OwnTracksPayloads.circles.write(to: circles, atomically: true, encoding: .utf8)
-        let path = directory.appendingPathComponent("history.sqlite").path
-        var arguments = [
-            "--circles", circles.path, "--broker", "mqtt://\(broker.host):\(broker.port)", "--client-id", "sub-damage",
-            "--state-file", "none", "--history", path, "--history-days", "0",
-        ]
+    @Test("A damaged, deleted or orphaned log is reported at restart with the rows lost, and the count is the truth", arguments: SQLiteFileDamage.allCases)
+    func damaged(_ damage: SQLiteFileDamage) async throws {
+        var rig = try await HistoryProcessRig.start(clientID: "sub-damage", prefix: "history-damage")
+        let broker = rig.broker, directory = rig.directory, path = rig.historyPath
         let publisher = try await MQTTClient.connected(to: broker)
         let now = Int(Date().timeIntervalSince1970)
         var sent = 0
@@ -57,22 +39,14 @@ struct HistoryIntegrityProcessTests {
             let expected = sent
             try await waitUntil("\(expected) rows committed", timeout: .seconds(20)) { (try? Self.rowsOnDisk(path)) == expected }
         }
-        func start(_ name: String) async throws -> (ChildProcess, URL) {
-            let log = directory.appendingPathComponent("\(name).log")
-            let process = try ChildProcess.spawn(HistoryProcessTests.executable!.path, arguments, logFile: log)
-            try await waitUntil("\(name): subscribed") {
-                ((try? String(contentsOf: log, encoding: .utf8)) ?? "").contains("Subscribed to the circles' members.")
-            }
-            return (process, log)
-        }
 
         // A first run stopped cleanly: its 100 rows are checkpointed into the main file.
-        let (first, _) = try await start("first")
+        let (first, _) = try await rig.spawnSubscribed("first")
         try await burst(100)
         first.signal(SIGTERM)
         #expect(try await withTimeout(.seconds(20), "the first run to stop") { await first.waitForExit() } == 0)
         // A second run killed after five commits: those are in the log only.
-        let (second, _) = try await start("second")
+        let (second, _) = try await rig.spawnSubscribed("second")
         for _ in 0..<5 { try await burst(100) }
         second.signal(SIGKILL)
         _ = try await withTimeout(.seconds(10), "the killed subscriber") { await second.waitForExit() }
@@ -88,28 +62,11 @@ struct HistoryIntegrityProcessTests {
             #expect(intact.damage.isEmpty, "a kill -9 alone is no damage: \(intact.damage)")
         }
 
-        let wal = path + "-wal"
-        switch damage {
-        case .emptiedWithLog:
-            try Data().write(to: URL(fileURLWithPath: path))
-        case .deletedLog:
-            try FileManager.default.removeItem(atPath: wal)
-        case .deletedLogAndIndex:
-            try FileManager.default.removeItem(atPath: wal)
-            try FileManager.default.removeItem(atPath: path + "-shm")
-        case .damagedLog:
-            let handle = try #require(FileHandle(forUpdatingAtPath: wal))
-            let offset: UInt64 = 32 + 24 + 100  // page data of the first frame
-            try handle.seek(toOffset: offset)
-            let byte = try #require(try handle.read(upToCount: 1)?.first)
-            try handle.seek(toOffset: offset)
-            try handle.write(contentsOf: Data([byte ^ 0xFF]))
-            try handle.close()
-        }
+        try damage.inflict(onDatabaseAt: path)
 
         let port = try FreePort.find()
-        arguments += ["--http-port", "\(port)"]
-        let (third, thirdLog) = try await start("third")
+        rig.arguments += ["--http-port", "\(port)"]
+        let (third, thirdLog) = try await rig.spawnSubscribed("third")
         try await waitUntil("the dashboard") { ((try? String(contentsOf: thirdLog, encoding: .utf8)) ?? "").contains("Dashboard listening") }
         let metrics = try await HistoryFullDiskProcessTests.get(port, "/metrics").1
         third.signal(SIGTERM)

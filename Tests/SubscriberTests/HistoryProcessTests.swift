@@ -14,15 +14,8 @@ struct HistoryProcessTests {
 
     @Test("Locations committed before a kill -9 are all there after the restart, with the ones sent while it was down", .enabled(if: executable != nil))
     func historySurvivesKill() async throws {
-        let broker = try await Broker.start()
-        let directory = try TestPaths.makeTemporaryDirectory()
-        let circles = directory.appendingPathComponent("circles.yaml")
-        try OwnTracksPayloads.circles.write(to: circles, atomically: true, encoding: .utf8)
-        let historyPath = directory.appendingPathComponent("history.sqlite").path
-        let arguments = [
-            "--circles", circles.path, "--broker", "mqtt://\(broker.host):\(broker.port)", "--client-id", "sub-history",
-            "--state-file", "none", "--history", historyPath, "--history-days", "0",
-        ]
+        let rig = try await HistoryProcessRig.start(clientID: "sub-history")
+        let broker = rig.broker, historyPath = rig.historyPath
         let publisher = try await MQTTClient.connected(to: broker)
         let dave = MemberID(user: "Dave", device: "handheld")
         let now = Int(Date().timeIntervalSince1970)
@@ -37,11 +30,7 @@ struct HistoryProcessTests {
             return try await reader.locations(of: dave, from: 0, to: .max, limit: 1000).map(\.fix.tst)
         }
 
-        let firstLog = directory.appendingPathComponent("first.log")
-        let first = try ChildProcess.spawn(Self.executable!.path, arguments, logFile: firstLog)
-        try await waitUntil("the first run's subscriptions") {
-            ((try? String(contentsOf: firstLog, encoding: .utf8)) ?? "").contains("Subscribed to the circles' members.")
-        }
+        let (first, _) = try await rig.spawnSubscribed("first")
         // 50 fixes, newest first in every second pair: out of order on purpose.
         let before = (0..<50).map { now - 200 + ($0 % 2 == 0 ? $0 + 1 : $0 - 1) }
         try await publish(before)
@@ -54,8 +43,8 @@ struct HistoryProcessTests {
         try await publish(during.reversed())
         #expect(try await stored() == before.sorted(), "everything committed before the kill is intact")
 
-        let secondLog = directory.appendingPathComponent("second.log")
-        let second = try ChildProcess.spawn(Self.executable!.path, arguments, logFile: secondLog)
+        let secondLog = rig.directory.appendingPathComponent("second.log")
+        let second = try ChildProcess.spawn(Self.executable!.path, rig.arguments, logFile: secondLog)
         try await waitUntil("the fixes sent while down committed", timeout: .seconds(20)) { try await stored().count == 70 }
         #expect(try await stored() == (before + during).sorted())
         // A duplicate of a stored fix (QoS 1 redelivery) is stored once. Messages arrive in order,

@@ -14,15 +14,8 @@ struct OutliersKillProcessTests {
 
     @Test("Outliers stored aside before a kill -9 are all there after it; the restarted subscriber keeps new ones aside", .enabled(if: executable != nil))
     func outliersSurviveKill() async throws {
-        let broker = try await Broker.start()
-        let directory = try TestPaths.makeTemporaryDirectory()
-        let circles = directory.appendingPathComponent("circles.yaml")
-        try OwnTracksPayloads.circles.write(to: circles, atomically: true, encoding: .utf8)
-        let historyPath = directory.appendingPathComponent("history.sqlite").path
-        let arguments = [
-            "--circles", circles.path, "--broker", "mqtt://\(broker.host):\(broker.port)", "--client-id", "sub-outliers",
-            "--state-file", "none", "--history", historyPath, "--history-days", "0", "--max-accuracy", "500",
-        ]
+        let rig = try await HistoryProcessRig.start(clientID: "sub-outliers", extraArguments: ["--max-accuracy", "500"])
+        let broker = rig.broker, historyPath = rig.historyPath
         let publisher = try await MQTTClient.connected(to: broker)
         let dave = MemberID(user: "Dave", device: "handheld")
         let now = Int(Date().timeIntervalSince1970)
@@ -40,11 +33,7 @@ struct OutliersKillProcessTests {
             OwnTracksPayloads.androidLocation(tst: tst).replacingOccurrences(of: #""acc":13"#, with: #""acc":800"#)
         }
 
-        let firstLog = directory.appendingPathComponent("first.log")
-        let first = try ChildProcess.spawn(Self.executable!.path, arguments, logFile: firstLog)
-        try await waitUntil("the first run's subscriptions") {
-            ((try? String(contentsOf: firstLog, encoding: .utf8)) ?? "").contains("Subscribed to the circles' members.")
-        }
+        let (first, _) = try await rig.spawnSubscribed("first")
         let before = (0..<40).map { now - 400 + $0 * 2 }
         try await publish([OwnTracksPayloads.androidLocation(tst: now - 500)] + before.map(coarse) + [OwnTracksPayloads.androidLocation(tst: now + 7_200)])
         let expected = before.map { "\($0) poor_accuracy" } + ["\(now + 7_200) future_timestamp"]
@@ -56,8 +45,7 @@ struct OutliersKillProcessTests {
         // Sent while down: the persistent session keeps them; the restarted subscriber keeps them aside.
         let during = (0..<10).map { now - 300 + $0 }
         try await publish(during.map(coarse))
-        let secondLog = directory.appendingPathComponent("second.log")
-        let second = try ChildProcess.spawn(Self.executable!.path, arguments, logFile: secondLog)
+        let second = try ChildProcess.spawn(Self.executable!.path, rig.arguments, logFile: rig.directory.appendingPathComponent("second.log"))
         try await waitUntil("the outliers sent while down stored aside", timeout: .seconds(20)) { try await aside().count == 51 }
         #expect(try await aside().sorted() == (expected + during.map { "\($0) poor_accuracy" }).sorted())
         let reader = try HistoryStore(path: historyPath, logger: Build.quietLogger)

@@ -86,7 +86,7 @@ struct OwnTracksTreeTests {
         #expect(AppContacts(received, app: .iOS(publishTopic: "owntracks/bob/phone")).friends == members, "iOS")
         // The former layout (<view prefix>/<circle>/owntracks/<user>/<device>), read by iOS's
         // rule, made the whole circle one friend whose position jumped between members.
-        let former = Set(received.map { AppContacts.key(
+        let former = Set(received.map { FriendKey.key(
             $0.topic.replacingOccurrences(of: "whereabouts-circles-family/", with: "whereabouts/circles/family/owntracks/"),
             app: .iOS(publishTopic: "owntracks/bob/phone")) })
         #expect(former == ["whereabouts/circles/family"])
@@ -184,16 +184,8 @@ struct OwnTracksTreeTests {
 }
 
 /// What an OwnTracks app keeps from the messages of its subscription: locations and cards by
-/// the app's friend key, removed by an empty message. Android's key is the topic, a card's
-/// without `/info` (owntracks/android `MessageBase.contactKey`); iOS's is the first N levels of
-/// the topic, N the number of levels of the app's own publish topic (owntracks/ios
-/// `OwnTracking.m`, `processMessage`).
+/// the app's friend key (``FriendKey``), removed by an empty message.
 struct AppContacts {
-    enum App {
-        case android
-        case iOS(publishTopic: String)
-    }
-
     var locations: [String: [String: Any]] = [:]
     var cards: [String: [String: Any]] = [:]
     var cleared: Set<String> = []
@@ -201,20 +193,9 @@ struct AppContacts {
     /// Every friend the app lists: by location or by card.
     var friends: Set<String> { Set(locations.keys).union(cards.keys) }
 
-    /// The friend a message on `topic` belongs to, for `app`.
-    static func key(_ topic: String, app: App) -> String {
-        switch app {
-        case .android:
-            return topic.hasSuffix("/info") ? String(topic.dropLast(5)) : topic
-        case .iOS(let publishTopic):
-            let count = publishTopic.split(separator: "/", omittingEmptySubsequences: false).count
-            return topic.split(separator: "/", omittingEmptySubsequences: false).prefix(count).joined(separator: "/")
-        }
-    }
-
-    init(_ messages: [MQTTMessage], app: App = .android) {
+    init(_ messages: [MQTTMessage], app: FriendKey.App = .android) {
         for message in messages {
-            let key = Self.key(message.topic, app: app)
+            let key = FriendKey.key(message.topic, app: app)
             guard !message.payload.isEmpty else {
                 locations[key] = nil
                 cards[key] = nil

@@ -58,12 +58,7 @@ struct ReceiptProcessTests {
         var publisherText: String { (try? String(contentsOf: publisherLog, encoding: .utf8)) ?? "" }
 
         /// The `tst` of every report the publisher committed, from its debug log.
-        var committed: Set<Int> {
-            Set(publisherText.split(separator: "\n").filter { $0.contains("Report committed.") }.compactMap { line in
-                guard let range = line.range(of: "whereabouts.tst=") else { return nil }
-                return Int(line[range.upperBound...].prefix { $0.isNumber })
-            })
-        }
+        var committed: Set<Int> { loggedTimestamps(in: publisherText, of: "Report committed.") }
 
         /// The `tst` of every location of eve/phone in the history, duplicates included.
         func stored() async throws -> [Int] {

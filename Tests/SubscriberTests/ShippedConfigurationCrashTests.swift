@@ -73,32 +73,16 @@ struct ShippedConfigurationCrashTests {
         let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         #expect(status == 0, "the publisher drained its outbox: \(text.suffix(1500))")
         #expect(text.contains(Self.topic), "it publishes on the topic as typed")
-        let sent = Self.tsts(in: text, of: "Report committed.")
+        let sent = loggedTimestamps(in: text, of: "Report committed.")
         try #require(sent.count >= 50, "reports committed: \(sent.count)")
 
         await broker.kill()
         try await broker.start()
-        let second = MQTTClient(configuration: subscriber, logger: .test("sub"))
-        let messages = second.messages
-        try await second.connect()
-        let arrived = Mutex(Set<Int>())
-        let reader = Task {
-            for await message in messages where message.topic == Self.topic {
-                if let tst = try? JSONDecoder().decode(LocationMessage.self, from: message.payload).tst {
-                    arrived.withLock { _ = $0.insert(tst) }
-                }
-            }
-        }
-        do {
-            try await waitUntil("every acknowledged report of Eve queued for the offline subscriber", timeout: .seconds(30)) {
-                arrived.withLock { sent.isSubset(of: $0) }
-            }
-        } catch {
-            let missing = sent.subtracting(arrived.withLock { $0 })
+        let arrived = try await queuedLocationTimestamps(on: Self.topic, configuration: subscriber, expecting: sent, timeout: .seconds(30))
+        let missing = sent.subtracting(arrived)
+        if !missing.isEmpty {
             Issue.record("\(missing.count) of \(sent.count) acknowledged reports lost with \(config): \(broker.log.suffix(1500))")
         }
-        reader.cancel()
-        await second.disconnect()
 
         // The retained location is the newest report, read with the subscriber's account.
         var fresh = subscriber
@@ -158,13 +142,5 @@ struct ShippedConfigurationCrashTests {
             return Setup(broker: broker, publisher: (account, passwords.appendingPathComponent(account).path),
                          subscriber: .init(username: "whereabouts-sub", password: subscriberPassword))
         }
-    }
-
-    /// The `tst` of every log line containing `text` (`whereabouts.tst=` metadata).
-    static func tsts(in log: String, of text: String) -> Set<Int> {
-        Set(log.split(separator: "\n").filter { $0.contains(text) }.compactMap { line in
-            guard let range = line.range(of: "whereabouts.tst=") else { return nil }
-            return Int(line[range.upperBound...].prefix { $0.isNumber })
-        })
     }
 }

@@ -49,16 +49,8 @@ enum DashboardRouter {
             return try JSONBody.response(view)
         }
         router.get("/api/circles/:id/members/:user/:device/trail") { _, context in
-            let id = try context.parameters.require("id")
-            let user = try context.parameters.require("user")
-            let device = try context.parameters.require("device")
-            guard await source.view(id: id) != nil, try await canSee(circle: id, context: context, source: source) else {
-                throw APIError.circleNotFound(id)
-            }
-            guard let trail = await source.trail(circle: id, user: user, device: device) else {
-                throw APIError.memberNotFound(circle: id, user: user, device: device)
-            }
-            return try JSONBody.response(MemberTrail(circle: id, user: user, device: device, trail: trail))
+            let member = try await visibleMember(context: context, source: source)
+            return try JSONBody.response(MemberTrail(circle: member.circle, user: member.user, device: member.device, trail: member.trail))
         }
         addInviteRoutes(to: router, desk: configuration.invites)  // the invite dialog (Invite/)
         addSubscriberRoutes(to: router, source: source, login: configuration.login)  // /metrics and card faces (SubscriberRoutes.swift)
@@ -128,6 +120,24 @@ enum DashboardRouter {
         case .nobody: false
         case .account: ViewerAccess.of(context.viewer, views: await source.views()).canSee(circle: id)
         }
+    }
+
+    /// The member a `/api/circles/<id>/members/<user>/<device>/...` request names, with its trail:
+    /// `circleNotFound` when there is no such circle or the viewer may not see it,
+    /// `memberNotFound` when the device is not one of its members (both 404).
+    static func visibleMember(
+        context: DashboardRequestContext, source: CircleViewStore
+    ) async throws -> (circle: String, user: String, device: String, trail: [TrailPoint]) {
+        let id = try context.parameters.require("id")
+        let user = try context.parameters.require("user")
+        let device = try context.parameters.require("device")
+        guard await source.view(id: id) != nil, try await canSee(circle: id, context: context, source: source) else {
+            throw APIError.circleNotFound(id)
+        }
+        guard let trail = await source.trail(circle: id, user: user, device: device) else {
+            throw APIError.memberNotFound(circle: id, user: user, device: device)
+        }
+        return (id, user, device, trail)
     }
 }
 

@@ -21,15 +21,7 @@ extension DashboardRouter {
                 body: ResponseBody(byteBuffer: text))
         }
         router.get("/api/circles/:id/members/:user/:device/face") { request, context in
-            let id = try context.parameters.require("id")
-            let user = try context.parameters.require("user")
-            let device = try context.parameters.require("device")
-            guard await source.view(id: id) != nil, try await canSee(circle: id, context: context, source: source) else {
-                throw APIError.circleNotFound(id)
-            }
-            guard await source.trail(circle: id, user: user, device: device) != nil else {
-                throw APIError.memberNotFound(circle: id, user: user, device: device)
-            }
+            let (id, user, device, _) = try await visibleMember(context: context, source: source)
             guard let face = await source.face(circle: id, user: user, device: device) else {
                 throw APIError(
                     status: .notFound, code: "face_not_found",

@@ -176,24 +176,21 @@ struct RecorderBytes: TextOutputStream {
         if Self.isPlain(text, besides: UInt8(ascii: "\\")) {
             bytes(text)
         } else {
-            var repaired = String(decoding: text, as: UTF8.self)
-            repaired.withUTF8 { utf8 in
-                for byte in utf8 {
-                    switch byte {
-                    case UInt8(ascii: "\""): ascii("\\\"")
-                    case UInt8(ascii: "\\"): ascii("\\\\")
-                    case UInt8(ascii: "\n"): ascii("\\n")
-                    case UInt8(ascii: "\r"): ascii("\\r")
-                    case UInt8(ascii: "\t"): ascii("\\t")
-                    case ..<0x20:
-                        let hex: StaticString = "0123456789abcdef"
-                        ascii("\\u00")
-                        hex.withUTF8Buffer { digits in
-                            self.byte(digits[Int(byte >> 4)])
-                            self.byte(digits[Int(byte & 0xF)])
-                        }
-                    default: self.byte(byte)
+            repairedBytes(text) { out, byte in
+                switch byte {
+                case UInt8(ascii: "\""): out.ascii("\\\"")
+                case UInt8(ascii: "\\"): out.ascii("\\\\")
+                case UInt8(ascii: "\n"): out.ascii("\\n")
+                case UInt8(ascii: "\r"): out.ascii("\\r")
+                case UInt8(ascii: "\t"): out.ascii("\\t")
+                case ..<0x20:
+                    let hex: StaticString = "0123456789abcdef"
+                    out.ascii("\\u00")
+                    hex.withUTF8Buffer { digits in
+                        out.byte(digits[Int(byte >> 4)])
+                        out.byte(digits[Int(byte & 0xF)])
                     }
+                default: out.byte(byte)
                 }
             }
         }
@@ -209,19 +206,25 @@ struct RecorderBytes: TextOutputStream {
             bytes(text)
             return
         }
+        repairedBytes(text) { out, byte in
+            switch byte {
+            case UInt8(ascii: "&"): out.ascii("&amp;")
+            case UInt8(ascii: "<"): out.ascii("&lt;")
+            case UInt8(ascii: ">"): out.ascii("&gt;")
+            case UInt8(ascii: "\""): out.ascii("&quot;")
+            case UInt8(ascii: "'"): out.ascii("&apos;")
+            case ..<0x20: out.byte(UInt8(ascii: " "))
+            default: out.byte(byte)
+            }
+        }
+    }
+
+    /// The slow path of the escaping writers: `text` repaired as UTF-8 (each invalid sequence
+    /// becomes U+FFFD), each of its bytes handed to `escape` to write.
+    private mutating func repairedBytes(_ text: UnsafeRawBufferPointer, _ escape: (inout RecorderBytes, UInt8) -> Void) {
         var repaired = String(decoding: text, as: UTF8.self)
         repaired.withUTF8 { utf8 in
-            for byte in utf8 {
-                switch byte {
-                case UInt8(ascii: "&"): ascii("&amp;")
-                case UInt8(ascii: "<"): ascii("&lt;")
-                case UInt8(ascii: ">"): ascii("&gt;")
-                case UInt8(ascii: "\""): ascii("&quot;")
-                case UInt8(ascii: "'"): ascii("&apos;")
-                case ..<0x20: self.byte(UInt8(ascii: " "))
-                default: self.byte(byte)
-                }
-            }
+            for byte in utf8 { escape(&self, byte) }
         }
     }
 

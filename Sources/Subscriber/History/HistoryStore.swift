@@ -401,12 +401,7 @@ package final class HistoryStore: Sendable {
                 CREATE TABLE member (id INTEGER PRIMARY KEY, user TEXT NOT NULL, device TEXT NOT NULL, UNIQUE (user, device));
                 CREATE TABLE location (
                     member INTEGER NOT NULL REFERENCES member (id),
-                    tst INTEGER NOT NULL,
-                    lat REAL NOT NULL,
-                    lon REAL NOT NULL,
-                    acc INTEGER, alt INTEGER, vac INTEGER, vel INTEGER, cog INTEGER, batt INTEGER, bs INTEGER,
-                    tid TEXT, t TEXT, m INTEGER, created_at INTEGER,
-                    received_at REAL NOT NULL,
+                    \(Self.locationColumnsV1),
                     PRIMARY KEY (member, tst)
                 ) WITHOUT ROWID;
                 CREATE TABLE transition (
@@ -447,12 +442,7 @@ package final class HistoryStore: Sendable {
             try db.execute(sql: """
                 CREATE TABLE last_location (
                     member INTEGER PRIMARY KEY REFERENCES member (id),
-                    tst INTEGER NOT NULL,
-                    lat REAL NOT NULL,
-                    lon REAL NOT NULL,
-                    acc INTEGER, alt INTEGER, vac INTEGER, vel INTEGER, cog INTEGER, batt INTEGER, bs INTEGER,
-                    tid TEXT, t TEXT, m INTEGER, created_at INTEGER,
-                    received_at REAL NOT NULL
+                    \(Self.locationColumnsV1)
                 );
                 INSERT INTO last_location (\(columns))
                     SELECT \(columns) FROM member who CROSS JOIN location l ON l.member = who.id
@@ -466,12 +456,7 @@ package final class HistoryStore: Sendable {
             try db.execute(sql: """
                 CREATE TABLE rejected (
                     member INTEGER NOT NULL REFERENCES member (id),
-                    tst INTEGER NOT NULL,
-                    lat REAL NOT NULL,
-                    lon REAL NOT NULL,
-                    acc INTEGER, alt INTEGER, vac INTEGER, vel INTEGER, cog INTEGER, batt INTEGER, bs INTEGER,
-                    tid TEXT, t TEXT, m INTEGER, created_at INTEGER,
-                    received_at REAL NOT NULL,
+                    \(Self.locationColumnsV1),
                     reason TEXT NOT NULL,
                     PRIMARY KEY (member, tst)
                 ) WITHOUT ROWID;
@@ -500,6 +485,20 @@ package final class HistoryStore: Sendable {
         }
         return migrator
     }
+
+    /// The columns of a stored location after its `member`, as migration v1 made them for
+    /// `location` and v3 for `last_location` and `rejected` (one definition, so the three cannot
+    /// differ). Part of those migrations: never edit it; a new column is a migration of its own,
+    /// as v5's `device_fields`. Indented as it stands inside their `CREATE TABLE`, so the stored
+    /// schema text is what it was when the three wrote it out.
+    private static let locationColumnsV1 = """
+        tst INTEGER NOT NULL,
+            lat REAL NOT NULL,
+            lon REAL NOT NULL,
+            acc INTEGER, alt INTEGER, vac INTEGER, vel INTEGER, cog INTEGER, batt INTEGER, bs INTEGER,
+            tid TEXT, t TEXT, m INTEGER, created_at INTEGER,
+            received_at REAL NOT NULL
+        """
 
     /// The three triggers that keep `last_location` a copy of each member's newest row of
     /// `location`, over `columns` (a comma-separated list that starts with `member`): an insert

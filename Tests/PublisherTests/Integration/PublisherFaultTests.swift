@@ -22,14 +22,6 @@ struct PublisherFaultTests {
             + policy
     }
 
-    /// The `whereabouts.tst` of every log line holding `text`.
-    static func tsts(in log: String, of text: String) -> Set<Int> {
-        Set(log.split(separator: "\n").filter { $0.contains(text) }.compactMap { line in
-            guard let range = line.range(of: "whereabouts.tst=") else { return nil }
-            return Int(line[range.upperBound...].prefix { $0.isNumber })
-        })
-    }
-
     @Test("A full outbox file system: reports that cannot be stored are logged as lost, the publisher keeps running; after a kill -9 and restart everything stored is delivered, the drain gives the space back and storing resumes", .enabled(if: SmallDisk.isAvailable))
     func fullDisk() async throws {
         let disk = try SmallDisk(size: "200k")
@@ -51,7 +43,7 @@ struct PublisherFaultTests {
         try await first.waitForLogCount("Report lost", atLeast: 3, timeout: .seconds(30))
         first.signal(SIGKILL)
         _ = try await first.waitForExit(timeout: .seconds(10))
-        let stored = Self.tsts(in: first.log, of: "Report committed.")
+        let stored = loggedTimestamps(in: first.log, of: "Report committed.")
         try #require(stored.count >= 5, "the disk held some reports before it was full")
         func outboxBytes() -> Int {
             ["", "-wal"].reduce(0) { $0 + ((try? FileManager.default.attributesOfItem(atPath: outbox.path + $1))?[.size] as? Int ?? 0) }
@@ -97,7 +89,7 @@ struct PublisherFaultTests {
         @Sendable func find() -> Int? {
             let lines = process.log.split(separator: "\n")
             guard let at = lines.firstIndex(where: { $0.contains(marker) }) else { return nil }
-            return tsts(in: lines[(at + 1)...].joined(separator: "\n"), of: "Report committed.").min()
+            return loggedTimestamps(in: lines[(at + 1)...].joined(separator: "\n"), of: "Report committed.").min()
         }
         try await waitUntil("a report committed after \"\(marker)\"", timeout: timeout) { find() != nil }
         return try #require(find())
@@ -191,26 +183,13 @@ struct ShippedBrokerCrashTests {
         ] + PublisherFaultTests.busyPolicy, logFile: dir.appendingPathComponent("pub.log"))
         // Exit 0 after a drained outbox: the broker acknowledged every report.
         #expect(try await pub.waitForExit(timeout: .seconds(60)) == 0)
-        let sent = PublisherFaultTests.tsts(in: pub.log, of: "Report committed.")
+        let sent = loggedTimestamps(in: pub.log, of: "Report committed.")
         try #require(sent.count >= 100)
         await broker.kill()
         try await broker.start()
-        let second = MQTTClient(configuration: subscriber, logger: .test("sub"))
-        let messages = second.messages
-        try await second.connect()
-        let arrived = Mutex(Set<Int>())
-        let reader = Task {
-            for await message in messages where message.topic == PublisherFaultTests.topic {
-                if let tst = try? JSONDecoder().decode(LocationMessage.self, from: message.payload).tst {
-                    arrived.withLock { _ = $0.insert(tst) }
-                }
-            }
-        }
-        try await waitUntil("every acknowledged report queued for the offline subscriber", timeout: .seconds(20)) {
-            arrived.withLock { sent.isSubset(of: $0) }
-        }
-        reader.cancel()
-        await second.disconnect()
+        let arrived = try await queuedLocationTimestamps(
+            on: PublisherFaultTests.topic, configuration: subscriber, expecting: sent, timeout: .seconds(20))
+        #expect(sent.isSubset(of: arrived), "every acknowledged report queued for the offline subscriber: \(sent.subtracting(arrived).count) of \(sent.count) missing")
         let retained = try JSONDecoder().decode(LocationMessage.self, from: try await retainedMessage(on: PublisherFaultTests.topic, broker: broker).payload)
         #expect(retained.tst == sent.max())
         await broker.kill()
@@ -248,15 +227,10 @@ struct DamagedOutboxTests {
             let handle = try #require(FileHandle(forUpdatingAtPath: wal))
             let size = try handle.seekToEnd()
             try #require(size > 32 + 4120, "the log holds frames (\(size) bytes)")
-            // A byte of page data in the first frame of the log's current generation (32-byte
-            // header, then frames of a 24-byte header and a 4096-byte page): the commits after
-            // it are then lost to SQLite.
-            let offset: UInt64 = 32 + 24 + 100
-            try handle.seek(toOffset: offset)
-            let byte = try #require(try handle.read(upToCount: 1)?.first)
-            try handle.seek(toOffset: offset)
-            try handle.write(contentsOf: Data([byte ^ 0xFF]))
             try handle.close()
+            // A byte of page data in the first frame of the log's current generation: the
+            // commits after it are then lost to SQLite.
+            try SQLiteFileDamage.flipByteInFirstFrame(ofLogAt: wal)
         case .deletedLog:
             try FileManager.default.removeItem(atPath: wal)
         case .emptyFile:

@@ -82,8 +82,8 @@ struct PublisherIntegrationTests {
         }
         let last = try PublisherProcess(arguments: arguments(broker: broker, outbox: outbox, speed: "max", policy: Self.busyPolicy), logFile: log)
         #expect(try await last.waitForExit(timeout: .seconds(60)) == 0)
-        committed.formUnion(Self.committedTSTs(in: last.log))
-        committed.formUnion(Self.committedTSTs(in: (try? String(contentsOf: log, encoding: .utf8)) ?? ""))
+        committed.formUnion(loggedTimestamps(in: last.log, of: "Report committed."))
+        committed.formUnion(loggedTimestamps(in: (try? String(contentsOf: log, encoding: .utf8)) ?? "", of: "Report committed."))
         try #require(committed.count >= 60, "the runs together committed most of the track's 120 reports")
         let mustArrive = committed
         do {
@@ -131,14 +131,6 @@ struct PublisherIntegrationTests {
         #expect(pub.log.contains("Drain timeout reached"))
         let left = try Outbox(path: outbox.path, logger: Logger(label: "test"))
         #expect(left.depth > 5, "the backlog stays for the next start")
-    }
-
-    /// Every tst the publisher logged as committed.
-    static func committedTSTs(in log: String) -> Set<Int> {
-        Set(log.split(separator: "\n").filter { $0.contains("Report committed.") }.compactMap { line in
-            guard let range = line.range(of: "whereabouts.tst=") else { return nil }
-            return Int(line[range.upperBound...].prefix { $0.isNumber })
-        })
     }
 
     @Test("The broker stopped mid-replay and started again: nothing lost, first arrivals in order, newest retained")

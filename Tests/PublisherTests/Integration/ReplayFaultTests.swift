@@ -43,7 +43,7 @@ struct ReplayFaultTests {
         let reference = try PublisherProcess(arguments: arguments(track: clean, port: broker.port, outbox: dir.appendingPathComponent("a.sqlite"), speed: "max"),
                                              logFile: dir.appendingPathComponent("clean.log"))
         #expect(try await reference.waitForExit(timeout: .seconds(60)) == 0)
-        let expected = PublisherFaultTests.tsts(in: reference.log, of: "Report committed.")
+        let expected = loggedTimestamps(in: reference.log, of: "Report committed.")
         // 240 s of recording at 100x: 2.4 s; the old code waited for 2030.
         let started = ContinuousClock.now
         let pub = try PublisherProcess(arguments: arguments(track: faulty, port: broker.port, outbox: dir.appendingPathComponent("b.sqlite"), speed: "100"),
@@ -53,7 +53,7 @@ struct ReplayFaultTests {
         let log = pub.log
         let rejected = log.split(separator: "\n").filter { $0.contains("Fix dropped") }
         #expect(rejected.count == 1 && rejected.allSatisfy { $0.contains("whereabouts.reason=future") }, "\(rejected)")
-        let reported = PublisherFaultTests.tsts(in: log, of: "Report committed.")
+        let reported = loggedTimestamps(in: log, of: "Report committed.")
         // Without the fix at index 100 the interval policy's later reports may fall one second
         // later, but their number stays (the old code: 40 of 123 in the recording).
         #expect(abs(reported.count - expected.count) <= 1, "\(reported.count) reports, \(expected.count) without the outlier")
@@ -84,14 +84,14 @@ struct ReplayFaultTests {
         try await first.waitForLogCount("Report committed.", atLeast: 15, timeout: .seconds(60))
         first.signal(SIGKILL)
         _ = try await first.waitForExit(timeout: .seconds(10))
-        let before = PublisherFaultTests.tsts(in: first.log, of: "Report committed.")
+        let before = loggedTimestamps(in: first.log, of: "Report committed.")
         let newest = try #require(before.max())
         let second = try PublisherProcess(arguments: arguments(track: URL(fileURLWithPath: Self.fixture.path), port: broker.port, outbox: outbox, speed: "2"), logFile: log)
         let restarted = ContinuousClock.now
         try await second.waitForLog("Resumed the recording after the last committed report.", timeout: .seconds(30))
         // The next report is 2 recorded seconds after the newest: 1 s at 2x, not the minutes already replayed.
         try await waitUntil("a new report after the restart", timeout: .seconds(30)) {
-            PublisherFaultTests.tsts(in: second.log, of: "Report committed.").contains { $0 > newest }
+            loggedTimestamps(in: second.log, of: "Report committed.").contains { $0 > newest }
         }
         let took = ContinuousClock.now - restarted
         let skippedPart = Double(newest - 1_700_000_000) / 2
