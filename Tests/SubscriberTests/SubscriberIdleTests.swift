@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import WhereaboutsCore
 import WhereaboutsMQTT
@@ -210,5 +211,94 @@ struct SubscriberIdleTests {
         await device.disconnect()
         await watcher.disconnect()
         try await setup.stop(subscriber)
+    }
+}
+
+/// What the idle tasks wait on, without I/O: the receipt ledger's ``ReceiptLedger/waitForWork()``
+/// and the store's ``CircleViewStore/waitForStatusWork()``.
+@Suite("Waiting for work")
+struct WaitingForWorkTests {
+    let alice = MemberID(user: "alice", device: "phone")
+
+    private func stamp(_ seq: Int64) -> ReportStamp {
+        ReportStamp.read(Array(#"{"_type":"location","seq":\#(seq),"seq_epoch":"aa","seq_settled":1}"#.utf8))!
+    }
+
+    /// Set once a watched task ended.
+    private final class Ended: Sendable {
+        let flag = Atomic<Bool>(false)
+    }
+
+    /// Whether `task` is still running after `wait` (it should be: nothing woke it). The wait
+    /// is how long it must *not* end, not a synchronisation.
+    private func stillWaiting(_ task: Task<Void, Never>, after wait: Duration = .milliseconds(300)) async -> Bool {
+        let ended = Ended()
+        Task {
+            await task.value
+            ended.flag.store(true, ordering: .relaxed)
+        }
+        try? await Task.sleep(for: wait)
+        return !ended.flag.load(ordering: .relaxed)
+    }
+
+    @Test("The receipt sender's wait: parked while nothing is touched, woken by a note, at once while a device waits for its commit, ended by cancellation")
+    func ledgerWait() async throws {
+        let ledger = ReceiptLedger()
+        let parked = Task { await ledger.waitForWork() }
+        #expect(await stillWaiting(parked), "nothing noted: it waits")
+        ledger.note(stamp(1), of: alice, ticket: 5)
+        try await withTimeout(.seconds(5), "the note to wake the waiter") { await parked.value }
+        // Not committed yet: the device stays touched, so the next wait returns at once.
+        #expect(ledger.takeDue(durableThrough: 4).isEmpty)
+        try await withTimeout(.seconds(5), "a wait while a device waits for its commit") { await ledger.waitForWork() }
+        #expect(ledger.takeDue(durableThrough: 5).map(\.seq) == [1])
+        // Nothing pending: it waits again, until a failed receipt is handed back.
+        let again = Task { await ledger.waitForWork() }
+        #expect(await stillWaiting(again))
+        ledger.retry([.init(member: alice, epoch: "aa", seq: 1)])
+        try await withTimeout(.seconds(5), "the retry to wake the waiter") { await again.value }
+        #expect(ledger.takeDue(durableThrough: 5).map(\.seq) == [1])
+        let cancelled = Task { await ledger.waitForWork() }
+        #expect(await stillWaiting(cancelled))
+        cancelled.cancel()
+        try await withTimeout(.seconds(5), "cancellation to end the wait") { await cancelled.value }
+    }
+
+    @Test("The status writer's wait: parked while no status changes, woken by a change or a report awaiting a status write, and the work is taken once")
+    func statusWait() async throws {
+        let store = try Build.store()
+        let router = TopicRouter(prefix: "owntracks")
+        let decoder = MessageDecoder()
+        let now = Date()
+        let tst = Int(now.timeIntervalSince1970) - 5
+        func location(seq: Int) -> MQTTMessage {
+            MQTTMessage(topic: "owntracks/alice/phone", payload: Data(#"""
+                {"_type":"location","tid":"ph","lat":52.1,"lon":-8.6,"acc":5,"tst":\#(tst + seq),"seq":\#(seq),"seq_epoch":"e1","seq_settled":\#(seq)}
+                """#.utf8))
+        }
+        let parked = Task { await store.waitForStatusWork() }
+        #expect(await stillWaiting(parked), "nothing changed: it waits")
+        // alice's first live fix: her status becomes online.
+        _ = await store.ingest(location(seq: 1), router: router, decoder: decoder, at: now)
+        try await withTimeout(.seconds(5), "the status change to wake the writer") { await parked.value }
+        #expect(await store.takeStatusSnapshot()?.map(\.status) == [.online])
+        // The work was taken: the next wait parks. A fix that changes no status, without
+        // receipts, asks for nothing.
+        let second = Task { await store.waitForStatusWork() }
+        _ = await store.ingest(location(seq: 2), router: router, decoder: decoder, at: now)
+        #expect(await stillWaiting(second), "no status changed, no receipt waits")
+        // With receipts and no history, a report is durable only once the file is written after it.
+        let ledger = ReceiptLedger()
+        _ = await store.ingest(location(seq: 3), router: router, decoder: decoder,
+                               receipts: ReceiptIntake(ledger: ledger, statusFile: true), at: now)
+        try await withTimeout(.seconds(5), "the report to wake the writer") { await second.value }
+        let generation = ledger.beginStatusSave()
+        #expect(await store.takeStatusSnapshot() == nil, "no status changed: nothing to write, the round only makes the report durable")
+        ledger.statusSaved(generation)
+        #expect(ledger.takeDue(durableThrough: ledger.statusDurableThrough).map(\.seq) == [3])
+        let cancelled = Task { await store.waitForStatusWork() }
+        #expect(await stillWaiting(cancelled))
+        cancelled.cancel()
+        try await withTimeout(.seconds(5), "cancellation to end the wait") { await cancelled.value }
     }
 }
