@@ -39,8 +39,11 @@ struct HistoryIntakeGate: Service {
         await withTaskGroup(of: Void.self) { group in
             // A store that could not even open (a full disk at start) is tried again every
             // second: with no rows waiting, no retried write would notice the space coming back.
+            // Once it is writable it is open, and stays open (the file is never closed while the
+            // subscriber runs): then nothing is left to try and the task ends, so an idle
+            // subscriber is not woken every second for it.
             group.addTask {
-                while !Task.isCancelled {
+                while !Task.isCancelled, !store.isWritable {
                     try? await Task.sleep(for: .seconds(1))
                     store.openIfClosed()
                 }

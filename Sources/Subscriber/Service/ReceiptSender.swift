@@ -3,9 +3,9 @@ import Logging
 import WhereaboutsCore
 import WhereaboutsMQTT
 
-/// Publishes the subscriber's receipts (docs/receipts.md): once a second, one retained receipt per
-/// device whose confirmed point moved or that a resent duplicate asked for; and the
-/// announcements, "I confirm this device's reports", for member devices.
+/// Publishes the subscriber's receipts (docs/receipts.md): once a second while reports come in, one
+/// retained receipt per device whose confirmed point moved or that a resent duplicate asked for;
+/// and the announcements, "I confirm this device's reports", for member devices.
 struct ReceiptSender<Connection: BrokerConnection> {
     let ledger: ReceiptLedger
     let connection: Connection
@@ -31,6 +31,12 @@ struct ReceiptSender<Connection: BrokerConnection> {
     /// Sends due receipts every ``interval`` until cancelled. A failed publish is retried at the
     /// next interval; the first failure of a run is logged at warning level.
     ///
+    /// With nothing to send (no report noted since the last round, none waiting for its commit,
+    /// no failed receipt, no receipt waiting to be retained) it waits for ingest to note one
+    /// (``ReceiptLedger/waitForWork()``) instead of looking every second, then takes the
+    /// receipts one ``interval`` later: a receipt still goes out at most one interval after the
+    /// commit that makes it due, and at most once per device per interval.
+    ///
     /// With ``retainInterval`` a device's receipt is retained only when its last retained one is
     /// at least that old; one sent plainly in between is retained once the interval has passed,
     /// unless a newer receipt was retained meanwhile. A publisher that is connected reads every
@@ -41,6 +47,7 @@ struct ReceiptSender<Connection: BrokerConnection> {
         var retainedAt: [MemberID: ContinuousClock.Instant] = [:]
         var sentPlainly: [MemberID: ReceiptLedger.Due] = [:]
         while !Task.isCancelled {
+            if sentPlainly.isEmpty { await ledger.waitForWork() }
             try? await Task.sleep(for: Self.interval)
             var due = ledger.takeDue(durableThrough: durableThrough())
             let instant = ContinuousClock.now

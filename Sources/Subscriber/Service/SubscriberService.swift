@@ -115,24 +115,30 @@ package struct SubscriberService<Connection: BrokerConnection>: Service {
         }
     }
 
-    /// Writes changed statuses every ``SubscriberConfiguration/statusWriteInterval`` until cancelled.
+    /// Writes the statuses when they change, at most once per
+    /// ``SubscriberConfiguration/statusWriteInterval``, until cancelled: the first change after a
+    /// quiet spell at once, the changes during an interval at its end. Between changes it sleeps
+    /// (``CircleViewStore/waitForStatusWork()``) and the file is not touched. With receipts and
+    /// no history a report also asks for a round, which makes it durable.
     /// A failing write is logged once (not every interval) and retried every interval;
     /// the first success after failures is logged too.
     private func keepStatus(in file: StatusFile) async {
         var failing = false
         while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(configuration.statusWriteInterval))
+            await store.waitForStatusWork()
+            if Task.isCancelled { break }
             // Reports noted before this point are in the snapshot: durable once it is written.
             let generation = receipts?.beginStatusSave()
-            guard let records = await store.takeStatusSnapshot() else {
-                if let generation, !failing { receipts?.statusSaved(generation) }
-                continue
+            if let records = await store.takeStatusSnapshot() {
+                let saved = save(records, to: file, quietly: failing)
+                if saved, let generation { receipts?.statusSaved(generation) }
+                if saved, failing { logger.info("The status file is written again.", metadata: ["whereabouts.file": "\(file.path)"]) }
+                if !saved { await store.markStatusUnsaved() }  // retried after the interval
+                failing = !saved
+            } else if let generation, !failing {
+                receipts?.statusSaved(generation)
             }
-            let saved = save(records, to: file, quietly: failing)
-            if saved, let generation { receipts?.statusSaved(generation) }
-            if saved, failing { logger.info("The status file is written again.", metadata: ["whereabouts.file": "\(file.path)"]) }
-            if !saved { await store.markStatusUnsaved() }  // retried at the next interval
-            failing = !saved
+            try? await Task.sleep(for: .seconds(configuration.statusWriteInterval))
         }
     }
 

@@ -1,5 +1,6 @@
-/// Wakes the one task waiting for something to become due (the view publisher): a flag set by
-/// every change and cleared by each collection, and the parked waiter's continuation.
+/// Wakes the one task waiting for something to become due (the view publisher; the status file's
+/// writer; the receipt sender): a flag set by every change and cleared by each collection, and
+/// the parked waiter's continuation.
 struct ChangeSignal: Sendable {
     private var waiter: (id: UInt64, continuation: CheckedContinuation<Void, Never>)?
     private var nextWaiterID: UInt64 = 0

@@ -133,6 +133,7 @@ extension CircleViewStore {
             case nil: receipts.viewTicket
             }
             receipts.ledger.note(stamp, of: route.member, ticket: ticket)
+            if stored == nil, receipts.statusFile { requestStatusWrite() }
             recordDelivery(stamp, of: route.member)
         }
         return outcome

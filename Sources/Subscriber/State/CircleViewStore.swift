@@ -40,7 +40,11 @@ package actor CircleViewStore {
         /// Whether a member's status changed since the status file was last written.
         var statusDirty = false
         var schedule: PublishSchedule
+        /// Wakes the view publisher (``waitForChanges()``).
         var change = ChangeSignal()
+        /// Wakes the status file's writer (``waitForStatusWork()``): a status changed, or a
+        /// report waits for a write to become durable.
+        var statusWork = ChangeSignal()
         var subscribers = StreamSubscribers<CircleView>()
         var eventSubscribers = StreamSubscribers<CircleEvent>()
     }
@@ -503,6 +507,7 @@ package actor CircleViewStore {
             state.schedule.queue(CircleEvent(circle: id, user: member.user, device: member.device, event: kind, tst: Int(now)))
         }
         state.statusDirty = true
+        state.statusWork.signal()
         signalChange()
     }
 
@@ -585,23 +590,44 @@ package actor CircleViewStore {
     /// returning at once if that happened since the last ``collectDue(at:)``.
     /// Returns early when the calling task is cancelled.
     package func waitForChanges() async {
-        if state.change.isSignalled { return }
-        let id = state.change.makeWaiterID()
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                if Task.isCancelled || state.change.isSignalled {
-                    continuation.resume()
-                } else {
-                    state.change.park(continuation, id: id)
-                }
-            }
-        } onCancel: {
-            Task { await self.cancelWaiter(id) }
+        await wait(for: .viewPublisher)
+    }
+
+    /// The tasks that wait for the store, each on its own ``ChangeSignal``.
+    private enum Waiter: Sendable {
+        /// ``waitForChanges()``: `State.change`.
+        case viewPublisher
+        /// ``waitForStatusWork()``: `State.statusWork`.
+        case statusWriter
+    }
+
+    private func withSignal<Result>(of waiter: Waiter, _ body: (inout ChangeSignal) -> Result) -> Result {
+        switch waiter {
+        case .viewPublisher: body(&state.change)
+        case .statusWriter: body(&state.statusWork)
         }
     }
 
-    private func cancelWaiter(_ id: UInt64) {
-        state.change.cancel(id)
+    /// Suspends until `waiter`'s signal is set, returning at once if it is, or early when the
+    /// calling task is cancelled.
+    private func wait(for waiter: Waiter) async {
+        if withSignal(of: waiter, \.isSignalled) { return }
+        let id = withSignal(of: waiter) { $0.makeWaiterID() }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                if Task.isCancelled || withSignal(of: waiter, \.isSignalled) {
+                    continuation.resume()
+                } else {
+                    withSignal(of: waiter) { $0.park(continuation, id: id) }
+                }
+            }
+        } onCancel: {
+            Task { await self.cancelWaiter(id, of: waiter) }
+        }
+    }
+
+    private func cancelWaiter(_ id: UInt64, of waiter: Waiter) {
+        withSignal(of: waiter) { $0.cancel(id) }
     }
 
     private func signalChange() {
@@ -644,6 +670,23 @@ package actor CircleViewStore {
     /// Marks the statuses as not yet saved (a write failed), so the next snapshot is taken again.
     func markStatusUnsaved() {
         state.statusDirty = true
+        state.statusWork.signal()
+    }
+
+    /// A report was taken in that only a status file write makes durable (receipts without a
+    /// history, docs/receipts.md): wakes the status file's writer.
+    func requestStatusWrite() {
+        state.statusWork.signal()
+    }
+
+    /// Suspends until the status file has work (a status changed, a write failed and is due
+    /// again, or ``requestStatusWrite()``), returning at once if it has; returns early when the
+    /// calling task is cancelled. Takes the work: the next call waits for new work. Call it
+    /// *before* ``ReceiptLedger/beginStatusSave()``, so that a report noted after it wakes the
+    /// next call.
+    func waitForStatusWork() async {
+        await wait(for: .statusWriter)
+        state.statusWork.reset()
     }
 
     /// Every tracked member's status that a message set, sorted by member.

@@ -8,7 +8,8 @@ import Synchronization
 /// history row committed, or the status file written after it; 0 for what needs nothing stored,
 /// such as a rejection; `nil` when it could not be stored at all). The receipt sender asks
 /// ``takeDue(durableThrough:)`` once a second for the devices whose receipt moved forward or
-/// was asked for again by a resent duplicate. Shared by ingest and the sender under one `Mutex`.
+/// was asked for again by a resent duplicate, and while no device is touched it waits in
+/// ``waitForWork()``. Shared by ingest and the sender under one `Mutex`.
 final class ReceiptLedger: Sendable {
     /// A receipt to publish: every report of `epoch` up to `seq` is durably taken in.
     struct Due: Sendable, Hashable {
@@ -38,6 +39,8 @@ final class ReceiptLedger: Sendable {
         /// starts after it succeeded (``beginStatusSave()``, ``statusSaved(_:)``).
         var statusGeneration = 1
         var statusSaved = 0
+        /// Wakes the receipt sender parked in ``waitForWork()`` when a device is touched.
+        var work = ChangeSignal()
     }
 
     private let state = Mutex(State())
@@ -65,6 +68,7 @@ final class ReceiptLedger: Sendable {
             }
             state.devices[member] = device
             state.touched.insert(member)
+            state.work.signal()
         }
     }
 
@@ -92,6 +96,7 @@ final class ReceiptLedger: Sendable {
     /// again. Devices still waiting stay touched.
     func takeDue(durableThrough: Int) -> [Due] {
         state.withLock { state in
+            state.work.reset()
             var due: [Due] = []
             var still: Set<MemberID> = []
             for member in state.touched {
@@ -120,6 +125,29 @@ final class ReceiptLedger: Sendable {
                 state.devices[receipt.member]?.due = true
                 state.touched.insert(receipt.member)
             }
+            state.work.signal()
+        }
+    }
+
+    /// Suspends until a device is touched (a report noted, a receipt to send again), returning
+    /// at once if one is; returns early when the calling task is cancelled. The receipt sender
+    /// waits here while it has nothing to send, instead of looking every second.
+    func waitForWork() async {
+        let id = state.withLock { $0.work.makeWaiterID() }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                state.withLock { state in
+                    // Cancellation sets the flag before the handler takes the lock: either the
+                    // flag is seen here, or the handler finds the parked waiter.
+                    if Task.isCancelled || !state.touched.isEmpty {
+                        continuation.resume()
+                    } else {
+                        state.work.park(continuation, id: id)
+                    }
+                }
+            }
+        } onCancel: {
+            state.withLock { $0.work.cancel(id) }
         }
     }
 
