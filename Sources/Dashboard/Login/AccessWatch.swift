@@ -4,7 +4,8 @@ import Synchronization
 /// `/ws` kept streaming positions after logout, a password change or the account's removal).
 ///
 /// ``Authenticator`` asks it to ``revoke(where:)`` whenever access may have ended: at logout at
-/// once, and after each look at the users file (``AccessWatchService``, four times a second).
+/// once, and after each look at the users file (``AccessWatchService``, four times a second while
+/// a WebSocket is open; while none is, it waits in ``untilWatching()``).
 final class AccessWatch: Sendable {
     private struct Watcher {
         let credential: Credential
@@ -14,6 +15,8 @@ final class AccessWatch: Sendable {
     private struct State {
         var watchers: [UInt64: Watcher] = [:]
         var nextID: UInt64 = 0
+        /// Tasks in ``untilWatching()``, woken by the first connection registered.
+        var idle: [UInt64: CheckedContinuation<Void, Never>] = [:]
     }
 
     private let state = Mutex(State())
@@ -25,11 +28,13 @@ final class AccessWatch: Sendable {
     /// cancelled (the connection ended on its own). `isValid` is asked once after registering, so
     /// an access that ended just before is not missed.
     func untilRevoked(_ credential: Credential, isValid: () -> Bool) async {
-        let id = state.withLock { state -> UInt64 in
+        let (id, idle) = state.withLock { state -> (UInt64, [CheckedContinuation<Void, Never>]) in
             state.nextID += 1
             state.watchers[state.nextID] = Watcher(credential: credential)
-            return state.nextID
+            defer { state.idle.removeAll() }
+            return (state.nextID, Array(state.idle.values))
         }
+        for waiter in idle { waiter.resume() }
         defer { _ = state.withLock { $0.watchers.removeValue(forKey: id) } }
         guard isValid() else { return }
         await withTaskCancellationHandler {
@@ -44,6 +49,28 @@ final class AccessWatch: Sendable {
             }
         } onCancel: {
             state.withLock { $0.watchers.removeValue(forKey: id)?.continuation }?.resume()
+        }
+    }
+
+    /// Returns as soon as at least one connection is watched (at once if one is), or when the task
+    /// is cancelled: the doorbell ``AccessWatchService`` waits on while no WebSocket is open, so an
+    /// idle dashboard does not look at the users file four times a second for nobody.
+    func untilWatching() async {
+        let id = state.withLock { state -> UInt64 in
+            state.nextID += 1
+            return state.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { state -> Bool in
+                    guard state.watchers.isEmpty, !Task.isCancelled else { return true }
+                    state.idle[id] = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.idle.removeValue(forKey: id) }?.resume()
         }
     }
 

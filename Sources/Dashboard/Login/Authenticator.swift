@@ -144,6 +144,11 @@ package final class Authenticator: Sendable, Hashable {
         await access.untilRevoked(credential) { isValid(credential) }
     }
 
+    /// Returns once a WebSocket is open (at once if one is), or when the task is cancelled.
+    func untilWebSocketsOpen() async {
+        await access.untilWatching()
+    }
+
     /// Looks at the users file now and ends the wait of every open WebSocket whose access has
     /// ended. ``AccessWatchService`` calls it four times a second while WebSockets are open.
     func closeEndedAccess(now: Date = Date()) {
