@@ -3,7 +3,7 @@
 // Whereabouts: live positions of people and devices inside circles, over MQTT.
 //
 // Layers depend one way:
-//   SystemSupport (Foundation only: AtomicFile, LockedState, SplitMix64, FNV1a), beside
+//   SystemSupport (Foundation and libc only: AtomicFile, FileStamp, LockedState, SplitMix64, FNV1a), beside
 //   WhereaboutsCore (Foundation only: fixes, geodesy, filters, policies, wire format)
 //     <- PositionSources, WhereaboutsMQTT (libmosquitto), Outbox (SQLite)
 //       <- Publisher, Subscriber, Dashboard

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import Subscriber
+import WhereaboutsTestSupport
 
 @Suite("Circles file")
 struct CirclesFileTests {
@@ -90,4 +91,28 @@ enum Fixture {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let exampleCircles = packageRoot.appendingPathComponent("examples/circles.yaml").path
     static let sharedTraces = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/traces")
+}
+
+@Suite("Circles file: change detection")
+struct CirclesFileStampTests {
+    @Test("A file replaced by one of the same size within the same second still gets a new stamp (new inode); an unchanged file keeps its stamp; a missing one has none")
+    func replacementSeen() throws {
+        let folder = try TestPaths.makeTemporaryDirectory(prefix: "stamp")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("circles.yaml").path
+        try Data("a: 1\n".utf8).write(to: URL(fileURLWithPath: path))
+        let first = try #require(CirclesFileWatcher.stamp(of: path))
+        #expect(CirclesFileWatcher.stamp(of: path) == first)
+        #expect(first.size == 5)
+        // What an editor or `whereabouts-sub` itself does: write beside, rename over.
+        let beside = folder.appendingPathComponent("circles.yaml.new").path
+        try Data("b: 2\n".utf8).write(to: URL(fileURLWithPath: beside))
+        #expect(rename(beside, path) == 0)
+        let second = try #require(CirclesFileWatcher.stamp(of: path))
+        #expect(second.size == first.size)
+        #expect(second != first)
+        #expect(second.inode != first.inode)
+        try FileManager.default.removeItem(atPath: path)
+        #expect(CirclesFileWatcher.stamp(of: path) == nil)
+    }
 }

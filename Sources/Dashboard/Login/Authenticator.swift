@@ -1,11 +1,12 @@
 import Foundation
 import Logging
 import Synchronization
+import SystemSupport
 
 /// Checks logins against the users file: passwords (bcrypt), sessions and the rate limit, and
 /// counts the outcomes for `/metrics`.
 ///
-/// The users file is reread when its modification time changes (checked at most once a second),
+/// The users file is reread when its modification time, size or inode changes (checked at most once a second),
 /// so `whereabouts-sub passwd` takes effect without a restart; a file that no longer parses is
 /// logged and the accounts read before stay in force.
 package final class Authenticator: Sendable, Hashable {
@@ -21,7 +22,7 @@ package final class Authenticator: Sendable, Hashable {
 
     private struct Users {
         var file: UsersFile
-        var modified: Date?
+        var stamp: FileStamp?
         var checked: Date
         /// A real hash of a random password at the file's cost, checked for unknown names so
         /// that they take as long as wrong passwords.
@@ -49,19 +50,19 @@ package final class Authenticator: Sendable, Hashable {
         self.limiter = LoginRateLimiter(settings: configuration)
         self.logger = logger
         users = Mutex(Users(
-            file: file, modified: Self.modificationDate(configuration.usersPath), checked: Date(), decoy: Self.decoy(for: file)))
+            file: file, stamp: FileStamp(path: configuration.usersPath), checked: Date(), decoy: Self.decoy(for: file)))
     }
 
-    /// The accounts now (rereading the file when it changed; its modification time is looked at
+    /// The accounts now (rereading the file when it changed; its stamp, the modification time, size and inode, is looked at
     /// when the last look is `maxAge` seconds old).
     func accounts(now: Date = Date(), maxAge: TimeInterval = 1) -> [String: Account] {
         let path = configuration.usersPath
         return users.withLock { users in
             guard now.timeIntervalSince(users.checked) >= maxAge else { return users.file.accounts }
             users.checked = now
-            let modified = Self.modificationDate(path)
-            guard modified != users.modified else { return users.file.accounts }
-            users.modified = modified
+            let stamp = FileStamp(path: path)
+            guard stamp != users.stamp else { return users.file.accounts }
+            users.stamp = stamp
             do {
                 let file = try UsersFile.load(path: path)
                 if Self.cost(of: file) != Self.cost(of: users.file) { users.decoy = Self.decoy(for: file) }
@@ -190,10 +191,6 @@ package final class Authenticator: Sendable, Hashable {
 
     /// Hashes the object's identity.
     package func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
-
-    private static func modificationDate(_ path: String) -> Date? {
-        (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
-    }
 
     private static func cost(of file: UsersFile) -> Int {
         file.accounts.values.compactMap { PasswordHashing.cost(of: $0.passwordHash) }.max() ?? PasswordHashing.defaultCost

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import SystemSupport
 import WhereaboutsMQTT
 
 /// Reloads the circles file when it changes (its modification time, size or inode, polled) or
@@ -20,21 +21,8 @@ package struct CirclesFileWatcher {
         self.logger = logger
     }
 
-    /// A file's identity and version as far as change detection cares.
-    package struct Stamp: Equatable {
-        var modified: Date?
-        var size: Int?
-        var inode: Int?
-    }
-
     /// The stamp of the file at `path`, or `nil` when it cannot be read.
-    package static func stamp(of path: String) -> Stamp? {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return nil }
-        return Stamp(
-            modified: attributes[.modificationDate] as? Date,
-            size: (attributes[.size] as? NSNumber)?.intValue,
-            inode: (attributes[.systemFileNumber] as? NSNumber)?.intValue)
-    }
+    package static func stamp(of path: String) -> FileStamp? { FileStamp(path: path) }
 
     /// Polls until cancelled, calling `reload` with each successfully parsed new version.
     /// A version that fails to parse is logged and the current circles stay in force.
