@@ -133,6 +133,8 @@ struct LoadBenchmark: AsyncParsableCommand {
                 if let node = r.nodeDiagnostics { Self.say("<!-- killed node, \(r.label): \(node) -->") }
                 if let missed = r.missedViews { Self.say("<!-- views lost, \(r.label): \(missed) -->") }
                 Self.say("<!-- latency by sending time, \(r.label): \(r.latencyProfile) -->")
+                Self.say("<!-- resent, \(r.label): \(r.resends) -->")
+                if let consumers = r.consumers { Self.say("<!-- subscribers' consumers, \(r.label): \(consumers) -->") }
             } catch {
                 Self.say("| \(run.broker.rawValue) \(run.devices) | failed: \(error) |")
             }
