@@ -3,7 +3,9 @@ import SystemSupport
 import WhereaboutsTestSupport
 
 /// The subscribers' JetStream consumers on `$MQTT_msgs` (one per QoS 1 subscription of each
-/// persistent session), read from one node's `/jsz` once a second while the run lasts: the most
+/// persistent session), read from every node's `/jsz` once a second while the run lasts, each
+/// consumer from the node that leads it: how many messages it delivered (deliveries, a
+/// redelivery counted again) and had acknowledged by the end, the most
 /// messages delivered and not yet acknowledged (`num_ack_pending`, against the consumer's
 /// `max_ack_pending`, beyond which NATS delivers nothing more to it) and the most waiting for
 /// redelivery (`num_redelivered`, after `ack_wait` without an acknowledgement) seen at once. Tells
@@ -17,6 +19,8 @@ final class ConsumerWatch: Sendable {
         var mostRedelivered = 0
         var mostPending = 0
         var samples = 0
+        var delivered = 0
+        var acknowledged = 0
     }
     private struct State {
         var consumers: [String: Seen] = [:]
@@ -24,16 +28,17 @@ final class ConsumerWatch: Sendable {
         var failures = 0
     }
     private let state = LockedState(State())
-    private let port: Int
+    private let ports: [Int]
 
-    init(httpPort: Int) {
-        self.port = httpPort
+    /// `httpPorts`: the nodes' monitoring ports, node-1 first.
+    init(httpPorts: [Int]) {
+        self.ports = httpPorts
     }
 
     func start() {
         let task = Task.detached { [self] in
             while !Task.isCancelled {
-                await sample()
+                for (index, port) in ports.enumerated() { await sample(port: port, node: "node-\(index + 1)") }
                 try? await Task.sleep(for: .seconds(1))
             }
         }
@@ -42,14 +47,19 @@ final class ConsumerWatch: Sendable {
 
     func stop() { state.withLock { $0.task }?.cancel() }
 
-    private func sample() async {
+    private func sample(port: Int, node: String) async {
         struct Answer: Decodable {
             struct Account: Decodable { var stream_detail: [Stream]? }
             struct Stream: Decodable { var name: String; var consumer_detail: [Consumer]? }
             struct Consumer: Decodable {
                 struct Config: Decodable { var filter_subject: String?; var max_ack_pending: Int?; var ack_wait: Double? }
+                struct Cluster: Decodable { var leader: String? }
+                struct Sequences: Decodable { var consumer_seq: Int? }
                 var name: String
                 var config: Config?
+                var cluster: Cluster?
+                var delivered: Sequences?
+                var ack_floor: Sequences?
                 var num_ack_pending: Int?
                 var num_redelivered: Int?
                 var num_pending: Int?
@@ -65,7 +75,7 @@ final class ConsumerWatch: Sendable {
         state.withLock { state in
             for account in decoded.account_details ?? [] {
                 for stream in account.stream_detail ?? [] where stream.name == "$MQTT_msgs" {
-                    for consumer in stream.consumer_detail ?? [] {
+                    for consumer in stream.consumer_detail ?? [] where consumer.cluster?.leader == node {
                         var seen = state.consumers[consumer.name] ?? Seen()
                         seen.filter = consumer.config?.filter_subject ?? "?"
                         seen.maxAckPendingSetting = consumer.config?.max_ack_pending ?? 0
@@ -74,6 +84,8 @@ final class ConsumerWatch: Sendable {
                         seen.mostRedelivered = max(seen.mostRedelivered, consumer.num_redelivered ?? 0)
                         seen.mostPending = max(seen.mostPending, consumer.num_pending ?? 0)
                         seen.samples += 1
+                        seen.delivered = consumer.delivered?.consumer_seq ?? seen.delivered
+                        seen.acknowledged = consumer.ack_floor?.consumer_seq ?? seen.acknowledged
                         state.consumers[consumer.name] = seen
                     }
                 }
@@ -85,8 +97,8 @@ final class ConsumerWatch: Sendable {
     var summary: String {
         state.withLock { state in
             state.consumers.values.sorted { $0.filter < $1.filter }.map { seen in
-                String(format: "%@: ack pending at most %d of %d, redelivered at most %d, pending at most %d, ack_wait %.0f s (%d samples)",
-                       seen.filter, seen.mostAckPending, seen.maxAckPendingSetting, seen.mostRedelivered, seen.mostPending,
+                String(format: "%@: delivered %d, acknowledged %d, ack pending at most %d of %d, redelivered at most %d, pending at most %d, ack_wait %.0f s (%d samples from its leader)",
+                       seen.filter, seen.delivered, seen.acknowledged, seen.mostAckPending, seen.maxAckPendingSetting, seen.mostRedelivered, seen.mostPending,
                        seen.ackWaitSeconds, seen.samples)
             }.joined(separator: "; ") + (state.failures > 0 ? "; \(state.failures) samples unanswered" : "")
         }

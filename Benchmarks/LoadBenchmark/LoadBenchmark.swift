@@ -74,6 +74,9 @@ struct LoadBenchmark: AsyncParsableCommand {
     @Option(help: "The QoS of the view watcher's subscription: 0 (default; a plain NATS subscription, and every reconnect brings the retained views again) or 1 (on NATS a JetStream consumer: each view is a stream write and an acknowledgement more).")
     var watcherQos = 0
 
+    @Flag(help: "Also read every report through a persistent QoS 1 session of the benchmark's own (its hand-written MQTT client, on node 3 with NATS): does it miss the first copies the subscribers miss? On NATS one JetStream consumer more.")
+    var traceSession = false
+
     @Option(help: "whereabouts-sub binaries to compare, comma-separated paths (default: the release build next to this program); every run is made once with each, one after another.")
     var subscribers = CommaSeparated<String>([])
 
@@ -106,7 +109,7 @@ struct LoadBenchmark: AsyncParsableCommand {
                 binaries.map { subscriber in
                     LoadRun(broker: broker, devices: size, seconds: seconds, settle: settle, killNode: killNode, subscriberBinary: subscriber,
                             natsConfiguration: configuration, labelsSubscriber: binaries.count > 1,
-                            watcherQoS: watcherQos == 1 ? .atLeastOnce : .atMostOnce)
+                            watcherQoS: watcherQos == 1 ? .atLeastOnce : .atMostOnce, traceSession: traceSession)
                 }
             }
         }

@@ -30,6 +30,9 @@ struct LoadRun {
     var labelsSubscriber = false
     /// The QoS of the view watcher's subscription (`--watcher-qos`).
     var watcherQoS: QoS = .atMostOnce
+    /// Whether a persistent QoS 1 session of the benchmark's own (its hand-written client, not
+    /// libmosquitto) reads every report besides the subscribers (`--trace-session`).
+    var traceSession = false
 
     /// What a run measured.
     struct Result {
@@ -81,12 +84,15 @@ struct LoadRun {
         var group: MultiThreadedEventLoopGroup?
         var watcher: MQTTClient?
         var traceWatcher: MQTTClient?
+        var traceSessionClosed: LockedState<Bool>?
+        var sessionGroup: MultiThreadedEventLoopGroup?
 
         func stop() async {
             for device in devices { await device.stop() }
             try? await group?.shutdownGracefully()
             await watcher?.disconnect()
             await traceWatcher?.disconnect()
+            try? await sessionGroup?.shutdownGracefully()
             for process in processes where process.isRunning { process.signal(SIGKILL) }
             for process in processes { _ = await process.waitForExit() }
             await cluster?.stop()
@@ -207,6 +213,22 @@ struct LoadRun {
         }
         try await traceWatcher.connect()
         try await traceWatcher.subscribe(to: [(filter: "owntracks/+/+", qos: .atMostOnce), (filter: "\(ReceiptTopic.root)/+/+/+", qos: .atMostOnce)])
+        // `--trace-session`: a persistent QoS 1 session like the subscribers', on node 3, through
+        // a client that is not libmosquitto: does it miss the reports they miss?
+        let sessionGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        resources.sessionGroup = sessionGroup
+        var traceSessionClient: MQTTLoadClient?
+        var traceSessionClosed = false
+        if traceSession {
+            let client = try await MQTTLoadClient.connect(
+                host: "127.0.0.1", port: ports[2 % ports.count], clientID: "load-trace-session", credentials: nil, group: sessionGroup, cleanSession: false)
+            let closed = LockedState(false)
+            client.onClose = { closed.withLock { $0 = true } }
+            client.onMessage = { topic, payload in Self.traceSession(topic, Data(payload.readableBytesView), into: ledger) }
+            client.subscribe(filter: "owntracks/+/+", atLeastOnce: true)
+            traceSessionClient = client
+            resources.traceSessionClosed = closed
+        }
 
         // The devices: connected a few hundred at a time.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
@@ -231,7 +253,7 @@ struct LoadRun {
         let fleetState = LockedState(fleet)
         // Node 2 (never killed) answers for the cluster: every stream is replicated to all nodes.
         let streamsBefore = await cluster?.streamCounters(ofNode: 1)
-        let consumerWatch = cluster.map { ConsumerWatch(httpPort: $0.httpPorts[1]) }
+        let consumerWatch = cluster.map { ConsumerWatch(httpPorts: $0.httpPorts) }
         consumerWatch?.start()
         let acknowledgedBefore = ledger.summary().acknowledged
         let started = ContinuousClock.now
@@ -280,6 +302,7 @@ struct LoadRun {
         consumerWatch?.stop()
         // The subscribers' duplicates, before they stop.
         var duplicates: Int? = 0
+        let duplicatesReadAt = ResendTrace.now
         for port in metricsPorts {
             let count = await Self.duplicateLocations(metricsPort: port)
             duplicates = count.flatMap { count in duplicates.map { $0 + count } }
@@ -325,6 +348,10 @@ struct LoadRun {
         watching.cancel()
         await traceWatcher.disconnect()
         tracing.cancel()
+        traceSessionClosed = resources.traceSessionClosed?.withLock { $0 } ?? false
+        await traceSessionClient?.close()
+        try? await sessionGroup.shutdownGracefully()
+        resources.sessionGroup = nil
         for subscriber in subscribers { subscriber.signal(SIGTERM) }
         for subscriber in subscribers { _ = await subscriber.waitForExit() }
         mosquitto?.signal(SIGTERM)
@@ -342,7 +369,8 @@ struct LoadRun {
             }
         }
         let historyLoss = ledger.lostFromHistory(stored)
-        let resends = ledger.trace.resendSummary(stored: rows, duplicates: duplicates)
+        let resends = ledger.trace.resendSummary(stored: rows, duplicates: duplicates, duplicatesReadAt: duplicatesReadAt, session: traceSession)
+            + (traceSessionClosed ? "; the benchmark's persistent session lost its connection" : "")
 
         guard watcherUngranted.isEmpty else { throw WatcherNotSubscribed(refusals: watcherRefusals) }
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
@@ -360,7 +388,8 @@ struct LoadRun {
             connectSeconds: connectSeconds, nodeCurrentSeconds: nodeNotCurrent ? .infinity : nodeCurrent?.seconds,
             loadAverages: (loadAtStart, loadAtEnd), jetStream: jetStream, missedViews: missedViews,
             nodeDiagnostics: nodeDiagnostics, latencyProfile: ledger.latencyProfile(from: started, window: .seconds(5)),
-            resends: resends, consumers: consumerWatch?.summary)
+            resends: resends,
+            consumers: consumerWatch.map { "\($0.summary); QoS 1 reports published (first copies acknowledged and resends): \(receipts.resent + summary.acknowledged)" })
     }
 
     /// Hands one message of the trace watcher to the ledger's ``ResendTrace``: a report
@@ -375,6 +404,14 @@ struct LoadRun {
                   let seq = (object["seq"] as? NSNumber)?.int64Value {
             ledger.trace.receiptSeen(index, seq: seq)
         }
+    }
+
+    /// Hands one report the benchmark's own persistent session got to the ledger's ``ResendTrace``.
+    static func traceSession(_ topic: String, _ payload: Data, into ledger: Ledger) {
+        let levels = topic.split(separator: "/")
+        guard levels.count == 3, let index = ledger.index(ofUser: String(levels[1])),
+              let object = try? JSONSerialization.jsonObject(with: payload) as? [String: Any], let tst = object["tst"] as? Int else { return }
+        ledger.trace.sessionSeen(index, tst: tst, resend: (object["t"] as? String) == "r")
     }
 
     /// A subscriber's `whereabouts_sub_ingest_total{outcome="duplicate",reason="location"}` from

@@ -24,6 +24,9 @@ final class ResendTrace: Sendable {
         /// When the plain QoS 0 report watcher first got the first copy (`t` = `t`), and any resend.
         var firstCopySeen: Double?
         var resendSeen: Double?
+        /// When LoadBenchmark's own persistent QoS 1 session (`--trace-session`) first got the
+        /// first copy.
+        var firstCopyInSession: Double?
     }
 
     private struct State {
@@ -91,6 +94,15 @@ final class ResendTrace: Sendable {
         }
     }
 
+    /// LoadBenchmark's own persistent QoS 1 session got a copy of device `index`'s report `tst`.
+    func sessionSeen(_ index: Int, tst: Int, resend: Bool) {
+        let at = Self.now
+        state.withLock { state in
+            guard !resend, state.reports[index][tst] != nil, state.reports[index][tst]?.firstCopyInSession == nil else { return }
+            state.reports[index][tst]?.firstCopyInSession = at
+        }
+    }
+
     /// The plain receipt watcher got a receipt for device `index` through `seq`.
     func receiptSeen(_ index: Int, seq: Int64) {
         let at = Self.now
@@ -106,8 +118,9 @@ final class ResendTrace: Sendable {
     /// The classification of the resent reports, as one line.
     /// `stored` maps (device index, tst) to its history row (the earlier of the two shards' if both);
     /// `duplicates` is the subscribers' `whereabouts_sub_ingest_total{outcome="duplicate",reason="location"}`
-    /// summed (nil when it could not be read).
-    func resendSummary(stored: [Int: [Int: Stored]], duplicates: Int?) -> String {
+    /// summed (nil when it could not be read), read at `duplicatesReadAt`; `session`: whether
+    /// LoadBenchmark's own persistent session ran (`--trace-session`).
+    func resendSummary(stored: [Int: [Int: Stored]], duplicates: Int?, duplicatesReadAt: Double, session: Bool) -> String {
         state.withLock { state in
             var resentReports = 0, resendCopies = 0
             var inViewBeforeResend = 0
@@ -119,7 +132,8 @@ final class ResendTrace: Sendable {
             // (b): the first copy taken in after the resend went out (`t` of the first copy).
             var lateFirst: [Double] = []  // received_at - sent
             // (a) or later than the resend: the resend's copy was stored.
-            var resendStored = 0, resendStoredWatcherHadFirst = 0
+            var resendStored = 0, resendStoredWatcherHadFirst = 0, resendStoredSessionHadFirst = 0
+            var waitedForFirst: [Double] = []  // of resendStored: from the first copy's publish to the duplicates' reading
             var watcherLatency: [Double] = []  // of resendStored with the first copy seen: seen - sent
             var notStored = 0
             var examples: [String] = []
@@ -137,6 +151,8 @@ final class ResendTrace: Sendable {
                     }
                     if row.trigger == "r" {
                         resendStored += 1
+                        waitedForFirst.append(duplicatesReadAt - report.sent)
+                        if report.firstCopyInSession != nil { resendStoredSessionHadFirst += 1 }
                         if let seen = report.firstCopySeen {
                             resendStoredWatcherHadFirst += 1
                             watcherLatency.append(seen - report.sent)
@@ -161,6 +177,20 @@ final class ResendTrace: Sendable {
                     }
                 }
             }
+            // Over every acknowledged report: first copies the plain watcher, and the benchmark's own
+            // persistent session, never got.
+            var acknowledged = 0, watcherMissed = 0, sessionMissed = 0
+            var sessionExamples: [String] = []
+            for (index, reports) in state.reports.enumerated() {
+                for (tst, report) in reports where report.acknowledged != nil {
+                    acknowledged += 1
+                    if report.firstCopySeen == nil { watcherMissed += 1 }
+                    if report.firstCopyInSession == nil {
+                        sessionMissed += 1
+                        if sessionExamples.count < 4 { sessionExamples.append("d\(index)@\(tst)") }
+                    }
+                }
+            }
             func range(_ values: [Double]) -> String {
                 guard !values.isEmpty else { return "-" }
                 let sorted = values.sorted()
@@ -176,8 +206,12 @@ final class ResendTrace: Sendable {
                 + "(c) first copy in the history before the resend: \(takenBefore) (receipt published before the resend \(receiptBeforeResend), after it \(receiptAfterResend), never \(receiptNever); "
                 + "behind an earlier resent report of the device \(behindEarlier); receipt after received_at min/median/max \(range(receiptDelays)); device read it after the watcher \(range(deviceDelays))); "
                 + "(b) first copy taken in after the resend: \(lateFirst.count) (after its publish \(range(lateFirst))); "
-                + "(a) the resend taken in first: \(resendStored) (the plain QoS 0 watcher had the first copy in \(resendStoredWatcherHadFirst), after \(range(watcherLatency))); "
-                + "in no history \(notStored); \(duplicateText)"
+                + "(a) the resend taken in first: \(resendStored) (the plain QoS 0 watcher had the first copy in \(resendStoredWatcherHadFirst), after \(range(watcherLatency))"
+                + (session ? "; the benchmark's persistent session had it in \(resendStoredSessionHadFirst)" : "")
+                + "; duplicates read \(range(waitedForFirst)) after the first copy's publish); "
+                + "in no history \(notStored); \(duplicateText); "
+                + "of all \(acknowledged) acknowledged reports the plain watcher never got the first copy of \(watcherMissed)"
+                + (session ? ", the benchmark's persistent QoS 1 session \(sessionMissed)\(sessionExamples.isEmpty ? "" : " (" + sessionExamples.joined(separator: ", ") + ")")" : "")
                 + (examples.isEmpty ? "" : "; e.g. " + examples.joined(separator: ", "))
         }
     }
