@@ -27,7 +27,16 @@ import Glibc
 /// /tmp/loadbench-diagnostics). Each row ends with the machine's load average when publishing started and at the end.
 /// After each NATS row, a comment line gives the JetStream work per acknowledged report (stream
 /// writes, consumer deliveries and acknowledgements, from node 2's `/jsz`) and, when views were
-/// lost, whether each node's retained views hold the lost reports. `--nats-configs` and
+/// lost, whether each node's retained views hold the lost reports. After each row, a comment
+/// line says where the first copies of the reports resent for want of a receipt went (issue 27):
+/// in the subscribers' history before the resend (the receipt was late or lost: when the
+/// subscriber published it, as a plain watcher of the receipts saw), taken in after it (late, and
+/// by how much), or never (the history holds the resend's copy, which LoadDevice marks `"t":"r"`,
+/// and the subscribers' `/metrics` count no duplicate), with whether a plain QoS 0 watcher of the
+/// reports had the first copy; and, on NATS, each persistent session's `$MQTT_msgs` consumer as
+/// its leader's `/jsz` reports it (deliveries against the QoS 1 reports published, ack pending,
+/// redeliveries). `--trace-session` adds a persistent QoS 1 session of the benchmark's own
+/// client. `--nats-configs` and
 /// `--subscribers` compare node configurations and subscriber binaries run by run; the view
 /// watcher reads at QoS 0 unless `--watcher-qos 1`.
 @main
