@@ -21,13 +21,19 @@ final class Ledger: Sendable {
 
     private let state: LockedState<State>
     private let indexOfUser: [String: Int]
+    /// Each report's path, for the resent ones' classification (``ResendTrace``).
+    let trace: ResendTrace
 
     init(devices: Int) {
         state = LockedState(State(
             sentAt: Array(repeating: [:], count: devices), newestAcknowledged: Array(repeating: 0, count: devices),
             acknowledgedTsts: Array(repeating: [], count: devices), confirmedTsts: Array(repeating: [], count: devices), newestShown: Array(repeating: 0, count: devices)))
         indexOfUser = Dictionary(uniqueKeysWithValues: (0..<devices).map { ("d\($0)", $0) })
+        trace = ResendTrace(devices: devices)
     }
+
+    /// The device index of user `d<index>`, if it is one of the fleet.
+    func index(ofUser user: String) -> Int? { indexOfUser[user] }
 
     func sent(_ index: Int, tst: Int, at instant: ContinuousClock.Instant) {
         state.withLock {
@@ -90,6 +96,7 @@ final class Ledger: Sendable {
                   let fix = member["fix"] as? [String: Any], let tst = fix["tst"] as? Int else { continue }
             shown.append((index, tst))
         }
+        trace.shown(shown)
         state.withLock { state in
             for (index, tst) in shown where tst > state.newestShown[index] {
                 state.newestShown[index] = tst

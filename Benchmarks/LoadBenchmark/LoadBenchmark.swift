@@ -27,7 +27,16 @@ import Glibc
 /// /tmp/loadbench-diagnostics). Each row ends with the machine's load average when publishing started and at the end.
 /// After each NATS row, a comment line gives the JetStream work per acknowledged report (stream
 /// writes, consumer deliveries and acknowledgements, from node 2's `/jsz`) and, when views were
-/// lost, whether each node's retained views hold the lost reports. `--nats-configs` and
+/// lost, whether each node's retained views hold the lost reports. After each row, a comment
+/// line says where the first copies of the reports resent for want of a receipt went (issue 27):
+/// in the subscribers' history before the resend (the receipt was late or lost: when the
+/// subscriber published it, as a plain watcher of the receipts saw), taken in after it (late, and
+/// by how much), or never (the history holds the resend's copy, which LoadDevice marks `"t":"r"`,
+/// and the subscribers' `/metrics` count no duplicate), with whether a plain QoS 0 watcher of the
+/// reports had the first copy; and, on NATS, each persistent session's `$MQTT_msgs` consumer as
+/// its leader's `/jsz` reports it (deliveries against the QoS 1 reports published, ack pending,
+/// redeliveries). `--trace-session` adds a persistent QoS 1 session of the benchmark's own
+/// client. `--nats-configs` and
 /// `--subscribers` compare node configurations and subscriber binaries run by run; the view
 /// watcher reads at QoS 0 unless `--watcher-qos 1`.
 @main
@@ -74,6 +83,9 @@ struct LoadBenchmark: AsyncParsableCommand {
     @Option(help: "The QoS of the view watcher's subscription: 0 (default; a plain NATS subscription, and every reconnect brings the retained views again) or 1 (on NATS a JetStream consumer: each view is a stream write and an acknowledgement more).")
     var watcherQos = 0
 
+    @Flag(help: "Also read every report through a persistent QoS 1 session of the benchmark's own (its hand-written MQTT client, on node 3 with NATS): does it miss the first copies the subscribers miss? On NATS one JetStream consumer more.")
+    var traceSession = false
+
     @Option(help: "whereabouts-sub binaries to compare, comma-separated paths (default: the release build next to this program); every run is made once with each, one after another.")
     var subscribers = CommaSeparated<String>([])
 
@@ -106,7 +118,7 @@ struct LoadBenchmark: AsyncParsableCommand {
                 binaries.map { subscriber in
                     LoadRun(broker: broker, devices: size, seconds: seconds, settle: settle, killNode: killNode, subscriberBinary: subscriber,
                             natsConfiguration: configuration, labelsSubscriber: binaries.count > 1,
-                            watcherQoS: watcherQos == 1 ? .atLeastOnce : .atMostOnce)
+                            watcherQoS: watcherQos == 1 ? .atLeastOnce : .atMostOnce, traceSession: traceSession)
                 }
             }
         }
@@ -133,6 +145,8 @@ struct LoadBenchmark: AsyncParsableCommand {
                 if let node = r.nodeDiagnostics { Self.say("<!-- killed node, \(r.label): \(node) -->") }
                 if let missed = r.missedViews { Self.say("<!-- views lost, \(r.label): \(missed) -->") }
                 Self.say("<!-- latency by sending time, \(r.label): \(r.latencyProfile) -->")
+                Self.say("<!-- resent, \(r.label): \(r.resends) -->")
+                if let consumers = r.consumers { Self.say("<!-- subscribers' consumers, \(r.label): \(consumers) -->") }
             } catch {
                 Self.say("| \(run.broker.rawValue) \(run.devices) | failed: \(error) |")
             }

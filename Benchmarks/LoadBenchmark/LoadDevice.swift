@@ -70,6 +70,7 @@ final class LoadDevice: @unchecked Sendable {  // all state is touched on `loop`
             let settled = unconfirmed.keys.min() ?? seq
             let stamped = String(payload.dropLast()) + #","seq":\#(seq),"seq_epoch":"\#(epoch)","seq_settled":\#(settled)}"#
             unconfirmed[seq] = (tst, stamped, nil)
+            ledger.trace.published(index, tst: tst, seq: seq)
             send(seq)
         }
     }
@@ -98,20 +99,28 @@ final class LoadDevice: @unchecked Sendable {  // all state is touched on `loop`
         guard receipt.epoch == epoch, let through = receipt.seq else { return }
         if unconfirmed.keys.contains(where: { $0 <= through }) { resendWait = Self.receiptTimeout }
         for seq in unconfirmed.keys where seq <= through {
-            if let report = unconfirmed.removeValue(forKey: seq) { ledger.confirmed(index, tst: report.tst) }
+            if let report = unconfirmed.removeValue(forKey: seq) {
+                ledger.confirmed(index, tst: report.tst)
+                ledger.trace.confirmed(index, tst: report.tst)
+            }
         }
     }
 
-    /// Publishes `seq` again; the newest report goes out retained, an older one not (it must not
-    /// replace the newer retained position).
-    private func send(_ seq: Int64) {
+    /// Publishes `seq` (again); the newest report goes out retained, an older one not (it must not
+    /// replace the newer retained position). A resend for want of a receipt (`marked`) carries
+    /// `"t":"r"` instead of the first copy's `"t":"t"`: the subscriber drops a duplicate by its
+    /// `tst` alone, so nothing else changes, and the history's `t` tells which copy it stored
+    /// (``ResendTrace``).
+    private func send(_ seq: Int64, marked: Bool = false) {
         guard let report = unconfirmed[seq] else { return }
         let retain = seq == unconfirmed.keys.max()
-        client?.publish(topic: topic, payload: report.payload, retain: retain) { [self] at in
+        let payload = marked ? report.payload.replacingOccurrences(of: #""t":"t""#, with: #""t":"r""#) : report.payload
+        client?.publish(topic: topic, payload: payload, retain: retain) { [self] at in
             loop.execute { [self] in
                 guard unconfirmed[seq] != nil else { return }
                 if unconfirmed[seq]?.acknowledgedAt == nil {
                     ledger.acknowledged(index, tst: report.tst)
+                    ledger.trace.acknowledged(index, tst: report.tst)
                     held.append((seq, at))
                     held.removeAll { at - $0.at > Self.grace }
                 }
@@ -129,7 +138,8 @@ final class LoadDevice: @unchecked Sendable {  // all state is touched on `loop`
         for seq in due {
             unconfirmed[seq]?.acknowledgedAt = now
             ledger.resent()
-            send(seq)
+            if let tst = unconfirmed[seq]?.tst { ledger.trace.resent(index, tst: tst) }
+            send(seq, marked: true)
         }
     }
 

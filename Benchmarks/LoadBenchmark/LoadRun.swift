@@ -30,6 +30,9 @@ struct LoadRun {
     var labelsSubscriber = false
     /// The QoS of the view watcher's subscription (`--watcher-qos`).
     var watcherQoS: QoS = .atMostOnce
+    /// Whether a persistent QoS 1 session of the benchmark's own (its hand-written client, not
+    /// libmosquitto) reads every report besides the subscribers (`--trace-session`).
+    var traceSession = false
 
     /// What a run measured.
     struct Result {
@@ -66,6 +69,10 @@ struct LoadRun {
         var nodeDiagnostics: String? = nil
         /// The latency per 5 s of sending time (``Ledger/latencyProfile(from:window:)``): where the tail sits.
         var latencyProfile: String = ""
+        /// Where the first copies of the resent reports went (``ResendTrace/resendSummary(stored:duplicates:)``).
+        var resends: String = ""
+        /// NATS: the subscribers' consumers on `$MQTT_msgs` as ``ConsumerWatch`` saw them.
+        var consumers: String?
     }
 
     /// What a run started, so that a run that fails half-way stops it all: left running, one
@@ -76,11 +83,16 @@ struct LoadRun {
         var devices: [LoadDevice] = []
         var group: MultiThreadedEventLoopGroup?
         var watcher: MQTTClient?
+        var traceWatcher: MQTTClient?
+        var traceSessionClosed: LockedState<Bool>?
+        var sessionGroup: MultiThreadedEventLoopGroup?
 
         func stop() async {
             for device in devices { await device.stop() }
             try? await group?.shutdownGracefully()
             await watcher?.disconnect()
+            await traceWatcher?.disconnect()
+            try? await sessionGroup?.shutdownGracefully()
             for process in processes where process.isRunning { process.signal(SIGKILL) }
             for process in processes { _ = await process.waitForExit() }
             await cluster?.stop()
@@ -132,13 +144,17 @@ struct LoadRun {
 
         // Two subscriber instances, each owning half the circles.
         var subscribers: [ChildProcess] = []
+        // Each serves /metrics (its duplicate count, read at the end) on a port of its own.
+        var metricsPorts: [Int] = []
         for shard in 0..<2 {
             let order = (0..<brokerList.count).map { brokerList[($0 + shard) % brokerList.count] }
             let log = dir.appendingPathComponent("sub-\(shard).log")
+            let httpPort = try FreePort.find()
+            metricsPorts.append(httpPort)
             let subscriber = try ChildProcess.spawn(subscriberBinary, [
                 "--circles", circlesPath.path, "--broker", order.joined(separator: ","), "--broker-kind", broker == .nats ? "nats" : "mosquitto",
                 "--shard", "\(shard)/2", "--state-file", "none", "--client-id", "load-sub-\(shard)",
-                "--history", dir.appendingPathComponent("history-\(shard).sqlite").path,
+                "--history", dir.appendingPathComponent("history-\(shard).sqlite").path, "--http-port", "\(httpPort)",
             ], logFile: log)
             subscribers.append(subscriber)
             resources.processes.append(subscriber)
@@ -183,6 +199,37 @@ struct LoadRun {
             }
         }
 
+        // The trace watcher: every report and every receipt, as a plain QoS 0 subscription on
+        // node 2 (never killed; on NATS no JetStream consumer), to tell whether NATS carried a
+        // report's first copy at all and when the subscriber published the receipt covering it.
+        var traceConfiguration = MQTTConfiguration(host: "127.0.0.1", port: ports[1 % ports.count], clientID: "load-trace", cleanSession: true)
+        traceConfiguration.protocolVersion = watcherConfiguration.protocolVersion
+        traceConfiguration.reconnect = watcherConfiguration.reconnect
+        let traceWatcher = MQTTClient(configuration: traceConfiguration, logger: logger)
+        resources.traceWatcher = traceWatcher
+        let traced = traceWatcher.messages
+        let tracing = Task.detached {
+            for await message in traced { Self.trace(message.topic, message.payload, into: ledger) }
+        }
+        try await traceWatcher.connect()
+        try await traceWatcher.subscribe(to: [(filter: "owntracks/+/+", qos: .atMostOnce), (filter: "\(ReceiptTopic.root)/+/+/+", qos: .atMostOnce)])
+        // `--trace-session`: a persistent QoS 1 session like the subscribers', on node 3, through
+        // a client that is not libmosquitto: does it miss the reports they miss?
+        let sessionGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        resources.sessionGroup = sessionGroup
+        var traceSessionClient: MQTTLoadClient?
+        var traceSessionClosed = false
+        if traceSession {
+            let client = try await MQTTLoadClient.connect(
+                host: "127.0.0.1", port: ports[2 % ports.count], clientID: "load-trace-session", credentials: nil, group: sessionGroup, cleanSession: false)
+            let closed = LockedState(false)
+            client.onClose = { closed.withLock { $0 = true } }
+            client.onMessage = { topic, payload in Self.traceSession(topic, Data(payload.readableBytesView), into: ledger) }
+            client.subscribe(filter: "owntracks/+/+", atLeastOnce: true)
+            traceSessionClient = client
+            resources.traceSessionClosed = closed
+        }
+
         // The devices: connected a few hundred at a time.
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 2)
         resources.group = group
@@ -206,6 +253,8 @@ struct LoadRun {
         let fleetState = LockedState(fleet)
         // Node 2 (never killed) answers for the cluster: every stream is replicated to all nodes.
         let streamsBefore = await cluster?.streamCounters(ofNode: 1)
+        let consumerWatch = cluster.map { ConsumerWatch(httpPorts: $0.httpPorts) }
+        consumerWatch?.start()
         let acknowledgedBefore = ledger.summary().acknowledged
         let started = ContinuousClock.now
         let end = started + .seconds(seconds)
@@ -250,6 +299,14 @@ struct LoadRun {
         // And the receipts: a report no receipt covered is sent again after 10 s (LoadDevice).
         try? await waitUntil("the last receipts", timeout: .seconds(90), interval: .milliseconds(250)) { ledger.allConfirmed }
         let receipts = ledger.receiptSummary()
+        consumerWatch?.stop()
+        // The subscribers' duplicates, before they stop.
+        var duplicates: Int? = 0
+        let duplicatesReadAt = ResendTrace.now
+        for port in metricsPorts {
+            let count = await Self.duplicateLocations(metricsPort: port)
+            duplicates = count.flatMap { count in duplicates.map { $0 + count } }
+        }
         // A killed node not current in time: was it current later, and what did it wait for?
         var nodeDiagnostics: String?
         if let nodeWatch, let cluster {
@@ -289,6 +346,12 @@ struct LoadRun {
         try? await group.shutdownGracefully()
         await watcher.disconnect()
         watching.cancel()
+        await traceWatcher.disconnect()
+        tracing.cancel()
+        traceSessionClosed = resources.traceSessionClosed?.withLock { $0 } ?? false
+        await traceSessionClient?.close()
+        try? await sessionGroup.shutdownGracefully()
+        resources.sessionGroup = nil
         for subscriber in subscribers { subscriber.signal(SIGTERM) }
         for subscriber in subscribers { _ = await subscriber.waitForExit() }
         mosquitto?.signal(SIGTERM)
@@ -296,12 +359,18 @@ struct LoadRun {
         await cluster?.stop()
         // Loss counted end to end: every acknowledged report must be in one shard's history.
         var stored: [String: Set<Int>] = [:]
+        var rows: [Int: [Int: ResendTrace.Stored]] = [:]
         for shard in 0..<2 {
-            for (user, tst) in try Self.historyLocations(dir.appendingPathComponent("history-\(shard).sqlite")) {
-                stored[user, default: []].insert(tst)
+            for row in try Self.historyLocations(dir.appendingPathComponent("history-\(shard).sqlite")) {
+                stored[row.user, default: []].insert(row.tst)
+                guard let index = ledger.index(ofUser: row.user) else { continue }
+                let earlier = rows[index]?[row.tst].map { $0.receivedAt <= row.receivedAt } ?? false
+                if !earlier { rows[index, default: [:]][row.tst] = ResendTrace.Stored(receivedAt: row.receivedAt, trigger: row.trigger) }
             }
         }
         let historyLoss = ledger.lostFromHistory(stored)
+        let resends = ledger.trace.resendSummary(stored: rows, duplicates: duplicates, duplicatesReadAt: duplicatesReadAt, session: traceSession)
+            + (traceSessionClosed ? "; the benchmark's persistent session lost its connection" : "")
 
         guard watcherUngranted.isEmpty else { throw WatcherNotSubscribed(refusals: watcherRefusals) }
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
@@ -318,7 +387,43 @@ struct LoadRun {
             brokerCPUPercent: Double(brokerAfter - brokerBefore) / ticks / runSeconds * 100,
             connectSeconds: connectSeconds, nodeCurrentSeconds: nodeNotCurrent ? .infinity : nodeCurrent?.seconds,
             loadAverages: (loadAtStart, loadAtEnd), jetStream: jetStream, missedViews: missedViews,
-            nodeDiagnostics: nodeDiagnostics, latencyProfile: ledger.latencyProfile(from: started, window: .seconds(5)))
+            nodeDiagnostics: nodeDiagnostics, latencyProfile: ledger.latencyProfile(from: started, window: .seconds(5)),
+            resends: resends,
+            consumers: consumerWatch.map { "\($0.summary); QoS 1 reports published (first copies acknowledged and resends): \(receipts.resent + summary.acknowledged)" })
+    }
+
+    /// Hands one message of the trace watcher to the ledger's ``ResendTrace``: a report
+    /// (`owntracks/d<index>/p`, its `tst` and whether its `t` marks a resend) or a receipt
+    /// (`whereabouts/receipts/d<index>/p/<subscriber>`, its `seq`).
+    static func trace(_ topic: String, _ payload: Data, into ledger: Ledger) {
+        let levels = topic.split(separator: "/")
+        guard let object = try? JSONSerialization.jsonObject(with: payload) as? [String: Any] else { return }
+        if levels.count == 3, levels[0] == "owntracks", let index = ledger.index(ofUser: String(levels[1])), let tst = object["tst"] as? Int {
+            ledger.trace.reportSeen(index, tst: tst, resend: (object["t"] as? String) == "r")
+        } else if levels.count == 5, topic.hasPrefix(ReceiptTopic.root + "/"), let index = ledger.index(ofUser: String(levels[2])),
+                  let seq = (object["seq"] as? NSNumber)?.int64Value {
+            ledger.trace.receiptSeen(index, seq: seq)
+        }
+    }
+
+    /// Hands one report the benchmark's own persistent session got to the ledger's ``ResendTrace``.
+    static func traceSession(_ topic: String, _ payload: Data, into ledger: Ledger) {
+        let levels = topic.split(separator: "/")
+        guard levels.count == 3, let index = ledger.index(ofUser: String(levels[1])),
+              let object = try? JSONSerialization.jsonObject(with: payload) as? [String: Any], let tst = object["tst"] as? Int else { return }
+        ledger.trace.sessionSeen(index, tst: tst, resend: (object["t"] as? String) == "r")
+    }
+
+    /// A subscriber's `whereabouts_sub_ingest_total{outcome="duplicate",reason="location"}` from
+    /// its `/metrics` (0 when the series is not there yet: no duplicate); nil when it does not answer.
+    static func duplicateLocations(metricsPort: Int) async -> Int? {
+        guard let answer = try? await RawHTTP.send(port: metricsPort, ["GET /metrics HTTP/1.0", "Host: 127.0.0.1"]) else { return nil }
+        guard answer.body.contains("whereabouts_sub_ingest_total") else { return nil }
+        for line in answer.body.split(separator: "\n") where line.hasPrefix("whereabouts_sub_ingest_total{")
+            && line.contains(#"outcome="duplicate""#) && line.contains(#"reason="location""#) {
+            return Int(Double(line.split(separator: " ").last ?? "") ?? 0)
+        }
+        return 0
     }
 
     /// Every retained circle view a fresh clean session on `port` gets when it subscribes (QoS 0),
@@ -373,12 +478,22 @@ struct LoadRun {
         }
     }
 
-    /// Every location a subscriber's history file holds, as (user, tst), read with Debian's
-    /// `sqlite3` command after the subscriber stopped.
-    static func historyLocations(_ file: URL) throws -> [(String, Int)] {
+    /// One location row of a subscriber's history: whose, its `tst`, its `t` (a resend's is `r`),
+    /// and when the subscriber took it in (epoch seconds).
+    struct HistoryLocationRow {
+        var user: String
+        var tst: Int
+        var trigger: String
+        var receivedAt: Double
+    }
+
+    /// Every location a subscriber's history file holds, read with Debian's `sqlite3` command
+    /// after the subscriber stopped.
+    static func historyLocations(_ file: URL) throws -> [HistoryLocationRow] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = ["-readonly", "-separator", " ", file.path, "SELECT m.user, l.tst FROM location l JOIN member m ON m.id = l.member;"]
+        process.arguments = ["-readonly", "-separator", " ", file.path,
+                             "SELECT m.user, l.tst, ifnull(l.t, '-'), printf('%.3f', l.received_at) FROM location l JOIN member m ON m.id = l.member;"]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -387,8 +502,8 @@ struct LoadRun {
         guard process.terminationStatus == 0 else { throw HistoryUnreadable(file: file.path, status: process.terminationStatus) }
         return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { line in
             let fields = line.split(separator: " ")
-            guard fields.count == 2, let tst = Int(fields[1]) else { return nil }
-            return (String(fields[0]), tst)
+            guard fields.count == 4, let tst = Int(fields[1]), let receivedAt = Double(fields[3]) else { return nil }
+            return HistoryLocationRow(user: String(fields[0]), tst: tst, trigger: String(fields[2]), receivedAt: receivedAt)
         }
     }
 

@@ -5,7 +5,8 @@ import NIOPosix
 // Hand-written on purpose, measured: the product's MQTT client (libmosquitto) drives each
 // connection from a thread of its own, and 10,000 threads do not fit this 2-core machine. This
 // is the least of MQTT 3.1.1 a simulated device needs (CONNECT, CONNACK, PUBLISH at QoS 1,
-// PUBACK; SUBSCRIBE at QoS 0, SUBACK and incoming QoS 0 PUBLISH for its receipts), multiplexed
+// PUBACK; SUBSCRIBE at QoS 0, SUBACK and incoming QoS 0 PUBLISH for its receipts; for the
+// benchmark's own persistent session, a session kept and SUBSCRIBE and PUBLISH at QoS 1), multiplexed
 // over the NIO event loops of one process. It is not product code.
 
 /// One simulated device's connection.
@@ -24,9 +25,9 @@ final class MQTTLoadClient: @unchecked Sendable {  // all state is touched on `c
         self.channel = channel
     }
 
-    /// Connects and waits for the CONNACK.
+    /// Connects and waits for the CONNACK (a clean session unless `cleanSession` is false).
     static func connect(
-        host: String, port: Int, clientID: String, credentials: (String, String)?, group: EventLoopGroup
+        host: String, port: Int, clientID: String, credentials: (String, String)?, group: EventLoopGroup, cleanSession: Bool = true
     ) async throws -> MQTTLoadClient {
         let connack = group.next().makePromise(of: Void.self)
         let handler = MQTTLoadHandler(connack: connack)
@@ -43,7 +44,7 @@ final class MQTTLoadClient: @unchecked Sendable {  // all state is touched on `c
             let client = MQTTLoadClient(clientID: clientID, channel: channel)
             handler.client = client
             var buffer = channel.allocator.buffer(capacity: 64)
-            MQTTPacketEncoder.connect(clientID: clientID, keepAlive: 600, credentials: credentials, into: &buffer)
+            MQTTPacketEncoder.connect(clientID: clientID, keepAlive: 600, credentials: credentials, cleanSession: cleanSession, into: &buffer)
             try await channel.writeAndFlush(buffer)
             try await connack.futureResult.get()
             return client
@@ -67,14 +68,16 @@ final class MQTTLoadClient: @unchecked Sendable {  // all state is touched on `c
         }
     }
 
-    /// Subscribes at QoS 0 (a plain NATS subscription, no JetStream consumer); a refused
-    /// subscription closes the connection, so the device's reconnect subscribes again.
-    func subscribe(filter: String) {
+    /// Subscribes at QoS 0 (a plain NATS subscription, no JetStream consumer), or at QoS 1 with
+    /// `atLeastOnce` (LoadBenchmark's own persistent session; each QoS 1 PUBLISH is acknowledged
+    /// as it arrives); a refused subscription closes the connection, so the device's reconnect
+    /// subscribes again.
+    func subscribe(filter: String, atLeastOnce: Bool = false) {
         channel.eventLoop.execute { [self] in
             let id = nextPacketID
             nextPacketID = nextPacketID == UInt16.max ? 1 : nextPacketID + 1
             var buffer = channel.allocator.buffer(capacity: filter.utf8.count + 8)
-            MQTTPacketEncoder.subscribe(filter: filter, packetID: id, into: &buffer)
+            MQTTPacketEncoder.subscribe(filter: filter, packetID: id, qos: atLeastOnce ? 1 : 0, into: &buffer)
             channel.writeAndFlush(buffer, promise: nil)
         }
     }
@@ -126,11 +129,12 @@ private final class MQTTLoadHandler: ChannelInboundHandler, @unchecked Sendable 
         case 9:  // SUBACK: 0x80 is a refusal
             _ = packet.body.readInteger(as: UInt16.self)
             if packet.body.readInteger(as: UInt8.self) == 0x80 { client?.didRefuseSubscription() }
-        case 3:  // PUBLISH (QoS 0: no packet id)
+        case 3:  // PUBLISH (QoS 0: no packet id; QoS 1 acknowledged at once)
             let qos = (packet.type >> 1) & 0x03
             guard let length = packet.body.readInteger(as: UInt16.self), let topic = packet.body.readString(length: Int(length)) else { break }
             if qos > 0 {
-                // Not asked for; acknowledged all the same so the broker does not hold it.
+                // A device does not ask for QoS 1 (acknowledged all the same so the broker does
+                // not hold it); the benchmark's persistent session does.
                 guard let id = packet.body.readInteger(as: UInt16.self) else { break }
                 var ack = context.channel.allocator.buffer(capacity: 4)
                 ack.writeInteger(UInt8(0x40))
@@ -181,11 +185,11 @@ private struct MQTTPacketDecoder: ByteToMessageDecoder {
 
 /// Writes the packets a device sends.
 enum MQTTPacketEncoder {
-    static func connect(clientID: String, keepAlive: UInt16, credentials: (String, String)?, into buffer: inout ByteBuffer) {
+    static func connect(clientID: String, keepAlive: UInt16, credentials: (String, String)?, cleanSession: Bool = true, into buffer: inout ByteBuffer) {
         var body = ByteBuffer()
         string("MQTT", into: &body)
         body.writeInteger(UInt8(4))  // 3.1.1
-        var flags: UInt8 = 0x02  // clean session
+        var flags: UInt8 = cleanSession ? 0x02 : 0
         if credentials != nil { flags |= 0xC0 }
         body.writeInteger(flags)
         body.writeInteger(keepAlive)
@@ -206,11 +210,11 @@ enum MQTTPacketEncoder {
         buffer.writeString(payload)
     }
 
-    static func subscribe(filter: String, packetID: UInt16, into buffer: inout ByteBuffer) {
+    static func subscribe(filter: String, packetID: UInt16, qos: UInt8 = 0, into buffer: inout ByteBuffer) {
         header(0x82, length: 2 + 2 + filter.utf8.count + 1, into: &buffer)
         buffer.writeInteger(packetID)
         string(filter, into: &buffer)
-        buffer.writeInteger(UInt8(0))  // QoS 0
+        buffer.writeInteger(qos)
     }
 
     private static func string(_ text: String, into buffer: inout ByteBuffer) {
