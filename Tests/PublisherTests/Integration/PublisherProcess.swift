@@ -61,6 +61,19 @@ final class PublisherProcess: Sendable {
         }
     }
 
+    /// When the publisher logged the first line holding `text`, on its own clock: the line's
+    /// timestamp (swift-log's `StreamLogHandler`, whole seconds, e.g. `2026-11-28T11:36:58+0000`);
+    /// `nil` when no line holds it. Unlike the moment a test sees the line, this does not include
+    /// the time the test process itself waited for a thread among the suites running beside it.
+    func loggedTime(of text: String) -> Date? {
+        guard let line = log.split(separator: "\n").first(where: { $0.contains(text) }),
+              let stamp = line.split(separator: " ").first else { return nil }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd'T'HH:mm:ssZ"
+        return formatter.date(from: String(stamp))
+    }
+
     deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
 }
 
