@@ -145,6 +145,18 @@ public final class NATSCluster: Sendable {
         return streams
     }
 
+    /// The NATS server's version (major, minor) as node `node`'s `GET /varz` reports it (e.g.
+    /// "2.9.10" gives (2, 9)); `nil` when it does not answer. The cluster runs whichever
+    /// `nats-server` comes first in `PATH` (docs/cluster.md, "Which NATS").
+    public func serverVersion(ofNode node: Int = 0) async -> (major: Int, minor: Int)? {
+        struct Answer: Decodable { var version: String }
+        guard let answer = try? await RawHTTP.send(port: httpPorts[node], ["GET /varz HTTP/1.0", "Host: 127.0.0.1"]),
+              let decoded = try? JSONDecoder().decode(Answer.self, from: Data(answer.body.utf8)) else { return nil }
+        let parts = decoded.version.split(separator: ".").compactMap { Int($0) }
+        guard parts.count >= 2 else { return nil }
+        return (parts[0], parts[1])
+    }
+
     /// One stream's counters as a node's monitoring endpoint reports them.
     public struct StreamCounters: Sendable {
         /// The stream's last sequence number: every write (a retained replacement too) adds one.
