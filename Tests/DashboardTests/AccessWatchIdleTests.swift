@@ -11,28 +11,11 @@ import WhereaboutsTestSupport
 struct AccessWatchIdleTests {
     let credential = Credential(account: "bob", passwordHash: "$2b$04$hash", session: "token")
 
-    /// Set once a watched task ended.
-    private final class Ended: Sendable {
-        let flag = Atomic<Bool>(false)
-    }
-
-    /// Whether `task` is still running after `wait`: how long it must *not* end, not a
-    /// synchronisation.
-    private func stillWaiting(_ task: Task<Void, Never>, after wait: Duration = .milliseconds(300)) async -> Bool {
-        let ended = Ended()
-        Task {
-            await task.value
-            ended.flag.store(true, ordering: .relaxed)
-        }
-        try? await Task.sleep(for: wait)
-        return !ended.flag.load(ordering: .relaxed)
-    }
-
     @Test("Parked while no connection is watched, woken by the first, at once while one is, ended by cancellation")
     func doorbell() async throws {
         let watch = AccessWatch()
         let parked = Task { await watch.untilWatching() }
-        #expect(await stillWaiting(parked), "nothing watched: it waits")
+        #expect(await isStillRunning(parked), "nothing watched: it waits")
         let connection = Task { await watch.untilRevoked(credential) { true } }
         try await withTimeout(.seconds(5), "the first watched connection to wake the waiter") { await parked.value }
         #expect(watch.count == 1)
@@ -42,7 +25,7 @@ struct AccessWatchIdleTests {
         try await withTimeout(.seconds(5), "the revoked connection's wait to end") { await connection.value }
         #expect(watch.count == 0)
         let again = Task { await watch.untilWatching() }
-        #expect(await stillWaiting(again))
+        #expect(await isStillRunning(again))
         again.cancel()
         try await withTimeout(.seconds(5), "cancellation to end the wait") { await again.value }
     }

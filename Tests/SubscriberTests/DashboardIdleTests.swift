@@ -45,16 +45,9 @@ struct DashboardIdleTests {
         }
         try await Task.sleep(for: .seconds(3))  // settling: start-up work ends
 
-        let window = 8.0
-        let before = SubscriberIdleTests.voluntarySwitches(of: subscriber.pid)
-        let start = ContinuousClock.now
-        try await Task.sleep(for: .seconds(window))
-        let after = SubscriberIdleTests.voluntarySwitches(of: subscriber.pid)
-        let elapsed = ContinuousClock.now - start
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let rate = Double(after - before) / seconds
-        #expect(before > 0, "the counts are read")
-        #expect(rate < Self.idleBound, "\(after - before) voluntary context switches in \(seconds) s")
+        let wakeUps = try await WakeUpCount.measure(pid: subscriber.pid, over: .seconds(8))
+        #expect(wakeUps.before > 0, "the counts are read")
+        #expect(wakeUps.rate < Self.idleBound, "\(wakeUps.count) voluntary context switches in \(wakeUps.seconds) s")
         #expect(subscriber.isRunning)
         subscriber.signal(SIGTERM)
         _ = try await withTimeout(.seconds(10), "the subscriber to exit") { await subscriber.waitForExit() }

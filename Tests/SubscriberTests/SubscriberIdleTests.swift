@@ -17,13 +17,8 @@ import Glibc
 @Suite("whereabouts-sub while idle", .serialized, .enabled(if: ReceiptBinaries.subscriber != nil))
 struct SubscriberIdleTests {
     static let eve = MemberID(user: "eve", device: "phone")
-    static let circles = """
-        circles:
-          - id: family
-            members:
-              - user: eve
-                device: phone
-        """
+    /// Eve's phone in one circle, as in the receipts' end-to-end suite.
+    static let circles = ReceiptProcessTests.circles
 
     /// Most voluntary context switches per second, all threads together, of an idle subscriber
     /// with a history, a status file and receipts. Measured here on the 2-core build machine
@@ -60,6 +55,17 @@ struct SubscriberIdleTests {
             return subscriber
         }
 
+        /// Starts the subscriber (``startSubscriber(history:)``) after a client that watches eve's
+        /// receipts, and returns the three once the subscriber's announcement reached that client.
+        func startWatched(history: Bool = true) async throws -> (ChildProcess, MQTTClient, MQTTMessages) {
+            let watcher = try await MQTTClient.connected(to: broker, clientID: "receipt-watcher")
+            try await watcher.subscribe(to: "whereabouts/receipts/eve/phone/+", qos: .atLeastOnce)
+            let receipts = watcher.messages
+            let subscriber = try await startSubscriber(history: history)
+            _ = try await receipts.next(timeout: .seconds(10))  // the announcement
+            return (subscriber, watcher, receipts)
+        }
+
         func stop(_ subscriber: ChildProcess) async throws {
             subscriber.signal(SIGTERM)
             _ = try await withTimeout(.seconds(10), "the subscriber to exit") { await subscriber.waitForExit() }
@@ -87,42 +93,10 @@ struct SubscriberIdleTests {
         return Data(#"{"_type":"location","tid":"ph","lat":52.66,"lon":-8.63,"acc":5,"tst":\#(tst),"seq":\#(seq),"seq_epoch":"00000000c0ffee00","seq_settled":1}"#.utf8)
     }
 
-    /// Voluntary context switches of every thread of `pid` so far (`/proc/PID/task/*/status`):
-    /// each is a time a thread went to sleep, so each wake-up counts once.
-    static func voluntarySwitches(of pid: pid_t) -> Int {
-        let tasks = "/proc/\(pid)/task"
-        let threads = (try? FileManager.default.contentsOfDirectory(atPath: tasks)) ?? []
-        return threads.reduce(0) { total, thread in
-            let status = procText("\(tasks)/\(thread)/status")
-            let line = status.split(separator: "\n").first { $0.hasPrefix("voluntary_ctxt_switches:") }
-            let count = line.flatMap { Int($0.dropFirst("voluntary_ctxt_switches:".count).trimmingCharacters(in: .whitespaces)) }
-            return total + (count ?? 0)
-        }
-    }
-
-    /// A /proc file's text (its size reads as 0, so it is read to the end in chunks).
-    static func procText(_ path: String) -> String {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { return "" }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            guard count > 0 else { break }
-            bytes += chunk[0..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
     @Test("Idle with a history, a status file and receipts, the subscriber wakes fewer than 6 times a second")
     func idleWakeUps() async throws {
         let setup = try await Setup(prefix: "sub-idle")
-        let watcher = try await MQTTClient.connected(to: setup.broker, clientID: "receipt-watcher")
-        try await watcher.subscribe(to: "whereabouts/receipts/eve/phone/+", qos: .atLeastOnce)
-        let receipts = watcher.messages
-        let subscriber = try await setup.startSubscriber()
-        _ = try await receipts.next(timeout: .seconds(10))  // the announcement
+        let (subscriber, watcher, receipts) = try await setup.startWatched()
         // One report goes the whole way first (view, history, status file, receipt), so that
         // every part has had work and gone back to waiting.
         let device = try await MQTTClient.connected(to: setup.broker, clientID: "fake-eve")
@@ -132,16 +106,9 @@ struct SubscriberIdleTests {
         // Settling: the receipt sender's and the status writer's last rounds end within 1.5 s.
         try await Task.sleep(for: .seconds(3))
 
-        let window = 8.0
-        let before = Self.voluntarySwitches(of: subscriber.pid)
-        let start = ContinuousClock.now
-        try await Task.sleep(for: .seconds(window))
-        let after = Self.voluntarySwitches(of: subscriber.pid)
-        let elapsed = ContinuousClock.now - start
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let rate = Double(after - before) / seconds
-        #expect(before > 0, "the counts are read")
-        #expect(rate < Self.idleBound, "\(after - before) voluntary context switches in \(seconds) s")
+        let wakeUps = try await WakeUpCount.measure(pid: subscriber.pid, over: .seconds(8))
+        #expect(wakeUps.before > 0, "the counts are read")
+        #expect(wakeUps.rate < Self.idleBound, "\(wakeUps.count) voluntary context switches in \(wakeUps.seconds) s")
         #expect(subscriber.isRunning)
         await watcher.disconnect()
         try await setup.stop(subscriber)
@@ -150,11 +117,7 @@ struct SubscriberIdleTests {
     @Test("After a quiet spell a report's receipt still comes within 3 s of its publish (the history commits it, the sender sends it)")
     func receiptAfterIdle() async throws {
         let setup = try await Setup(prefix: "sub-idle-receipt")
-        let watcher = try await MQTTClient.connected(to: setup.broker, clientID: "receipt-watcher")
-        try await watcher.subscribe(to: "whereabouts/receipts/eve/phone/+", qos: .atLeastOnce)
-        let receipts = watcher.messages
-        let subscriber = try await setup.startSubscriber()
-        _ = try await receipts.next(timeout: .seconds(10))  // the announcement
+        let (subscriber, watcher, receipts) = try await setup.startWatched()
         let device = try await MQTTClient.connected(to: setup.broker, clientID: "fake-eve")
         for seq in 1...3 {
             // Quiet for longer than the sender's interval: it waits for work, not on its timer.
@@ -174,11 +137,7 @@ struct SubscriberIdleTests {
     @Test("Without a history, after a quiet spell a status change is in the status file within 1.5 s and the report's receipt follows the write")
     func statusFileAfterIdle() async throws {
         let setup = try await Setup(prefix: "sub-idle-status")
-        let watcher = try await MQTTClient.connected(to: setup.broker, clientID: "receipt-watcher")
-        try await watcher.subscribe(to: "whereabouts/receipts/eve/phone/+", qos: .atLeastOnce)
-        let receipts = watcher.messages
-        let subscriber = try await setup.startSubscriber(history: false)
-        _ = try await receipts.next(timeout: .seconds(10))  // the announcement
+        let (subscriber, watcher, receipts) = try await setup.startWatched(history: false)
         try await Task.sleep(for: .seconds(2))
         #expect(setup.savedStatuses["eve/phone"] == nil, "nothing known of eve yet")
 
@@ -224,28 +183,11 @@ struct WaitingForWorkTests {
         ReportStamp.read(Array(#"{"_type":"location","seq":\#(seq),"seq_epoch":"aa","seq_settled":1}"#.utf8))!
     }
 
-    /// Set once a watched task ended.
-    private final class Ended: Sendable {
-        let flag = Atomic<Bool>(false)
-    }
-
-    /// Whether `task` is still running after `wait` (it should be: nothing woke it). The wait
-    /// is how long it must *not* end, not a synchronisation.
-    private func stillWaiting(_ task: Task<Void, Never>, after wait: Duration = .milliseconds(300)) async -> Bool {
-        let ended = Ended()
-        Task {
-            await task.value
-            ended.flag.store(true, ordering: .relaxed)
-        }
-        try? await Task.sleep(for: wait)
-        return !ended.flag.load(ordering: .relaxed)
-    }
-
     @Test("The receipt sender's wait: parked while nothing is touched, woken by a note, at once while a device waits for its commit, ended by cancellation")
     func ledgerWait() async throws {
         let ledger = ReceiptLedger()
         let parked = Task { await ledger.waitForWork() }
-        #expect(await stillWaiting(parked), "nothing noted: it waits")
+        #expect(await isStillRunning(parked), "nothing noted: it waits")
         ledger.note(stamp(1), of: alice, ticket: 5)
         try await withTimeout(.seconds(5), "the note to wake the waiter") { await parked.value }
         // Not committed yet: the device stays touched, so the next wait returns at once.
@@ -254,12 +196,12 @@ struct WaitingForWorkTests {
         #expect(ledger.takeDue(durableThrough: 5).map(\.seq) == [1])
         // Nothing pending: it waits again, until a failed receipt is handed back.
         let again = Task { await ledger.waitForWork() }
-        #expect(await stillWaiting(again))
+        #expect(await isStillRunning(again))
         ledger.retry([.init(member: alice, epoch: "aa", seq: 1)])
         try await withTimeout(.seconds(5), "the retry to wake the waiter") { await again.value }
         #expect(ledger.takeDue(durableThrough: 5).map(\.seq) == [1])
         let cancelled = Task { await ledger.waitForWork() }
-        #expect(await stillWaiting(cancelled))
+        #expect(await isStillRunning(cancelled))
         cancelled.cancel()
         try await withTimeout(.seconds(5), "cancellation to end the wait") { await cancelled.value }
     }
@@ -277,7 +219,7 @@ struct WaitingForWorkTests {
                 """#.utf8))
         }
         let parked = Task { await store.waitForStatusWork() }
-        #expect(await stillWaiting(parked), "nothing changed: it waits")
+        #expect(await isStillRunning(parked), "nothing changed: it waits")
         // alice's first live fix: her status becomes online.
         _ = await store.ingest(location(seq: 1), router: router, decoder: decoder, at: now)
         try await withTimeout(.seconds(5), "the status change to wake the writer") { await parked.value }
@@ -286,7 +228,7 @@ struct WaitingForWorkTests {
         // receipts, asks for nothing.
         let second = Task { await store.waitForStatusWork() }
         _ = await store.ingest(location(seq: 2), router: router, decoder: decoder, at: now)
-        #expect(await stillWaiting(second), "no status changed, no receipt waits")
+        #expect(await isStillRunning(second), "no status changed, no receipt waits")
         // With receipts and no history, a report is durable only once the file is written after it.
         let ledger = ReceiptLedger()
         _ = await store.ingest(location(seq: 3), router: router, decoder: decoder,
@@ -297,7 +239,7 @@ struct WaitingForWorkTests {
         ledger.statusSaved(generation)
         #expect(ledger.takeDue(durableThrough: ledger.statusDurableThrough).map(\.seq) == [3])
         let cancelled = Task { await store.waitForStatusWork() }
-        #expect(await stillWaiting(cancelled))
+        #expect(await isStillRunning(cancelled))
         cancelled.cancel()
         try await withTimeout(.seconds(5), "cancellation to end the wait") { await cancelled.value }
     }
