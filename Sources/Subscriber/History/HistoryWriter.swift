@@ -46,7 +46,7 @@ package struct HistoryWriter: Service {
 
     /// Writes until graceful shutdown or cancellation, then commits what is pending and returns.
     package func run() async throws {
-        try await withGracefulShutdownHandler {
+        await withGracefulShutdownHandler {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await maintain() }
                 await write()
