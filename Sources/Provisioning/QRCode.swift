@@ -64,14 +64,22 @@ package struct QRCode: Sendable, Hashable {
         var message = [CChar](repeating: 0, count: 64)
         var needed = 0
         guard whereabouts_png_write_gray(pixels, UInt32(side), UInt32(side), nil, &needed, &message) != 0 else {
-            throw ProvisioningError("libpng could not size the QR code's PNG: \(String(cString: message)).")
+            throw ProvisioningError("libpng could not size the QR code's PNG: \(Self.text(of: message)).")
         }
         var bytes = [UInt8](repeating: 0, count: needed)
         var written = needed
         let ok = bytes.withUnsafeMutableBytes { buffer in
             whereabouts_png_write_gray(pixels, UInt32(side), UInt32(side), buffer.baseAddress, &written, &message)
         }
-        guard ok != 0 else { throw ProvisioningError("libpng could not write the QR code's PNG: \(String(cString: message)).") }
+        guard ok != 0 else { throw ProvisioningError("libpng could not write the QR code's PNG: \(Self.text(of: message)).") }
         return Data(bytes.prefix(written))
+    }
+}
+
+extension QRCode {
+    /// The NUL-terminated message libpng's wrapper wrote into `buffer`, as text.
+    fileprivate static func text(of buffer: [CChar]) -> String {
+        let bytes = buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
