@@ -33,10 +33,6 @@ extension BoundedPolicy {
         case turnLead = "turn-lead"
         /// The receiver's estimate holds below `parkedSpeed` (0.5 m/s).
         case parked
-        /// When the policy's display misses a fix that the leading estimator's shadow still
-        /// displays within ε, the report continues that shadow's line (its position at the new
-        /// `tst`, its velocity, the rest of its horizon) instead of starting a new one.
-        case rejoin
 
         /// Rules sort in the order they are declared here (so a policy's name lists the rules
         /// it goes without in one order, whatever order they were given in).

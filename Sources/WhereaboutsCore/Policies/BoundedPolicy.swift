@@ -134,8 +134,6 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
             case parked
             /// The guard held: the velocity would already miss the reported fix.
             case ownFix = "own-fix"
-            /// The leader's shadow's line, continued (the `rejoin` rule).
-            case rejoin
         }
 
         /// The estimator that led (``VelocityExperts/Estimator/name``).
@@ -183,9 +181,6 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
         )
     }
 
-    /// EXPLORATION ONLY: WB_FOLLOW=pure sends the leader's shadow's own report where it reports too.
-    static let explorePure: Bool = ProcessInfo.processInfo.environment["WB_FOLLOW"] == "pure"
-
     /// The policy's `epsilon`.
     public var errorBound: Double { parameters.epsilon }
 
@@ -220,18 +215,6 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
         let measured = fix.measuredVelocity
         var choice = Choice(estimator: experts.leader.name, shadowReports: experts.costs, estimators: experts.names)
         defer { lastChoice = choice }
-        if uses(.rejoin), trigger == .moving, let line = experts.leaderLine(at: fix) {
-            // The leader's shadow still displays this fix within ε: continue its line.
-            choice.note(.rejoin)
-            return guardian.report(fix, trigger: trigger, velocity: line.velocity, horizon: line.horizon,
-                                   position: line.position, turnRate: line.turnRate)
-        }
-        if Self.explorePure, uses(.rejoin), trigger == .moving, experts.leaderReportedNow {
-            // EXPLORATION: the leader's shadow reported here too: send exactly its report.
-            let velocity = experts.velocity(experts.leader, points: points, fix: fix)
-            return guardian.report(fix, trigger: trigger, velocity: velocity,
-                                   turnRate: experts.leader == .turning && velocity != nil ? VelocityExperts.turnRate(points: points) : nil)
-        }
         if experts.leader == .turning {
             // Turning has predicted best on this track so far: the arc, from the fix itself.
             let velocity = experts.velocity(.turning, points: points, fix: fix)

@@ -109,50 +109,16 @@ struct VelocityExperts: Sendable {
 
     /// The estimator whose shadow has sent the fewest reports (the first on a tie); turning only
     /// while it holds the lead (``turningLeads``).
-    var leader: Estimator { inUse[leaderIndex] }
-
-    /// The index in ``inUse`` of ``leader``.
-    private var leaderIndex: Int {
-        if turningLeads, let turning = inUse.firstIndex(of: .turning) { return turning }
-        return bestStraight
-    }
-
-    /// The shadows that reported at the fix last observed, one bit per index of ``inUse``.
-    private var reportedNow: UInt32 = 0
-
-    /// Whether the leader's shadow reported at the fix last observed.
-    var leaderReportedNow: Bool { reportedNow & (1 << UInt32(leaderIndex)) != 0 }
-
-    /// A moving line a shadow displays, as a message sent at a later `tst` would carry it.
-    struct Line {
-        var position: Coordinate
-        var velocity: Velocity
-        var horizon: Int
-        var turnRate: Double?
-    }
-
-    /// The line the leader's shadow displays, continued to the `tst` of a message for `fix`
-    /// (`fix`'s time rounded down), when that shadow did not report at `fix` (so it displays
-    /// `fix` within `epsilon`), moves, and has horizon left; else `nil`.
-    func leaderLine(at fix: Fix) -> Line? {
-        let index = leaderIndex
-        guard reportedNow & (1 << UInt32(index)) == 0 else { return nil }
-        return shadows[index].line(at: fix.time.timeIntervalSince1970.rounded(.down))
+    var leader: Estimator {
+        if turningLeads, let turning = inUse.firstIndex(of: .turning) { return inUse[turning] }
+        return inUse[bestStraight]
     }
 
     /// The straight estimator (any but turning) whose shadow has sent the fewest reports.
-    private var bestStraight: Int { keptStraight }
-
-    /// EXPLORATION ONLY: WB_KEEP=N keeps the straight leader until another needs fewer by more than N.
-    static let exploreKeep: Int? = ProcessInfo.processInfo.environment["WB_KEEP"].flatMap { Int($0) }
-    private var keptStraight = 0
-
-    private mutating func updateStraight() {
+    private var bestStraight: Int {
         var best = -1
         for index in costs.indices where inUse[index] != .turning && (best < 0 || costs[index] < costs[best]) { best = index }
-        best = max(best, 0)
-        guard let keep = Self.exploreKeep, inUse[keptStraight] != .turning else { keptStraight = best; return }
-        if costs[best] + keep < costs[keptStraight] { keptStraight = best }
+        return max(best, 0)
     }
 
     /// Whether turning leads: it takes the lead when its shadow has needed fewer reports than the
@@ -184,7 +150,6 @@ struct VelocityExperts: Sendable {
             reporting |= 1 << UInt32(index)
             lookBack = max(lookBack, Self.lookBack(of: inUse[index], for: fix))
         }
-        reportedNow = reporting
         guard reporting != 0 else { return }
         let frame = Frame(fix, time: time)
         if lookBack >= 0 { project(history, into: frame, within: lookBack) }
@@ -194,7 +159,6 @@ struct VelocityExperts: Sendable {
             let rate = inUse[index] == .turning && velocity != nil ? Self.turnRate(points: points) : nil
             shadows[index].report(from: frame, velocity: velocity, maxSilence: maxSilence, turnRate: rate)
         }
-        updateStraight()
         updateTurningLead()
     }
 
@@ -284,30 +248,6 @@ struct VelocityExperts: Sendable {
             let dx = dλ * metresPerDegreeLongitude - moved.east
             let dy = (fix.latitude - latitude) * Self.metresPerDegreeLatitude - moved.north
             return dx * dx + dy * dy > epsilon * epsilon
-        }
-
-        /// The line this shadow displays, as a message with `tst` `newTst` (not before its own)
-        /// would carry it: the displayed position then, the velocity turned on by the turn rate,
-        /// the horizon left; `nil` when it holds or its horizon has run out.
-        func line(at newTst: Double) -> Line? {
-            guard hasReported, east != 0 || north != 0, newTst >= tst, newTst < silenceAt else { return nil }
-            let elapsed = newTst - tst
-            var ve = east, vn = north
-            let moved: (east: Double, north: Double)
-            if let turnRate {
-                moved = LocationMessage.extrapolatedOffset(east: east, north: north, turnRate: turnRate, seconds: elapsed)
-                let angle = turnRate * .pi / 180 * elapsed
-                ve = east * cos(angle) - north * sin(angle)
-                vn = north * cos(angle) + east * sin(angle)
-            } else {
-                moved = (east * elapsed, north * elapsed)
-            }
-            var lon = longitude + moved.east / metresPerDegreeLongitude
-            if lon > 180 { lon -= 360 } else if lon < -180 { lon += 360 }
-            let remaining = silenceAt - newTst
-            return Line(position: Coordinate(latitude: latitude + moved.north / Self.metresPerDegreeLatitude, longitude: lon),
-                        velocity: Velocity(east: ve, north: vn),
-                        horizon: remaining.isFinite ? Int(remaining.rounded()) : Int.max, turnRate: turnRate)
         }
 
         /// Remembers a report sent from `frame` with `velocity` (nil holds), extrapolated for at
