@@ -210,37 +210,7 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
         return report(fix, trigger: trigger)
     }
 
-    /// EXPLORATION ONLY: WB_LAGLEARN=sign|sqrt learns on the track whether the lag pays.
-    static let exploreLagLearn: String? = ProcessInfo.processInfo.environment["WB_LAGLEARN"]
-    /// The policy's misses of a straight moving display, by whether the fix was behind or ahead
-    /// of the line sent from the fix itself (the display plus the lag it was sent with).
-    private var missesBehind = 0, missesAhead = 0
-    /// How far behind the fix the last report was sent (m).
-    private var lastLag = 0.0
-
-    private var lagPays: Bool {
-        switch Self.exploreLagLearn {
-        case "sign": return missesAhead <= missesBehind
-        case "sqrt": return Double(missesAhead - missesBehind) <= Double(missesAhead + missesBehind).squareRoot()
-        default: return true
-        }
-    }
-
     private mutating func report(_ fix: Fix, trigger: Trigger) -> Report {
-        if trigger == .moving, let ahead = guardian.ahead(fix) {
-            if ahead - lastLag < 0 { missesBehind += 1 } else { missesAhead += 1 }
-        }
-        let report = choose(fix, trigger: trigger)
-        if lastChoice.rules.contains(.lag), let velocity = report.velocity {
-            _ = velocity
-            lastLag = Self.lag * parameters.epsilon
-        } else {
-            lastLag = 0
-        }
-        return report
-    }
-
-    private mutating func choose(_ fix: Fix, trigger: Trigger) -> Report {
         let points = SentFrame.recentPoints(history: history, fix: fix, within: Kinematics.reach)
         let measured = fix.measuredVelocity
         var choice = Choice(estimator: experts.leader.name, shadowReports: experts.costs, estimators: experts.names)
@@ -276,7 +246,7 @@ public struct BoundedPolicy: ErrorBoundedPolicy {
                 )
             }
         }
-        let behind = uses(.lag) && lagPays ? velocity.flatMap { lagging(fix, velocity: $0) } : nil
+        let behind = uses(.lag) ? velocity.flatMap { lagging(fix, velocity: $0) } : nil
         let report = guardian.report(fix, trigger: trigger, velocity: velocity, horizon: horizon, position: behind)
         if report.velocity != nil, report.maxSilence.map({ $0 < parameters.maxSilence }) ?? false { choice.note(.braking) }
         if report.fix.latitude != fix.latitude || report.fix.longitude != fix.longitude { choice.note(.lag) }

@@ -61,17 +61,6 @@ struct DisplayTracker: Sendable {
     /// The wire time of the message in epoch seconds.
     var time: Double { tst }
 
-    /// How far (m) the fix is ahead of the displayed position along the displayed velocity
-    /// (negative: behind), for a straight moving display within its horizon; else `nil`.
-    func ahead(_ fix: Fix) -> Double? {
-        guard isMoving, tr == nil else { return nil }
-        let elapsed = fix.time.timeIntervalSince1970 - tst
-        guard elapsed >= 0, elapsed < horizon else { return nil }
-        let (e, n) = projection.project(fix.coordinate)
-        let dx = e - east * elapsed, dy = n - north * elapsed
-        return (dx * east + dy * north) / (east * east + north * north).squareRoot()
-    }
-
     /// Whether the displayed position at the fix's time is more than `epsilon` metres from it.
     func misses(_ fix: Fix, by epsilon: Double) -> Bool {
         let (e, n) = projection.project(fix.coordinate)

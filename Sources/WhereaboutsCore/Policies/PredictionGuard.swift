@@ -56,10 +56,6 @@ package struct PredictionGuard: Sendable {
         return maxSpeed.map { speed <= $0 } ?? true
     }
 
-    /// How far (m) `fix` is ahead of what dashboards display, along the displayed velocity
-    /// (negative: behind); `nil` unless they extrapolate a straight line.
-    func ahead(_ fix: Fix) -> Double? { hasDisplay ? display.ahead(fix) : nil }
-
     /// Whether dashboards are extrapolating the last message.
     var isMoving: Bool { hasDisplay && display.isMoving }
 

@@ -117,15 +117,9 @@ struct VelocityExperts: Sendable {
     /// The straight estimator (any but turning) whose shadow has sent the fewest reports.
     private var bestStraight: Int {
         var best = -1
-        for index in costs.indices where inUse[index] != .turning {
-            if best < 0 || costs[index] < costs[best] { best = index; continue }
-            // EXPLORATION (WB_TIE=age): on a tie, the shadow whose line has held longest.
-            if Self.exploreTieAge, costs[index] == costs[best], shadows[index].since < shadows[best].since { best = index }
-        }
+        for index in costs.indices where inUse[index] != .turning && (best < 0 || costs[index] < costs[best]) { best = index }
         return max(best, 0)
     }
-
-    static let exploreTieAge: Bool = ProcessInfo.processInfo.environment["WB_TIE"] == "age"
 
     /// Whether turning leads: it takes the lead when its shadow has needed fewer reports than the
     /// best straight one by more than one standard deviation of a count of that size
@@ -239,8 +233,6 @@ struct VelocityExperts: Sendable {
     private struct Shadow {
         static let metresPerDegreeLatitude = Geodesy.earthRadius * .pi / 180
         private(set) var hasReported = false
-        /// The wire time of its last report.
-        var since: Double { tst }
         private var latitude = 0.0, longitude = 0.0, metresPerDegreeLongitude = 0.0
         private var east = 0.0, north = 0.0, tst = 0.0, silenceAt = Double.infinity, turnRate: Double? = nil
 
