@@ -113,6 +113,48 @@ struct IdleLoopTests {
         await broker.stop()
     }
 
+    @Test("Publishes to a frozen broker time out on time when each is registered as the thread settles into its long wait")
+    func repeatedTimeoutsWhileIdle() async throws {
+        let broker = try await Broker.start()
+        // A 30 s keepalive: a deadline the thread missed would be noticed only at its own wake-up,
+        // up to 7.5 s later.
+        let client = broker.client("idle-repeated") { $0.keepAlive = .seconds(30) }
+        try await client.withConnection { client in
+            try await client.publish(to: "idle/ready", payload: "1", qos: .atLeastOnce)
+            await broker.pause()
+            let timeout = Duration.milliseconds(200)
+            var elapsed: [Duration] = []
+            for round in 0..<24 {
+                // Even rounds publish at once after the last timeout, while the session thread,
+                // which has just resumed it, computes its next wait; odd rounds 20 ms later, when
+                // it has usually begun that wait (7.5 s). Not a synchronisation: whichever it is
+                // doing, the new deadline must reach its wait (`SessionState.takeWakeRequest`).
+                if round % 2 == 1 { try await Task.sleep(for: .milliseconds(20)) }
+                let started = ContinuousClock.now
+                var outcome = "acknowledged"
+                do {
+                    try await client.publish(to: "idle/frozen/\(round)", payload: "1", qos: .atLeastOnce, timeout: timeout)
+                } catch MQTTError.timedOut(.publish, _, _) {
+                    outcome = "timed out"
+                } catch {
+                    outcome = "\(error)"
+                }
+                let took = ContinuousClock.now - started
+                elapsed.append(took)
+                #expect(outcome == "timed out", "round \(round)")
+                // The margin covers the resumed task's wait for a pool thread on a loaded machine
+                // (see `operationTimeoutWhileIdle`) and stays below the 7.5 s of a missed deadline.
+                // One late round answers the question; more would each cost that much again.
+                if outcome != "timed out" || took < timeout || took >= timeout + .milliseconds(4500) { break }
+            }
+            #expect(
+                elapsed.count == 24 && elapsed.allSatisfy { $0 >= timeout && $0 < timeout + .milliseconds(4500) },
+                "timed out after \(elapsed)")
+            await broker.resume()
+        }
+        await broker.stop()
+    }
+
     @Test("A publish still waiting when the connection drops times out on time during a long backoff")
     func operationTimeoutDuringBackoff() async throws {
         let broker = try await Broker.start()

@@ -12,6 +12,26 @@ import WhereaboutsTestSupport
 struct StalledBrokerResendTests {
     static let topic = "owntracks/cleo/tracker"
 
+    /// Waits until the recorder has a location on the device's topic: the drainer is publishing.
+    ///
+    /// Not the first message of any kind: that is usually the presence connection's `online`,
+    /// which goes out while the main connection may still wait for the SUBACK of its receipt
+    /// subscription. A freeze then stalls that subscription, and the drainer, which sends nothing
+    /// until it knows whether a subscriber confirms receipts (docs/publisher.md, "A broker that
+    /// stalls while the publisher starts"), has no publish in flight to fail: its first publish
+    /// goes out after the subscription's 10 s timeout and the 1 s receipt wait, and fails one
+    /// publish timeout later: 12.6, 13.0 and 13.3 s after the freeze in 3 of 3 runs of
+    /// `publishTimeoutOption` with a 300 ms delay put by hand before the receipt subscription,
+    /// which fits the 12.7 and 13.1 s of 2 of 6 fresh-clone CI runs (their logs were not kept;
+    /// there the suites beside it slowed the publisher's start). The publisher's own timers were
+    /// on time in the runs traced (the subscribe expired 3 ms after its deadline, the publishes
+    /// 2-3 ms after theirs).
+    static func waitForFirstLocation(_ run: BacklogRun) async throws {
+        try await run.recorder.waitUntil("the first location on \(topic)", timeout: .seconds(30)) { messages in
+            messages.contains { $0.topic == topic }
+        }
+    }
+
     @Test("A broker frozen across two publish timeouts gets at most one window of copies; every report arrives; the outbox empties")
     func noWindowResentPerTimeout() async throws {
         let broker = try await Broker.start()
@@ -22,7 +42,7 @@ struct StalledBrokerResendTests {
             "--max-in-flight", "\(maxInFlight)", "--drain-timeout", "60",
         ])
         let (recorder, pub) = (run.recorder, run.publisher)
-        try await recorder.waitUntil("the first report", timeout: .seconds(30)) { !$0.isEmpty }
+        try await Self.waitForFirstLocation(run)
         await broker.pause()
         // The first window times out after the publish timeout (10 s) with the TCP connection up.
         try await pub.waitForLog("Publish failed", timeout: .seconds(30))
@@ -59,24 +79,19 @@ struct StalledBrokerResendTests {
             "--max-in-flight", "20", "--drain-timeout", "60", "--publish-timeout", "2",
         ])
         let (recorder, pub) = (run.recorder, run.publisher)
-        try await recorder.waitUntil("the first report", timeout: .seconds(30)) { !$0.isEmpty }
+        try await Self.waitForFirstLocation(run)
         await broker.pause()
         let paused = Date()
         try await pub.waitForLog("Publish failed", timeout: .seconds(30))
-        // On the publisher's own clock (its log line, whole seconds, so at most 1 s short): a
-        // fresh-clone CI run saw the line 13.1 s after the pause on the test's clock, with 700
-        // tests in this process waiting for its two cooperative threads.
+        // On the publisher's own clock (its log line, whole seconds, so at most 1 s short), not
+        // when this process, among the other suites, gets to see the line.
         let failed = try #require(pub.loggedTime(of: "Publish failed"), "\(pub.log)")
         let waited = failed.timeIntervalSince(paused)
         // The publishes in flight at the pause were sent moments before it; with the default they
-        // would fail about 10 s after it.
-        #expect(waited < 20, "the first publish failed \(waited) s after the broker froze")
-        // 2-3 s alone; 12.7 and 13.1 s in 2 of 5 fresh-clone CI runs on 2026-11-28 (once on the
-        // publisher's own clock), about the default's 10 s plus the run's lag: whether the
-        // publisher itself is late there, or starved among the suites, is not known yet.
-        withKnownIssue("the first publish failure under a loaded CI run came 12.7-13.1 s after the freeze, not 2-3 s", isIntermittent: true) {
-            #expect(waited < 7, "the first publish failed \(waited) s after the broker froze")
-        }
+        // would fail about 10 s after it. 2.0 s on this test's clock in 13 runs on 2026-11-28
+        // (alone, under three busy loops, and with a 300 ms delay before the receipt
+        // subscription), 1.3-2.0 s here (the log's whole seconds make it look shorter).
+        #expect(waited < 7, "the first publish failed \(waited) s after the broker froze")
         await broker.resume()
         // Stopped, it drains what is left (within --drain-timeout) and exits 0.
         pub.signal(SIGTERM)
