@@ -82,6 +82,20 @@ struct IdleLoopTests {
         await broker.stop()
     }
 
+    /// Publishes at QoS 1 with `timeout` and says how it ended ("timed out", "no error" or the
+    /// error) and after how long, measured where the publish returns.
+    static func publishToFrozenBroker(_ client: MQTTClient, topic: String, timeout: Duration) async -> (outcome: String, took: Duration) {
+        let started = ContinuousClock.now
+        do {
+            try await client.publish(to: topic, payload: "1", qos: .atLeastOnce, timeout: timeout)
+            return ("no error", ContinuousClock.now - started)
+        } catch MQTTError.timedOut(.publish, _, _) {
+            return ("timed out", ContinuousClock.now - started)
+        } catch {
+            return ("\(error)", ContinuousClock.now - started)
+        }
+    }
+
     @Test("A publish to a frozen broker times out on time while the thread would otherwise sleep")
     func operationTimeoutWhileIdle() async throws {
         let broker = try await Broker.start()
@@ -93,16 +107,7 @@ struct IdleLoopTests {
             try await Task.sleep(for: .milliseconds(300))
             await broker.pause()
             let timeout = Duration.seconds(2)
-            let started = ContinuousClock.now
-            var outcome = "no error"
-            do {
-                try await client.publish(to: "idle/frozen", payload: "1", qos: .atLeastOnce, timeout: timeout)
-            } catch MQTTError.timedOut(.publish, _, _) {
-                outcome = "timed out"
-            } catch {
-                outcome = "\(error)"
-            }
-            let elapsed = ContinuousClock.now - started
+            let (outcome, elapsed) = await Self.publishToFrozenBroker(client, topic: "idle/frozen", timeout: timeout)
             #expect(outcome == "timed out")
             // A thread that slept past the deadline would end it at its own wake-up, 7.5 s after
             // the frozen publish woke it. The margin covers the resumed task's wait for a pool
@@ -130,16 +135,7 @@ struct IdleLoopTests {
                 // it has usually begun that wait (7.5 s). Not a synchronisation: whichever it is
                 // doing, the new deadline must reach its wait (`SessionState.takeWakeRequest`).
                 if round % 2 == 1 { try await Task.sleep(for: .milliseconds(20)) }
-                let started = ContinuousClock.now
-                var outcome = "acknowledged"
-                do {
-                    try await client.publish(to: "idle/frozen/\(round)", payload: "1", qos: .atLeastOnce, timeout: timeout)
-                } catch MQTTError.timedOut(.publish, _, _) {
-                    outcome = "timed out"
-                } catch {
-                    outcome = "\(error)"
-                }
-                let took = ContinuousClock.now - started
+                let (outcome, took) = await Self.publishToFrozenBroker(client, topic: "idle/frozen/\(round)", timeout: timeout)
                 elapsed.append(took)
                 #expect(outcome == "timed out", "round \(round)")
                 // The margin covers the resumed task's wait for a pool thread on a loaded machine
@@ -167,24 +163,13 @@ struct IdleLoopTests {
         try await client.connect()
         await broker.pause()  // the PUBLISH is written but never answered
         let timeout = Duration.seconds(3)
-        let started = ContinuousClock.now
         // The publish's end is taken where it returns, not after the state wait below (which a
         // loaded machine can make slower than the publish).
-        let publish = Task { () -> (String, ContinuousClock.Instant) in
-            do {
-                try await client.publish(to: "idle/backoff", payload: "1", qos: .atLeastOnce, timeout: timeout)
-                return ("no error", .now)
-            } catch MQTTError.timedOut(.publish, _, _) {
-                return ("timed out", .now)
-            } catch {
-                return ("\(error)", .now)
-            }
-        }
+        let publish = Task { await Self.publishToFrozenBroker(client, topic: "idle/backoff", timeout: timeout) }
         try await Task.sleep(for: .milliseconds(500))  // the publish is on its way
         await broker.kill()  // the connection drops; QoS 1 stays queued, its caller waiting
         try await client.waitForState(timeout: .seconds(5), "reconnecting") { $0.isReconnecting }
-        let (outcome, ended) = await publish.value
-        let elapsed = ended - started
+        let (outcome, elapsed) = await publish.value
         #expect(outcome == "timed out")
         // A backoff that ignored the deadline would end it with the next attempt, 8 s after the
         // drop (8.5 s measured). The margin covers the resumed task's wait for a pool thread with
