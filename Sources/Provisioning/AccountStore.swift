@@ -161,7 +161,7 @@ package enum AccountStore: Sendable {
             let password = try PasswordDirectory(path: settings.passwordDirectory).password(for: member.user).password
             try Self.write(acl: settings, file: file, prefixes: prefixes)
             let exists = FileManager.default.fileExists(atPath: settings.passwordFile)
-            try Self.mosquittoPasswd((exists ? [] : ["-c"]) + ["-b", settings.passwordFile, member.user, password])
+            try await Self.mosquittoPasswd((exists ? [] : ["-c"]) + ["-b", settings.passwordFile, member.user, password])
             try Self.reload(pidFile: settings.reloadPidFile)
             return BrokerCredentials(username: member.user, password: password, clientID: try DynamicSecurityPlan.deviceAccounts(of: member).device)
         }
@@ -195,7 +195,7 @@ package enum AccountStore: Sendable {
                 return ["Rewrote \(settings.aclPath) without the device; the account '\(member.user)' stays for the user's other devices (rotate its password to lock this phone out)."]
             }
             if FileManager.default.fileExists(atPath: settings.passwordFile) {
-                try Self.mosquittoPasswd(["-D", settings.passwordFile, member.user])
+                try await Self.mosquittoPasswd(["-D", settings.passwordFile, member.user])
             }
             try Self.reload(pidFile: settings.reloadPidFile)
             var done = ["Removed the account '\(member.user)' from \(settings.passwordFile) and \(settings.aclPath)."]
@@ -252,7 +252,19 @@ package enum AccountStore: Sendable {
 
     /// Runs Debian's `mosquitto_passwd` with `arguments`. `-b` puts the password on its command
     /// line, visible in `ps` for the instant it runs (the tool reads no other input without a terminal).
-    private static func mosquittoPasswd(_ arguments: [String]) throws {
+    /// Runs and waits for it on a thread of its own (``OwnThread``): reading its output to the end
+    /// and `waitUntilExit()` block the calling thread, which must not be one of Swift concurrency's
+    /// cooperative pool (two on a two-core machine) for as long as the tool runs.
+    private static func mosquittoPasswd(_ arguments: [String]) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            OwnThread.start(name: "mosquitto_passwd") {
+                continuation.resume(with: Result { try mosquittoPasswdBlocking(arguments) })
+            }
+        }
+    }
+
+    /// ``mosquittoPasswd(_:)``, blocking the calling thread.
+    private static func mosquittoPasswdBlocking(_ arguments: [String]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_passwd")
         process.arguments = arguments

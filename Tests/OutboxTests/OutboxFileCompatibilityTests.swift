@@ -15,7 +15,7 @@ struct OutboxFileCompatibilityTests {
     func opensGRDBFile() async throws {
         let dir = try TemporaryDirectory()
         let path = dir.path("outbox.sqlite")
-        try Self.sqlite3(path, """
+        try await Self.sqlite3(path, """
             PRAGMA auto_vacuum = INCREMENTAL;
             PRAGMA journal_mode = WAL;
             PRAGMA application_id = \(Outbox.applicationID);
@@ -64,10 +64,10 @@ struct OutboxFileCompatibilityTests {
 
         // The file keeps GRDB's bookkeeping, so that a GRDB-based version still opens it, and the
         // commit mark agrees with it.
-        #expect(try Self.sqlite3(path, "SELECT group_concat(identifier, ',') FROM grdb_migrations")
+        #expect(try await Self.sqlite3(path, "SELECT group_concat(identifier, ',') FROM grdb_migrations")
             == "v1-report-progress,v2-last-retained,v3-commit-mark,v4-receipts")
-        #expect(try Self.sqlite3(path, "PRAGMA user_version") == "4")
-        #expect(try Self.sqlite3(path, "SELECT committed_transactions || ' ' || committed_rows FROM progress") == "11 10")
+        #expect(try await Self.sqlite3(path, "PRAGMA user_version") == "4")
+        #expect(try await Self.sqlite3(path, "SELECT committed_transactions || ' ' || committed_rows FROM progress") == "11 10")
         #expect(try String(contentsOfFile: path + "-mark", encoding: .utf8).hasPrefix("whereabouts-commit-mark 11 10 "))
     }
 
@@ -77,21 +77,14 @@ struct OutboxFileCompatibilityTests {
         let path = dir.path("outbox.sqlite")
         let outbox = try Outbox(path: path, logger: logger)
         #expect(try await outbox.synchronousSetting() == 2, "2 is FULL; GRDB's WAL set-up had left it at NORMAL (1)")
-        #expect(try Self.sqlite3(path, "PRAGMA journal_mode") == "wal")
+        #expect(try await Self.sqlite3(path, "PRAGMA journal_mode") == "wal")
     }
 
     /// Runs Debian's sqlite3 command on `path` and returns what it printed, trimmed.
     @discardableResult
-    static func sqlite3(_ path: String, _ sql: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = [path, sql]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "sqlite3 failed on: \(sql)")
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    static func sqlite3(_ path: String, _ sql: String) async throws -> String {
+        let result = try await ToolRun.run("/usr/bin/sqlite3", [path, sql])
+        #expect(result.status == 0, "sqlite3 failed on: \(sql): \(result.stderr)")
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

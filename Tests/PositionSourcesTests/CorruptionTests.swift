@@ -3,6 +3,7 @@ import Testing
 import WhereaboutsCore
 @testable import PositionSources
 import SystemSupport
+import WhereaboutsTestSupport
 
 /// Seeded random damage to real input: whatever happens to the bytes, a source must not crash and
 /// must not yield a fix that is invalid or that the undamaged input did not contain.
@@ -23,30 +24,37 @@ struct CorruptionTests {
     }
 
     @Test("Damaged NMEA: only valid fixes, each one the undamaged log also has", arguments: 0..<4)
-    func nmea(batch: Int) throws {
-        // The fixture without its deliberately broken lines: damage to a line that is already
-        // broken can repair its checksum (two changes whose XORs cancel) and make a valid sentence.
-        let fixture = try String(contentsOf: Fixtures.url("nmea/sailboat-cut.nmea"), encoding: .utf8)
-        let cleanLines = fixture.utf8.split(separator: 0x0A).map { Substring($0) }.filter {
-            if case .rejected = NMEASentence.parse($0) { return false }
-            return true
-        }
-        let clean = Data(cleanLines.joined(separator: "\n").utf8)
-        let reference = NMEAFile.parse(clean, rejections: RejectionCounter(source: "nmea", logger: logger)).fixes
-        let byTime = Dictionary(reference.map { ($0.time, $0) }, uniquingKeysWith: { first, _ in first })
-        for seed in UInt64(batch * 100)..<UInt64(batch * 100 + 100) {
-            let counter = RejectionCounter(source: "nmea", logger: logger)
-            let track = NMEAFile.parse(damaged(clean, seed: seed, count: 1 + Int(seed % 8)), rejections: counter)
-            #expect(counter.snapshot.total > 0 || track.fixes == reference, "seed \(seed): damage went unnoticed")
-            for fix in track.fixes {
-                #expect(fix.coordinate.isValid)
-                let original = byTime[fix.time]
-                #expect(original != nil, "seed \(seed): a fix at a time the log does not have")
-                if let original {
-                    #expect(Geodesy.distance(fix.coordinate, original.coordinate) < 50, "seed \(seed): position moved")
+    func nmea(batch: Int) async throws {
+        // A hundred parses of the log, seconds in a debug build: off the cooperative pool, every
+        // problem reported here.
+        let problems = try await OffPool.run { () throws -> [String] in
+            // The fixture without its deliberately broken lines: damage to a line that is already
+            // broken can repair its checksum (two changes whose XORs cancel) and make a valid sentence.
+            let fixture = try String(contentsOf: Fixtures.url("nmea/sailboat-cut.nmea"), encoding: .utf8)
+            let cleanLines = fixture.utf8.split(separator: 0x0A).map { Substring($0) }.filter {
+                if case .rejected = NMEASentence.parse($0) { return false }
+                return true
+            }
+            let clean = Data(cleanLines.joined(separator: "\n").utf8)
+            let reference = NMEAFile.parse(clean, rejections: RejectionCounter(source: "nmea", logger: logger)).fixes
+            let byTime = Dictionary(reference.map { ($0.time, $0) }, uniquingKeysWith: { first, _ in first })
+            var problems: [String] = []
+            for seed in UInt64(batch * 100)..<UInt64(batch * 100 + 100) {
+                let counter = RejectionCounter(source: "nmea", logger: logger)
+                let track = NMEAFile.parse(damaged(clean, seed: seed, count: 1 + Int(seed % 8)), rejections: counter)
+                if !(counter.snapshot.total > 0 || track.fixes == reference) { problems.append("seed \(seed): damage went unnoticed") }
+                for fix in track.fixes {
+                    if !fix.coordinate.isValid { problems.append("seed \(seed): an invalid coordinate \(fix.coordinate)") }
+                    guard let original = byTime[fix.time] else {
+                        problems.append("seed \(seed): a fix at a time the log does not have")
+                        continue
+                    }
+                    if !(Geodesy.distance(fix.coordinate, original.coordinate) < 50) { problems.append("seed \(seed): position moved") }
                 }
             }
+            return problems
         }
+        #expect(problems.isEmpty, "\(problems.count) problems; the first: \(problems.prefix(5).joined(separator: "\n"))")
     }
 
     @Test("Damaged or cut GPX: never a crash, only valid fixes, never more than the file holds", arguments: 0..<2)

@@ -38,26 +38,20 @@ struct StreamingMemoryTests {
         try handle.write(contentsOf: Data("</trkseg></trk></gpx>\n".utf8))
     }
 
-    /// Streams `file` in a child process; the fixes it read and its peak resident bytes.
-    static func streamInChild(_ file: URL) throws -> (fixes: Int, peak: Int) {
+    /// Streams `file` in a child process; the fixes it read and its peak resident bytes. Waits
+    /// for the child off the cooperative pool (``ToolRun``): it reads for seconds on a large file.
+    static func streamInChild(_ file: URL) async throws -> (fixes: Int, peak: Int) {
         let benchmark = try #require(
             TestPaths.builtExecutable(named: "SourcesBenchmark"),
             "SourcesBenchmark is built with the tests (swift build --build-tests)")
-        let process = Process()
-        process.executableURL = benchmark
-        process.arguments = ["memory-child", "stream", file.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        let fields = output.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
-        try #require(process.terminationStatus == 0 && fields.count == 2, "child output: \(output)")
+        let result = try await ToolRun.run(benchmark.path, ["memory-child", "stream", file.path])
+        let fields = result.stdout.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
+        try #require(result.status == 0 && fields.count == 2, "child output: \(result.stdout)\(result.stderr)")
         return (fields[0], fields[1])
     }
 
     @Test("Streaming a 120 MB GPX file costs the reader under 2 MiB more than an 800 KB one", .timeLimit(.minutes(2)))
-    func boundedOnLargeFile() throws {
+    func boundedOnLargeFile() async throws {
         let folder = try TestPaths.makeTemporaryDirectory(prefix: "whereabouts-gpx-memory")
         defer { try? FileManager.default.removeItem(at: folder) }
         let points = 100
@@ -65,13 +59,16 @@ struct StreamingMemoryTests {
         let repeats = 120_000_000 / chunk.count
         let small = folder.appendingPathComponent("small.gpx")
         let large = folder.appendingPathComponent("large.gpx")
-        try Self.writeGPX(at: small, chunk: chunk, repeats: 1)
-        try Self.writeGPX(at: large, chunk: chunk, repeats: repeats)
+        // Writing 120 MB takes seconds: off the cooperative pool.
+        try await OffPool.run {
+            try Self.writeGPX(at: small, chunk: chunk, repeats: 1)
+            try Self.writeGPX(at: large, chunk: chunk, repeats: repeats)
+        }
         let size = try #require(try FileManager.default.attributesOfItem(atPath: large.path)[.size] as? Int)
         #expect(size > 110_000_000)
 
-        let baseline = try Self.streamInChild(small)
-        let measured = try Self.streamInChild(large)
+        let baseline = try await Self.streamInChild(small)
+        let measured = try await Self.streamInChild(large)
         #expect(baseline.fixes == points)
         #expect(measured.fixes == points * repeats, "every point of the large file was read")
         // The mapped reading this replaced kept up to 5 MiB of the file resident behind the
@@ -225,8 +222,10 @@ struct StreamingMemoryTests {
         let repeats = 120_000_000 / Self.chunk(points: points).count
         let small = folder.appendingPathComponent("small.gpx")
         let large = folder.appendingPathComponent("large.gpx")
-        let smallPoints = try Self.writeTimedGPX(at: small, points: points, repeats: 1)
-        let largePoints = try Self.writeTimedGPX(at: large, points: points, repeats: repeats)
+        // Writing 120 MB takes seconds: off the cooperative pool.
+        let (smallPoints, largePoints) = try await OffPool.run {
+            (try Self.writeTimedGPX(at: small, points: points, repeats: 1), try Self.writeTimedGPX(at: large, points: points, repeats: repeats))
+        }
         // A report every 5 s of the recording: 20 on the small file, 2,960 on the large one
         // (the interval policy reports the first fix and then each fix 5 s after the last report).
         let interval = 5

@@ -123,17 +123,13 @@ struct HistoryLastLocationTests {
         // Back to the schema of the version before: no copy, no triggers, migration not applied
         // (nor the later ones: no commit mark, no device fields).
         try FileManager.default.removeItem(atPath: path + "-mark")
-        let downgrade = Process()
-        downgrade.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        downgrade.arguments = [path, """
+        let downgrade = try await ToolRun.run("/usr/bin/sqlite3", [path, """
             DROP TRIGGER last_location_after_insert; DROP TRIGGER last_location_after_delete; DROP TRIGGER last_location_after_update;
             DROP TABLE last_location; DROP TABLE commit_mark;
             ALTER TABLE location DROP COLUMN device_fields; ALTER TABLE rejected DROP COLUMN device_fields;
             DELETE FROM grdb_migrations WHERE identifier IN ('v3-read-last-location', 'v4-commit-mark', 'v5-device-fields');
-            """]
-        try downgrade.run()
-        downgrade.waitUntilExit()
-        #expect(downgrade.terminationStatus == 0)
+            """])
+        #expect(downgrade.status == 0, "\(downgrade.stderr)")
         let reopened = try HistoryStore(path: path, logger: Build.quietLogger)
         #expect(reopened.damage.isEmpty, "\(reopened.damage)")
         #expect(try await reopened.lastLocations().map { "\($0.member)@\($0.fix.tst)" } == ["alice/phone@\(t0 + 48)", "bob/phone@\(t0 + 49)"])

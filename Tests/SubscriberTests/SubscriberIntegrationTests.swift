@@ -77,17 +77,16 @@ struct SubscriberIntegrationTests {
             as: MemberID(user: "carol", device: "car"), with: publisher)
         _ = try await probe.member("family", "carol", "car") { $0.status == .online }
         // A device connection with OwnTracks' will, killed without DISCONNECT: the broker sends the will.
-        let device = Process()
-        device.executableURL = URL(fileURLWithPath: "/usr/bin/mosquitto_sub")
-        device.arguments = ["-h", broker.host, "-p", "\(broker.port)", "-i", "carol-car", "-t", "owntracks/carol/car/cmd",
-                            "--will-topic", "owntracks/carol/car", "--will-qos", "1",
-                            "--will-payload", #"{"_type":"lwt","tst":\#(Self.now)}"#]
-        try device.run()
+        let device = try ChildProcess.spawn(
+            "/usr/bin/mosquitto_sub",
+            ["-h", broker.host, "-p", "\(broker.port)", "-i", "carol-car", "-t", "owntracks/carol/car/cmd",
+             "--will-topic", "owntracks/carol/car", "--will-qos", "1",
+             "--will-payload", #"{"_type":"lwt","tst":\#(Self.now)}"#])
         try await waitUntil("the device connection", timeout: .seconds(10)) {
             (try? String(contentsOf: broker.logFile, encoding: .utf8))?.contains("as carol-car") ?? false
         }
-        kill(device.processIdentifier, SIGKILL)
-        device.waitUntilExit()
+        kill(device.pid, SIGKILL)
+        _ = try await withTimeout(.seconds(10), "mosquitto_sub to end after SIGKILL") { await device.waitForExit() }
         let offline = try await probe.member("family", "carol", "car") { $0.status == .offline }
         #expect(offline.fix?.lat == 52.6)
         let event = try await probe.wait("an offline event") { probe in

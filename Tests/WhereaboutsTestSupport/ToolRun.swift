@@ -7,7 +7,7 @@ import Foundation
 /// an async test they block one of the pool's threads (two on a two-core machine) for as long as
 /// the tool runs; a few such tests at once stalled every other suite of the run for 30 s (timing
 /// tests failed, brokers' subscriptions timed out). ``run(_:_:environment:input:)`` therefore runs
-/// the blocking calls on a thread of its own; ``runBlocking(_:_:environment:input:)`` is for
+/// the blocking calls on a thread of its own (``OffPool``); ``runBlocking(_:_:environment:input:)`` is for
 /// synchronous callers (set-up in an initialiser, tear-down in `deinit`).
 public enum ToolRun {
     /// What the tool did.
@@ -28,13 +28,7 @@ public enum ToolRun {
     public static func run(
         _ executable: String, _ arguments: [String], environment: [String: String]? = nil, input: Data? = nil
     ) async throws -> Output {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(with: Result {
-                    try runBlocking(executable, arguments, environment: environment, input: input)
-                })
-            }.start()
-        }
+        try await OffPool.run { try runBlocking(executable, arguments, environment: environment, input: input) }
     }
 
     /// A tool that exited with a status other than 0.

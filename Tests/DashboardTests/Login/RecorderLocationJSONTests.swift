@@ -5,6 +5,7 @@ import Subscriber
 import Testing
 import WhereaboutsCore
 import SystemSupport
+import WhereaboutsTestSupport
 
 /// The Recorder formats are written byte by byte (RecorderEncoder, RecorderBytes); the JSON
 /// must say exactly what JSONSerialization says of the same object, and every format must be
@@ -75,18 +76,30 @@ struct RecorderLocationJSONTests {
     }
 
     @Test("Every format, byte for byte what the String-built reference writes", arguments: RecorderFormat.allCases)
-    func sameAsReference(format: RecorderFormat) {
-        let locations = Self.locations + Self.randomLocations(count: 3_000, seed: 14)
-        for fields in Self.fieldLists {
-            for (index, location) in locations.enumerated() {
-                let reference = format.referenceRecord(location, index: index % 2, fields: fields.map(Set.init), orderedFields: fields)
-                let fixed = Self.encoded(location, format: format, fields: fields, index: index % 2)
-                #expect(fixed == reference, "\(format) \(String(describing: fields)) \(location)")
-                if format == .json || format == .csv || format == .xml {  // the member's texts taken from the location itself (`/api/0/last`)
-                    #expect(Self.encoded(location, format: format, fields: fields, index: index % 2, member: .ofEachPoint) == reference)
+    func sameAsReference(format: RecorderFormat) async {
+        // Seconds of encoding in a debug build: compared off the cooperative pool, every
+        // difference reported here.
+        let differences = await OffPool.run { () -> [String] in
+            var differences: [String] = []
+            let locations = Self.locations + Self.randomLocations(count: 3_000, seed: 14)
+            for fields in Self.fieldLists {
+                for (index, location) in locations.enumerated() {
+                    let reference = format.referenceRecord(location, index: index % 2, fields: fields.map(Set.init), orderedFields: fields)
+                    let fixed = Self.encoded(location, format: format, fields: fields, index: index % 2)
+                    if fixed != reference {
+                        differences.append("\(format) \(String(describing: fields)) \(location): \(fixed) against \(reference)")
+                    }
+                    if format == .json || format == .csv || format == .xml {  // the member's texts taken from the location itself (`/api/0/last`)
+                        let ofEachPoint = Self.encoded(location, format: format, fields: fields, index: index % 2, member: .ofEachPoint)
+                        if ofEachPoint != reference {
+                            differences.append("member of each point, \(format) \(String(describing: fields)) \(location): \(ofEachPoint) against \(reference)")
+                        }
+                    }
                 }
             }
+            return differences
         }
+        #expect(differences.isEmpty, "\(differences.count) records differ; the first: \(differences.prefix(5).joined(separator: "\n"))")
     }
 
     @Test("A non-finite coordinate is JSON null, as JSONSerialization's reference writes it")

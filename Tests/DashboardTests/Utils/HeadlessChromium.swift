@@ -1,6 +1,7 @@
 import Foundation
 import HummingbirdWSClient
 import Logging
+import WhereaboutsTestSupport
 
 /// Errors from driving Chromium; each says what to check.
 enum ChromiumError: Error, CustomStringConvertible {
@@ -48,7 +49,23 @@ enum HeadlessChromium {
         let profile = FileManager.default.temporaryDirectory
             .appendingPathComponent("whereabouts-chromium-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: profile) }
+        let outcome: Result<T, any Error>
+        do {
+            outcome = .success(try await run(executable, profile: profile, width: width, height: height, mobile: mobile, arguments: arguments, body))
+        } catch {
+            outcome = .failure(error)
+        }
+        // The profile is a tree of hundreds of files: removed off the cooperative pool.
+        await OffPool.run { _ = try? FileManager.default.removeItem(at: profile) }
+        return try outcome.get()
+    }
+
+    /// Starts Chromium on `profile`, runs `body` with a page, then kills Chromium and awaits its
+    /// end (through its termination handler: `waitUntilExit()` would hold a thread of the pool).
+    private static func run<T: Sendable>(
+        _ executable: String, profile: URL, width: Int, height: Int, mobile: Bool, arguments: [String],
+        _ body: @escaping @Sendable (DevToolsPage) async throws -> T
+    ) async throws -> T {
         let logURL = profile.appendingPathComponent("chromium.log")
         _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
         let log = try FileHandle(forWritingTo: logURL)
@@ -67,18 +84,24 @@ enum HeadlessChromium {
         ]
         process.standardOutput = log
         process.standardError = log
+        let (exited, exitSink) = AsyncStream.makeStream(of: Void.self)
+        process.terminationHandler = { _ in exitSink.finish() }
         try process.run()
         let pid = process.processIdentifier
-        defer {
-            kill(pid, SIGKILL)
-            process.waitUntilExit()
-        }
 
-        let browserURL = try await devToolsURL(profile: profile, logURL: logURL, isRunning: { process.isRunning })
-        return try await DevToolsSession.withConnection(to: browserURL) { session in
-            let page = try await session.openPage(width: width, height: height, mobile: mobile)
-            return try await body(page)
+        let outcome: Result<T, any Error>
+        do {
+            let browserURL = try await devToolsURL(profile: profile, logURL: logURL, isRunning: { process.isRunning })
+            outcome = .success(try await DevToolsSession.withConnection(to: browserURL) { session in
+                let page = try await session.openPage(width: width, height: height, mobile: mobile)
+                return try await body(page)
+            })
+        } catch {
+            outcome = .failure(error)
         }
+        kill(pid, SIGKILL)
+        _ = try? await withTimeout(.seconds(10), "Chromium to end after SIGKILL") { for await _ in exited {} }
+        return try outcome.get()
     }
 
     /// Waits, up to 30 s, for Chromium to write `DevToolsActivePort` (port, then browser path).

@@ -86,108 +86,120 @@ struct DocumentationTruthTests {
     }
 
     @Test("Every whereabouts_... metric the docs name is registered in Sources")
-    func metricsRegistered() throws {
-        let registered = try Self.metricNamesInSources()
-        #expect(registered.count > 20, "only \(registered.count) metric names found in Sources")
-        var mismatches: [Mismatch] = []
-        for document in try Self.documents() {
-            for (index, line) in document.lines.enumerated() {
-                for name in Self.matches(Self.metricPattern, in: line) {
-                    let known: Bool
-                    if name.hasSuffix("_") {  // `whereabouts_history_*`: a family
-                        known = registered.contains { $0.hasPrefix(name) }
-                    } else {
-                        known = registered.contains(name) || ["_bucket", "_sum", "_count"].contains {
-                            name.hasSuffix($0) && registered.contains(String(name.dropLast($0.count)))
+    func metricsRegistered() async throws {
+        let (registered, mismatches) = try await OffPool.run { () throws -> (Set<String>, [Mismatch]) in
+            let registered = try Self.metricNamesInSources()
+            var mismatches: [Mismatch] = []
+            for document in try Self.documents() {
+                for (index, line) in document.lines.enumerated() {
+                    for name in Self.matches(Self.metricPattern, in: line) {
+                        let known: Bool
+                        if name.hasSuffix("_") {  // `whereabouts_history_*`: a family
+                            known = registered.contains { $0.hasPrefix(name) }
+                        } else {
+                            known = registered.contains(name) || ["_bucket", "_sum", "_count"].contains {
+                                name.hasSuffix($0) && registered.contains(String(name.dropLast($0.count)))
+                            }
                         }
+                        if !known { mismatches.append(Mismatch(document.path, index + 1, "metric \(name) is registered nowhere in Sources")) }
                     }
-                    if !known { mismatches.append(Mismatch(document.path, index + 1, "metric \(name) is registered nowhere in Sources")) }
                 }
             }
+            return (registered, mismatches)
         }
+        #expect(registered.count > 20, "only \(registered.count) metric names found in Sources")
         Self.report(mismatches)
     }
 
     @Test("Every repository path and Swift file the docs cite exists")
-    func pathsExist() throws {
-        let files = try Self.repositoryFiles()
-        #expect(files.contains("Sources/Subscriber/SubscriberApp.swift") && !files.contains { $0.hasPrefix(".build") })
-        var mismatches: [Mismatch] = []
-        for document in try Self.documents() {
-            for (index, line) in document.lines.enumerated() {
-                for match in Self.captures(Self.pathPattern, in: line) where match[0] == nil {  // not another repository's
-                    guard let raw = match[1] else { continue }
-                    let path = Self.trimmed(raw)
-                    if !Self.exists(path, in: files) {
-                        mismatches.append(Mismatch(document.path, index + 1, "\(path) does not exist"))
+    func pathsExist() async throws {
+        let (files, mismatches) = try await OffPool.run { () throws -> ([String], [Mismatch]) in
+            let files = try Self.repositoryFiles()
+            var mismatches: [Mismatch] = []
+            for document in try Self.documents() {
+                for (index, line) in document.lines.enumerated() {
+                    for match in Self.captures(Self.pathPattern, in: line) where match[0] == nil {  // not another repository's
+                        guard let raw = match[1] else { continue }
+                        let path = Self.trimmed(raw)
+                        if !Self.exists(path, in: files) {
+                            mismatches.append(Mismatch(document.path, index + 1, "\(path) does not exist"))
+                        }
                     }
-                }
-                for raw in Self.matches(Self.swiftFilePattern, in: line) where !Self.pathRoots.contains(where: { raw.hasPrefix($0 + "/") }) {
-                    if !files.contains(where: { $0 == raw || $0.hasSuffix("/" + raw) }) {
-                        mismatches.append(Mismatch(document.path, index + 1, "no file \(raw) in the repository"))
+                    for raw in Self.matches(Self.swiftFilePattern, in: line) where !Self.pathRoots.contains(where: { raw.hasPrefix($0 + "/") }) {
+                        if !files.contains(where: { $0 == raw || $0.hasSuffix("/" + raw) }) {
+                            mismatches.append(Mismatch(document.path, index + 1, "no file \(raw) in the repository"))
+                        }
                     }
                 }
             }
+            return (files, mismatches)
         }
+        #expect(files.contains("Sources/Subscriber/SubscriberApp.swift") && !files.contains { $0.hasPrefix(".build") })
         Self.report(mismatches)
     }
 
     @Test("Every test suite and test the docs cite exists in Tests")
-    func citedTestsExist() throws {
-        let tests = try Self.testSources()
-        #expect(!tests.declaring("DocumentationTruthTests").isEmpty, "this suite's own declaration not found in Tests")
-        var mismatches: [Mismatch] = []
-        for document in try Self.documents() {
-            for (index, line) in document.lines.enumerated() {
-                for match in Self.captures(Self.testPattern, in: line) {
-                    guard let suite = match[0] else { continue }
-                    let test = match[1].flatMap { $0 == "swift" || $0 == "md" ? nil : $0 }  // a file name, not a test
-                    if let kept = Self.testsOfExperimentsNotKept[suite] {
-                        if let held = Self.gitHolds(kept.commit, kept.path), !held {
-                            mismatches.append(Mismatch(document.path, index + 1, "\(suite): commit \(kept.commit) holds no \(kept.path)"))
+    func citedTestsExist() async throws {
+        let (foundItself, mismatches) = try await OffPool.run { () throws -> (Bool, [Mismatch]) in
+            let tests = try Self.testSources()
+            var mismatches: [Mismatch] = []
+            for document in try Self.documents() {
+                for (index, line) in document.lines.enumerated() {
+                    for match in Self.captures(Self.testPattern, in: line) {
+                        guard let suite = match[0] else { continue }
+                        let test = match[1].flatMap { $0 == "swift" || $0 == "md" ? nil : $0 }  // a file name, not a test
+                        if let kept = Self.testsOfExperimentsNotKept[suite] {
+                            if let held = Self.gitHolds(kept.commit, kept.path), !held {
+                                mismatches.append(Mismatch(document.path, index + 1, "\(suite): commit \(kept.commit) holds no \(kept.path)"))
+                            }
+                            continue
                         }
-                        continue
+                        let isTarget = tests.targets.contains(suite)
+                        let files = isTarget ? tests.files.filter { $0.path.hasPrefix("Tests/\(suite)/") } : tests.declaring(suite)
+                        guard !files.isEmpty else {
+                            mismatches.append(Mismatch(document.path, index + 1, "no test suite or test target \(suite) in Tests"))
+                            continue
+                        }
+                        guard let test else { continue }
+                        let found = files.contains { file in
+                            Self.declares(test, in: file.text, kinds: ["func", "struct", "class", "enum", "actor", "extension"])
+                        } || (isTarget && FileManager.default.fileExists(atPath: Self.root.appendingPathComponent("Tests/\(suite)/\(test)").path))
+                        if !found { mismatches.append(Mismatch(document.path, index + 1, "\(suite) has no test \(test)")) }
                     }
-                    let isTarget = tests.targets.contains(suite)
-                    let files = isTarget ? tests.files.filter { $0.path.hasPrefix("Tests/\(suite)/") } : tests.declaring(suite)
-                    guard !files.isEmpty else {
-                        mismatches.append(Mismatch(document.path, index + 1, "no test suite or test target \(suite) in Tests"))
-                        continue
-                    }
-                    guard let test else { continue }
-                    let found = files.contains { file in
-                        Self.declares(test, in: file.text, kinds: ["func", "struct", "class", "enum", "actor", "extension"])
-                    } || (isTarget && FileManager.default.fileExists(atPath: Self.root.appendingPathComponent("Tests/\(suite)/\(test)").path))
-                    if !found { mismatches.append(Mismatch(document.path, index + 1, "\(suite) has no test \(test)")) }
                 }
             }
+            return (!tests.declaring("DocumentationTruthTests").isEmpty, mismatches)
         }
+        #expect(foundItself, "this suite's own declaration not found in Tests")
         Self.report(mismatches)
     }
 
     @Test("Every `Type.member` the docs cite, of a type declared here, names a member that exists")
-    func citedMembersExist() throws {
-        var types: Set<String> = [], members: Set<String> = []
-        for file in try Self.repositoryFiles() where file.hasSuffix(".swift") {
-            let text = try String(contentsOf: Self.root.appendingPathComponent(file), encoding: .utf8)
-            types.formUnion(Self.captures(Self.typeDeclarationPattern, in: text).compactMap { $0[0] })
-            members.formUnion(Self.captures(Self.memberDeclarationPattern, in: text).compactMap { $0[0] })
-            for list in Self.captures(Self.caseListPattern, in: text).compactMap({ $0[0] }) {  // `case a, b(Int)`
-                members.formUnion(Self.matches("[A-Za-z_][A-Za-z0-9_]*", in: list))
+    func citedMembersExist() async throws {
+        let (checked, mismatches) = try await OffPool.run { () throws -> (Int, [Mismatch]) in
+            var types: Set<String> = [], members: Set<String> = []
+            for file in try Self.repositoryFiles() where file.hasSuffix(".swift") {
+                let text = try String(contentsOf: Self.root.appendingPathComponent(file), encoding: .utf8)
+                types.formUnion(Self.captures(Self.typeDeclarationPattern, in: text).compactMap { $0[0] })
+                members.formUnion(Self.captures(Self.memberDeclarationPattern, in: text).compactMap { $0[0] })
+                for list in Self.captures(Self.caseListPattern, in: text).compactMap({ $0[0] }) {  // `case a, b(Int)`
+                    members.formUnion(Self.matches("[A-Za-z_][A-Za-z0-9_]*", in: list))
+                }
             }
-        }
-        var mismatches: [Mismatch] = []
-        var checked = 0
-        for document in try Self.documents() {
-            for (index, line) in document.lines.enumerated() {
-                for match in Self.captures(Self.memberCitationPattern, in: line) {
-                    guard let type = match[0], let member = match[1], types.contains(type), member != "swift" else { continue }
-                    checked += 1
-                    if !members.contains(member) {
-                        mismatches.append(Mismatch(document.path, index + 1, "\(type).\(member): no member \(member) is declared anywhere in the code"))
+            var mismatches: [Mismatch] = []
+            var checked = 0
+            for document in try Self.documents() {
+                for (index, line) in document.lines.enumerated() {
+                    for match in Self.captures(Self.memberCitationPattern, in: line) {
+                        guard let type = match[0], let member = match[1], types.contains(type), member != "swift" else { continue }
+                        checked += 1
+                        if !members.contains(member) {
+                            mismatches.append(Mismatch(document.path, index + 1, "\(type).\(member): no member \(member) is declared anywhere in the code"))
+                        }
                     }
                 }
             }
+            return (checked, mismatches)
         }
         #expect(checked > 50, "only \(checked) `Type.member` citations of our types found in the docs")
         Self.report(mismatches)
@@ -195,7 +207,7 @@ struct DocumentationTruthTests {
 
     // MARK: What a mismatch is and how it is reported
 
-    struct Mismatch: CustomStringConvertible {
+    struct Mismatch: CustomStringConvertible, Sendable {
         var file: String, line: Int, problem: String
         init(_ file: String, _ line: Int, _ problem: String) {
             self.file = file
