@@ -74,7 +74,7 @@ struct ProcessIntegrationTests {
     @Test("The process logs in over TLS with a password file", .enabled(if: executable != nil))
     func tlsAndPassword() async throws {
         let directory = try TestPaths.makeTemporaryDirectory()
-        let certificates = try TestCertificates.make(in: directory)
+        let certificates = try await TestCertificates.make(in: directory)
         let broker = try await Broker.start(.init(allowAnonymous: false, users: ["whereabouts-sub": "s3cret"], tls: certificates))
         let passwordFile = directory.appendingPathComponent("password")
         try "s3cret\n".write(to: passwordFile, atomically: true, encoding: .utf8)

@@ -52,7 +52,7 @@ struct LoopTests {
         arguments: [MQTTConfiguration.ProtocolVersion.v311, .v5])
     func tlsBurst(version: MQTTConfiguration.ProtocolVersion) async throws {
         let count = 3_000
-        let certificates = try TestCertificates.make()
+        let certificates = try await TestCertificates.make()
         let broker = try await Broker.start(Broker.Options(tls: certificates))
         let tls = MQTTConfiguration.TLS(caFile: certificates.caCertificate.path)
         let subscriber = broker.client("loop-tls-sub", tls: tls) { $0.protocolVersion = version }

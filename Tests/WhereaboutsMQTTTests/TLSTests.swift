@@ -8,7 +8,7 @@ import WhereaboutsTestSupport
 struct TLSTests {
     @Test("TLS with the right CA connects and carries messages; peer and host name are verified", arguments: [MQTTConfiguration.ProtocolVersion.v311, .v5])
     func rightCA(version: MQTTConfiguration.ProtocolVersion) async throws {
-        let certificates = try TestCertificates.make()
+        let certificates = try await TestCertificates.make()
         let broker = try await Broker.start(Broker.Options(tls: certificates))
         let tls = MQTTConfiguration.TLS(caFile: certificates.caCertificate.path)
         let client = broker.client("tls", tls: tls) { $0.protocolVersion = version }
@@ -23,8 +23,8 @@ struct TLSTests {
 
     @Test("TLS with a CA that did not sign the broker's certificate fails as a TLS failure")
     func wrongCA() async throws {
-        let certificates = try TestCertificates.make()
-        let other = try TestCertificates.make()
+        let certificates = try await TestCertificates.make()
+        let other = try await TestCertificates.make()
         let broker = try await Broker.start(Broker.Options(tls: certificates))
         let tls = MQTTConfiguration.TLS(caFile: other.caCertificate.path)
         let client = broker.client("tls-wrong", tls: tls)
@@ -40,7 +40,7 @@ struct TLSTests {
 
     @Test("A host name the certificate does not name fails unless host name checks are off")
     func hostnameVerification() async throws {
-        let certificates = try TestCertificates.make(serverNames: ["broker.example"])
+        let certificates = try await TestCertificates.make(serverNames: ["broker.example"])
         let broker = try await Broker.start(Broker.Options(tls: certificates))
         var tls = MQTTConfiguration.TLS(caFile: certificates.caCertificate.path)
         // The certificate names broker.example and 127.0.0.1; we connect to "localhost".
@@ -56,7 +56,7 @@ struct TLSTests {
 
     @Test("A broker that requires client certificates accepts ours and refuses a client without one")
     func clientCertificate() async throws {
-        let certificates = try TestCertificates.make()
+        let certificates = try await TestCertificates.make()
         let broker = try await Broker.start(Broker.Options(tls: certificates, requireClientCertificate: true))
         let withCertificate = MQTTConfiguration.TLS(
             caFile: certificates.caCertificate.path, certificateFile: certificates.clientCertificate.path,
@@ -75,7 +75,7 @@ struct TLSTests {
 
     @Test("A TLS connection survives the broker dying: publishing fails cleanly (no SIGPIPE) and the client reconnects")
     func tlsOutage() async throws {
-        let certificates = try TestCertificates.make()
+        let certificates = try await TestCertificates.make()
         let broker = try await Broker.start(Broker.Options(tls: certificates))
         let client = broker.client("tls-outage", tls: .init(caFile: certificates.caCertificate.path))
         try await client.connect()

@@ -19,7 +19,12 @@ public struct TestCertificates: Sendable {
 
     /// Makes a CA, a server and a client certificate in a new temporary directory (or
     /// `directory`). `serverNames` become the server certificate's DNS subject alternative names.
-    public static func make(in directory: URL? = nil, serverNames: [String] = ["localhost"]) throws -> TestCertificates {
+    /// The five `openssl` runs wait on a thread of their own (``OffPool``), not on the cooperative pool.
+    public static func make(in directory: URL? = nil, serverNames: [String] = ["localhost"]) async throws -> TestCertificates {
+        try await OffPool.run { try makeBlocking(in: directory, serverNames: serverNames) }
+    }
+
+    private static func makeBlocking(in directory: URL?, serverNames: [String]) throws -> TestCertificates {
         let directory = try directory ?? TestPaths.makeTemporaryDirectory(prefix: "whereabouts-certs")
         func path(_ name: String) -> URL { directory.appendingPathComponent(name) }
         let certificates = TestCertificates(
