@@ -68,8 +68,12 @@ struct BacklogRun {
     }
 
     /// Writes the backlog for `user`'s `tracker`, starts the recorder and then the publisher with
-    /// the common flags, `track` and `arguments` (a window, timeouts).
-    init(broker: Broker, user: String, count: Int, track: Track = .stale, arguments: [String]) async throws {
+    /// the common flags, `track` and `arguments` (a window, timeouts). `recorderKeepAlive` is the
+    /// recorder's MQTT keepalive (``Recorder/init(broker:clientID:keepAlive:)``).
+    init(
+        broker: Broker, user: String, count: Int, track: Track = .stale, arguments: [String],
+        recorderKeepAlive: Duration = .seconds(10)
+    ) async throws {
         directory = try TestPaths.makeTemporaryDirectory(prefix: "pub-backlog")
         outboxPath = directory.appendingPathComponent("o.sqlite").path
         topic = "owntracks/\(user)/tracker"
@@ -83,7 +87,7 @@ struct BacklogRun {
             let file = try BacklogRig.movingTrack(in: directory, points: points, firstTST: firstTST + count + 100)
             replay = ["--source", "gpx:\(file.path)", "--replay-speed", "10x", "--policy", "interval", "--interval", "1"]
         }
-        recorder = try await Recorder(broker: broker)
+        recorder = try await Recorder(broker: broker, keepAlive: recorderKeepAlive)
         publisher = try PublisherProcess(arguments: replay + [
             "--user", user, "--device", "tracker",
             "--broker", "mqtt://\(broker.host):\(broker.port)", "--outbox", outboxPath,

@@ -11,10 +11,13 @@ final class Recorder: Sendable {
     private let received = MessageLog()
     private let task: Task<Void, Never>
 
-    /// Connects to `broker` and subscribes (QoS 1) before returning.
-    init(broker: Broker, clientID: String = "recorder-\(UUID().uuidString.prefix(8))") async throws {
+    /// Connects to `broker` and subscribes (QoS 1) before returning. A `keepAlive` longer than a
+    /// test's broker freeze keeps the recorder's connection (and so its session's in-flight
+    /// messages, which a reconnect would have the broker send again) across the freeze.
+    init(broker: Broker, clientID: String = "recorder-\(UUID().uuidString.prefix(8))", keepAlive: Duration = .seconds(10)) async throws {
         var configuration = broker.clientConfiguration(clientID: clientID)
         configuration.cleanSession = false
+        configuration.keepAlive = keepAlive
         client = MQTTClient(configuration: configuration, logger: .test("recorder"))
         let messages = client.messages
         let received = self.received

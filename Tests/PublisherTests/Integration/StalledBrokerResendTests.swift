@@ -11,6 +11,13 @@ import WhereaboutsTestSupport
 @Suite("Publisher with a stalled broker", .enabled(if: PublisherProcess.executable != nil))
 struct StalledBrokerResendTests {
     static let topic = "owntracks/cleo/tracker"
+    /// The recorder's keepalive, longer than any freeze here (up to about 45 s): with the usual
+    /// 10 s, the recorder gave the frozen broker up after about 20 s of silence ("MQTT connection
+    /// lost", then connected again with its session), and the broker sent it the messages that
+    /// had been in flight to it again, which counted as the publisher's copies (49 in a
+    /// fresh-clone CI run and 22 alone, against the 20 the publisher may resend; with 120 s: 20
+    /// and 17 alone, no reconnect).
+    static let recorderKeepAlive = Duration.seconds(120)
 
     /// Waits until the recorder has a location on the device's topic: the drainer is publishing.
     ///
@@ -40,7 +47,7 @@ struct StalledBrokerResendTests {
         // flight even if the backlog's drain ended before it: a race that had failed a loaded run.
         let run = try await BacklogRun(broker: broker, user: "cleo", count: 3000, track: .moving(points: 600), arguments: [
             "--max-in-flight", "\(maxInFlight)", "--drain-timeout", "60",
-        ])
+        ], recorderKeepAlive: Self.recorderKeepAlive)
         let (recorder, pub) = (run.recorder, run.publisher)
         try await Self.waitForFirstLocation(run)
         await broker.pause()
@@ -77,7 +84,7 @@ struct StalledBrokerResendTests {
         let broker = try await Broker.start()
         let run = try await BacklogRun(broker: broker, user: "cleo", count: 3000, track: .moving(points: 600), arguments: [
             "--max-in-flight", "20", "--drain-timeout", "60", "--publish-timeout", "2",
-        ])
+        ], recorderKeepAlive: Self.recorderKeepAlive)
         let (recorder, pub) = (run.recorder, run.publisher)
         try await Self.waitForFirstLocation(run)
         await broker.pause()
