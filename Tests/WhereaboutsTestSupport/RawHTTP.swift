@@ -7,8 +7,9 @@ import Glibc
 /// answer: headers exactly as written (a forged `Host`, a foreign `Origin`, a bare `GET /`), which
 /// HTTP client libraries set themselves. Reads until the server closes, the body announced by
 /// `Content-Length` is in, or a `101 Switching Protocols` head is complete; each read is bounded by
-/// a 10 s socket timeout. The blocking calls run on a thread of their own: on the cooperative pool
-/// (two threads on a two-core machine) they would starve the server they talk to.
+/// a socket timeout (10 s unless said). The blocking calls run on a thread of their own
+/// (``OffPool``): on the cooperative pool (two threads on a two-core machine) they would starve the
+/// server they talk to.
 public enum RawHTTP {
     /// What the server answered.
     public struct Answer: Sendable {
@@ -27,13 +28,10 @@ public enum RawHTTP {
         try await send(port: port, request: head.joined(separator: "\r\n") + "\r\n\r\n")
     }
 
-    /// Sends `request` exactly as written.
-    public static func send(port: Int, request: String) async throws -> Answer {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(with: Result { try exchange(port: port, Array(request.utf8)) })
-            }.start()
-        }
+    /// Sends `request` exactly as written; a read that waits longer than `readTimeout` ends the
+    /// answer (status 0 if nothing came).
+    public static func send(port: Int, request: String, readTimeout: Duration = .seconds(10)) async throws -> Answer {
+        try await OffPool.run { try exchange(port: port, Array(request.utf8), readTimeout: readTimeout) }
     }
 
     /// A WebSocket upgrade request for `path` with the given `Host` and optional `Origin`.
@@ -46,10 +44,10 @@ public enum RawHTTP {
         return head
     }
 
-    private static func exchange(port: Int, _ request: [UInt8]) throws -> Answer {
+    private static func exchange(port: Int, _ request: [UInt8], readTimeout: Duration) throws -> Answer {
         let fd = try LoopbackSocket.connect(port: port)
         defer { close(fd) }
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        var timeout = timeval(tv_sec: Int(readTimeout.components.seconds), tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         guard write(fd, request, request.count) == request.count else { throw POSIXError(.EIO) }
         var received: [UInt8] = []

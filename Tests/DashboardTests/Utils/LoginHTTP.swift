@@ -19,12 +19,14 @@ struct LoginHTTP: Sendable {
     }
 
     let port: Int
+    /// How long a read of the answer may wait (``RawHTTP/send(port:request:readTimeout:)``).
+    var readTimeout: Duration = .seconds(10)
 
     /// Sends `method path` with `headers` (and `body`, with its length).
     func send(_ path: String, method: String = "GET", headers: [String] = [], body: String? = nil) async throws -> Answer {
         var head = ["\(method) \(path) HTTP/1.1", "Host: 127.0.0.1:\(port)", "Connection: close"] + headers
         if let body { head.append("Content-Length: \(body.utf8.count)") }
-        let raw = try await RawHTTP.send(port: port, request: head.joined(separator: "\r\n") + "\r\n\r\n" + (body ?? ""))
+        let raw = try await RawHTTP.send(port: port, request: head.joined(separator: "\r\n") + "\r\n\r\n" + (body ?? ""), readTimeout: readTimeout)
         var headerFields: [String: String] = [:]
         let headText = raw.text.components(separatedBy: "\r\n\r\n").first ?? ""
         for line in headText.split(separator: "\r\n").dropFirst() {
