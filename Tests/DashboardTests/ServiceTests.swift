@@ -86,8 +86,10 @@ struct ServiceTests {
             #expect(answer.status == 200)
             await group.triggerGracefulShutdown()
             // Before, the server waited for such connections for as long as the client kept them.
-            #expect(await Self.readsEnd(of: silent, within: 10), "the silent connection is closed by the shutdown")
-            #expect(await Self.readsEnd(of: halfHead, within: 10), "the half-head connection is closed by the shutdown")
+            // 30 s: in a fresh-clone CI run with the whole suite on two cores the silent one's end
+            // took longer than 10 s to be seen, though the server counted both closed.
+            #expect(await Self.readsEnd(of: silent, within: 30), "the silent connection is closed by the shutdown")
+            #expect(await Self.readsEnd(of: halfHead, within: 30), "the half-head connection is closed by the shutdown")
         }
         let stopped = log.entries.first { $0.message == "Dashboard stopped." }
         #expect(stopped?.metadata["whereabouts.http.closed_without_request"] == "2", "\(String(describing: stopped))")

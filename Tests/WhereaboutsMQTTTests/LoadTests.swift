@@ -17,7 +17,9 @@ struct LoadTests {
         let messages = subscriber.messages
         try await subscriber.subscribe(to: "load/#", qos: .atLeastOnce)
 
-        let received = Task { try await messages.collect(count, timeout: .seconds(60)) }
+        // What is asserted is that every message arrives once, not how fast: a fresh-clone CI run
+        // with the whole suite on two cores did not have them all within 60 s.
+        let received = Task { try await messages.collect(count, timeout: .seconds(180)) }
         // Up to 200 publishes in flight at once, each awaiting its own PUBACK.
         let acknowledged = try await withThrowingTaskGroup(of: Int.self) { group in
             var next = 0, done = 0
