@@ -113,15 +113,15 @@ struct NATSLocalClusterTests {
     @Test("A QoS 1 message in flight to a subscriber whose node is killed is sent again, marked DUP, once ack_wait (30 s) has passed after the session resumes on another node")
     func inFlightMessageAfterNodeDies() async throws {
         let cluster = try await NATSCluster.start()
-        let (held, _) = try await UnacknowledgingSubscriber.run { try UnacknowledgingSubscriber.connect(port: cluster.mqttPorts[2], clientID: "held") }
-        try await UnacknowledgingSubscriber.run { try held.subscribe("owntracks/+/+") }
+        let (held, _) = try await OffPool.run { try UnacknowledgingSubscriber.connect(port: cluster.mqttPorts[2], clientID: "held") }
+        try await OffPool.run { try held.subscribe("owntracks/+/+") }
 
         let phone = cluster.client("carol-phone", node: 0)
         try await phone.connect()
         let location = #"{"_type":"location","tid":"ca","lat":52.68,"lon":-8.61,"acc":5,"tst":1700000180}"#
         try await phone.publish(to: "owntracks/carol/phone", payload: Data(location.utf8), qos: .atLeastOnce)
         await phone.disconnect()
-        let first = try #require(try await UnacknowledgingSubscriber.run { try held.nextDelivery(timeout: 20) }, "the message on node 3")
+        let first = try #require(try await OffPool.run { try held.nextDelivery(timeout: 20) }, "the message on node 3")
         #expect(!first.duplicate && first.payload == location)
 
         // Node 3 dies before the PUBACK; the subscriber resumes its session on node 1.
@@ -130,7 +130,7 @@ struct NATSLocalClusterTests {
         held.abandon()
         // While the session's stream elects a new leader, NATS may close a CONNECT before its
         // CONNACK; like any client, this one tries again (every 0.5 s, for at most 15 s).
-        let (resumed, present) = try await UnacknowledgingSubscriber.run {
+        let (resumed, present) = try await OffPool.run {
             var attempts = 0
             while true {
                 do {
@@ -144,11 +144,11 @@ struct NATSLocalClusterTests {
         }
         #expect(present, "the session survived its node")
         // NATS 2.9 sends it again when the consumer's ack_wait (30 s) has passed, not on the resume.
-        let again = try #require(try await UnacknowledgingSubscriber.run { try resumed.nextDelivery(timeout: 45) }, "the message sent again within 45 s of the kill")
+        let again = try #require(try await OffPool.run { try resumed.nextDelivery(timeout: 45) }, "the message sent again within 45 s of the kill")
         let waited = ContinuousClock.now - killed
         #expect(again.duplicate && again.payload == location && again.topic == "owntracks/carol/phone")
         #expect(waited > .seconds(20) && waited < .seconds(45), "sent again after \(waited)")
-        try await UnacknowledgingSubscriber.run { try resumed.acknowledge(again) }
+        try await OffPool.run { try resumed.acknowledge(again) }
         resumed.abandon()
         await cluster.stop()
     }

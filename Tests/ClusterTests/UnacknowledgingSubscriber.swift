@@ -89,13 +89,6 @@ struct UnacknowledgingSubscriber: Sendable {
         close(socket)
     }
 
-    /// Runs `body` on a thread of its own.
-    static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try body() }) }.start()
-        }
-    }
-
     private static func string(_ text: String) -> [UInt8] {
         let bytes = Array(text.utf8)
         return [UInt8(bytes.count >> 8), UInt8(bytes.count & 0xFF)] + bytes

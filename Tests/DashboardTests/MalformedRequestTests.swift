@@ -26,34 +26,30 @@ struct MalformedRequestTests {
     /// Writes `request` and reads until the server closes (each read bounded by 10 s), on a thread
     /// of its own.
     static func exchange(port: Int, _ request: [UInt8]) async throws -> Exchange {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(with: Result {
-                    signal(SIGPIPE, SIG_IGN)  // a server that resets must fail the test, not kill it
-                    let fd = try LoopbackSocket.connect(port: port)
-                    defer { close(fd) }
-                    var timeout = timeval(tv_sec: 10, tv_usec: 0)
-                    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-                    let start = ContinuousClock.now
-                    var written = 0
-                    while written < request.count {
-                        let count = request[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-                        if count <= 0 { break }  // the server stopped reading: what it answered still counts
-                        written += count
-                    }
-                    var received: [UInt8] = []
-                    var buffer = [UInt8](repeating: 0, count: 65_536)
-                    var answered: ContinuousClock.Instant?
-                    while true {
-                        let count = read(fd, &buffer, buffer.count)
-                        if count <= 0 { break }
-                        if answered == nil { answered = .now }
-                        received += buffer[0..<count]
-                    }
-                    let end = ContinuousClock.now
-                    return Exchange(text: String(decoding: received, as: UTF8.self), answeredAfter: (answered ?? end) - start, closedAfter: end - (answered ?? end))
-                })
-            }.start()
+        try await OffPool.run {
+            signal(SIGPIPE, SIG_IGN)  // a server that resets must fail the test, not kill it
+            let fd = try LoopbackSocket.connect(port: port)
+            defer { close(fd) }
+            var timeout = timeval(tv_sec: 10, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            let start = ContinuousClock.now
+            var written = 0
+            while written < request.count {
+                let count = request[written...].withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                if count <= 0 { break }  // the server stopped reading: what it answered still counts
+                written += count
+            }
+            var received: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            var answered: ContinuousClock.Instant?
+            while true {
+                let count = read(fd, &buffer, buffer.count)
+                if count <= 0 { break }
+                if answered == nil { answered = .now }
+                received += buffer[0..<count]
+            }
+            let end = ContinuousClock.now
+            return Exchange(text: String(decoding: received, as: UTF8.self), answeredAfter: (answered ?? end) - start, closedAfter: end - (answered ?? end))
         }
     }
 

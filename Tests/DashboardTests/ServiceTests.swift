@@ -96,17 +96,15 @@ struct ServiceTests {
     }
 
     /// Whether the server ends the connection `fd` (a read sees the end) within `seconds`; the
-    /// blocking read runs on a thread of its own.
+    /// blocking read runs on a thread of its own (``OffPool``).
     static func readsEnd(of fd: Int32, within seconds: Int) async -> Bool {
-        await withCheckedContinuation { continuation in
-            Thread {
-                var timeout = timeval(tv_sec: seconds, tv_usec: 0)
-                setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-                var buffer = [UInt8](repeating: 0, count: 4096)
-                var count = read(fd, &buffer, buffer.count)
-                while count > 0 { count = read(fd, &buffer, buffer.count) }
-                continuation.resume(returning: count == 0 || errno == ECONNRESET)
-            }.start()
+        await OffPool.run {
+            var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            var count = read(fd, &buffer, buffer.count)
+            while count > 0 { count = read(fd, &buffer, buffer.count) }
+            return count == 0 || errno == ECONNRESET
         }
     }
 
